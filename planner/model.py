@@ -1,0 +1,160 @@
+"""The fleet as the planner sees it: plain, validated, immutable facts.
+
+`planner.fleet` parses and validates `fleet.toml` (DESIGN §5) into a `Fleet`; `planner.identity` expands instance
+sets into `Process`es with their client ids; `planner.routes` gives each topic's readable and writable queues.
+Both engines (`planner.local`, `planner.spark`) read these and must give the same answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple, Optional
+
+
+class Queue(NamedTuple):
+    """A message queue. Tuples compare field by field; use `planner.javaorder.queue_key` for RocketMQ's order."""
+
+    topic: str
+    broker: str
+    queue_id: int
+
+
+# Canonical strategy names (DESIGN §5) and the Java class names accepted for them.
+STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "CONFIG", "MACHINE_ROOM", "MACHINE_ROOM_NEARBY")
+STRATEGY_ALIASES = {
+    "AllocateMessageQueueAveragely": "AVG",
+    "AllocateMessageQueueAveragelyByCircle": "AVG_BY_CIRCLE",
+    "AllocateMessageQueueConsistentHash": "CONSISTENT_HASH",
+    "AllocateMessageQueueByConfig": "CONFIG",
+    "AllocateMessageQueueByMachineRoom": "MACHINE_ROOM",
+    "AllocateMachineRoomNearby": "MACHINE_ROOM_NEARBY",
+}
+
+CLUSTERING = "clustering"
+BROADCASTING = "broadcasting"
+DEFAULT_CLIENT_VERSION = "4.9.8"
+DEFAULT_VIRTUAL_NODES = 10
+DEFAULT_RETRY_QUEUES = 1
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy with its parameters, as one process runs it."""
+
+    name: str  # one of STRATEGIES
+    virtual_nodes: int = DEFAULT_VIRTUAL_NODES  # CONSISTENT_HASH
+    consumer_idcs: tuple[str, ...] = ()  # MACHINE_ROOM
+    nearby: Optional["StrategySpec"] = None  # MACHINE_ROOM_NEARBY: the delegate used inside a room
+    config_queues: tuple[Queue, ...] = ()  # CONFIG
+
+
+@dataclass(frozen=True)
+class Broker:
+    name: str
+    room: Optional[str] = None
+    readable: bool = True
+    writable: bool = True
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    read_queues: dict  # broker name -> count (only the topic's brokers)
+    write_queues: dict  # broker name -> count
+    brokers: tuple[str, ...]
+    readable: bool = True
+    writable: bool = True
+
+
+@dataclass(frozen=True)
+class SubscriptionSpec:
+    topic: str
+    expression: str = "*"
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """A set of alike processes (`[[groups.instances]]` or a scenario's `add_instances` item)."""
+
+    path: str  # key path in fleet.toml, e.g. "groups[0].instances[1]", for messages
+    hosts: tuple[str, ...]
+    count: int = 1
+    instance_name: Optional[str] = None
+    unit_name: Optional[str] = None
+    pid: Optional[int] = None
+    client_version: str = DEFAULT_CLIENT_VERSION
+    room: Optional[str] = None
+    strategy: Optional[StrategySpec] = None  # per-instance override (a rollout caught half-way)
+    subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
+
+
+@dataclass(frozen=True)
+class Group:
+    path: str  # "groups[3]"
+    name: str
+    model: str  # CLUSTERING | BROADCASTING
+    strategy: StrategySpec
+    subscriptions: tuple[SubscriptionSpec, ...]
+    instances: tuple[InstanceSpec, ...]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: str
+    name: str
+    group: str
+    add_instances: tuple[InstanceSpec, ...] = ()
+    remove_instances: int = 0  # remove this many processes, last first
+
+
+@dataclass(frozen=True)
+class GenerateSpec:
+    groups: int
+    seed: int = 0
+    instances: tuple[int, int] = (1, 20)
+    queues: tuple[int, int] = (4, 32)
+    brokers: int = 2
+    colliding_client_ids: float = 0.0
+
+
+@dataclass(frozen=True)
+class Fleet:
+    path: str
+    brokers: tuple[Broker, ...]
+    topics: tuple[Topic, ...]
+    groups: tuple[Group, ...]
+    scenarios: tuple[Scenario, ...] = ()
+    generate: Optional[GenerateSpec] = None
+
+
+@dataclass(frozen=True)
+class Process:
+    """One consumer process of a group, with the client id it reports and why."""
+
+    group: str
+    instance: str  # stable label, "<host>#<n>": the n-th process of this group on that host (1-based)
+    host: str
+    client_id: str
+    id_source: str  # why this id, for messages: "fixed instanceName 'X'", "pid 1 on client 4.5.1", ...
+    strategy: StrategySpec
+    subscriptions: tuple[SubscriptionSpec, ...]
+    room: Optional[str] = None
+    spec_path: str = ""  # the InstanceSpec it came from
+
+
+@dataclass
+class GroupTopicResult:
+    """The allocation of one topic's queues within one group, in one scenario."""
+
+    scenario: str
+    group: str
+    topic: str
+    model: str
+    queues: list  # readable queues, RocketMQ order
+    assignment: dict  # instance label -> list[Queue] (empty when the rebalance failed or nothing was given)
+    processes: list  # list[Process] of the group in this scenario, declaration order
+    errored: dict = field(default_factory=dict)  # instance label -> error (strategy threw)
+    orphaned: list = field(default_factory=list)
+    duplicated: list = field(default_factory=list)
+    idle: list = field(default_factory=list)  # list[Process]
+    moved: list = field(default_factory=list)  # scenarios only: queues whose owner set changed vs baseline

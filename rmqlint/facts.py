@@ -1,0 +1,179 @@
+"""Facts: what a frontend learned about one file, independent of the language it was written in.
+
+Frontends (`rmqlint.frontends.java`, `.python`, `.spring`) turn a file into a `FileFacts`; the linker resolves the
+symbolic values across the project; rules read the facts, never syntax, so one rule serves every language.
+`FileFacts` round-trips through JSON (`facts_to_json`/`facts_from_json`) for the per-file cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+
+from rmqlint import values as _values
+from rmqlint.values import Value
+
+FACTS_VERSION = 1  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+
+
+@dataclass(frozen=True)
+class Location:
+    """1-based line and column, end inclusive of the node's last line, end_column exclusive (as SARIF)."""
+
+    path: str  # relative to the project root, '/'-separated
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass
+class Setting:
+    """A configured value and where it was set (a setter call, an annotation attribute, a config line)."""
+
+    value: Value
+    location: Location
+
+
+ClientRole = Literal["push_consumer", "lite_pull_consumer", "pull_consumer", "simple_consumer", "producer"]
+ClientApi = Literal["java", "spring-listener", "spring-config", "python2", "python5"]
+SelectorType = Literal["TAG", "SQL92"]
+
+
+@dataclass
+class Subscription:
+    topic: Value
+    expression: Value  # the raw expression; "*" or "" means all; None-like defaults are Lit("*")
+    selector: str  # "TAG" | "SQL92"
+    location: Location
+
+
+@dataclass
+class Listener:
+    """A message listener attached to a consumer and what its code returns or throws."""
+
+    kind: str  # "concurrently" | "orderly" | "spring" | "python" | "unknown"
+    location: Location
+    reconsume_later: list[Location] = field(default_factory=list)  # returns of RECONSUME_LATER (or 5.x FAILURE)
+    throws: list[Location] = field(default_factory=list)  # throw statements escaping onMessage (Spring)
+
+
+@dataclass
+class ClientFact:
+    """One RocketMQ client object (or Spring listener, or Spring-configured client) and how it is configured.
+
+    Absent settings are None: the client default applies (CLUSTERING, instanceName from the environment, ...).
+    Settings made in different methods of one class on the same field belong to one ClientFact.
+    """
+
+    role: str  # ClientRole
+    api: str  # ClientApi
+    location: Location  # the constructor call, the annotation, or the config key that creates it
+    name: str = ""  # variable, field or class name, for messages
+    group: Optional[Setting] = None
+    message_model: Optional[Setting] = None  # Lit("CLUSTERING") | Lit("BROADCASTING") | Dynamic | ref
+    consume_mode: Optional[Setting] = None  # Spring consumeMode / python orderly=: Lit("ORDERLY") | Lit("CONCURRENTLY")
+    instance_name: Optional[Setting] = None
+    unit_name: Optional[Setting] = None
+    max_reconsume_times: Optional[Setting] = None
+    delay_level: Optional[Setting] = None  # Spring delayLevelWhenNextConsume or context.setDelayLevelWhenNextConsume
+    subscriptions: list[Subscription] = field(default_factory=list)
+    listeners: list[Listener] = field(default_factory=list)
+
+
+@dataclass
+class ProducedTag:
+    """A message sent (or built to be sent) with a tag on a topic: `new Message(topic, tags, ...)`, `setTags`,
+    a `RocketMQTemplate` destination `"topic:tags"`, Python `msg.set_tags(..)` / `msg.tag = ..`."""
+
+    topic: Value
+    tag: Value
+    location: Location
+
+
+@dataclass
+class ConfigEntry:
+    """One Spring configuration key (flattened, as written) and its raw value."""
+
+    key: str
+    value: Value  # Lit, or Placeholder/Concat when the value itself uses ${...}
+    location: Location
+
+
+@dataclass
+class Problem:
+    """The file could not be read or (fully) parsed: reported as RMQ900."""
+
+    message: str
+    location: Location
+
+
+@dataclass
+class FileFacts:
+    path: str  # relative to the project root, '/'-separated
+    language: str  # "java" | "python" | "properties" | "yaml"
+    clients: list[ClientFact] = field(default_factory=list)
+    produced: list[ProducedTag] = field(default_factory=list)
+    # Constants this file defines, for references from other files.
+    # Java: "Class.NAME" for every (nested) class's simple name; Python: module-level "NAME".
+    constants: dict[str, Value] = field(default_factory=dict)
+    classes: list[str] = field(default_factory=list)  # Java: simple names of declared classes/interfaces/enums
+    package: str = ""  # Java package, for fully qualified references
+    config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
+    # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
+    suppressions: dict[int, list[str]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+# --- JSON codec (generic over the dataclasses above) ---------------------------------------------------------
+
+
+def facts_to_json(facts: FileFacts) -> dict:
+    return _encode(facts)
+
+
+def facts_from_json(data: dict) -> FileFacts:
+    return _decode(FileFacts, data)
+
+
+def _encode(obj):
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        if isinstance(obj, (_values.Lit, _values.Dynamic, _values.ConstRef, _values.Placeholder, _values.Concat)):
+            return _values.to_json(obj)
+        return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, list):
+        return [_encode(x) for x in obj]
+    if isinstance(obj, dict):
+        return {str(k): _encode(v) for k, v in obj.items()}
+    return obj
+
+
+_HINTS: dict[type, dict] = {}
+
+
+def _decode(tp, data):
+    if data is None:
+        return None
+    if tp is Value or tp == "Value":
+        return _values.from_json(data)
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if set(args) == {_values.Lit, _values.Dynamic, _values.ConstRef, _values.Placeholder, _values.Concat}:
+            return _values.from_json(data)
+        return _decode(args[0], data)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return [_decode(item, x) for x in data]
+    if origin is dict:
+        key_t, val_t = typing.get_args(tp)
+        return {key_t(k): _decode(val_t, v) for k, v in data.items()}
+    if dataclasses.is_dataclass(tp):
+        hints = _HINTS.get(tp)
+        if hints is None:
+            hints = _HINTS[tp] = typing.get_type_hints(tp)
+        return tp(**{name: _decode(hints[name], data[name]) for name in hints if name in data})
+    return data
