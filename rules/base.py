@@ -1,0 +1,41 @@
+"""The rule API, in the Fixit style: a rule is a small class with its code, its docs and its own examples.
+
+A rule reads a resolved `Project` (facts, not syntax) and yields `Finding`s. Its `VALID` and `INVALID` examples are
+small projects (path -> source text) in Java and Python; the test suite lints each one and checks that VALID ones
+give no finding of this rule and INVALID ones give exactly the expected findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Iterable
+
+from rmqlint.findings import Finding
+from rmqlint.project import Project
+
+
+@dataclass(frozen=True)
+class Example:
+    """A tiny project. `files` maps a relative path to its text. For INVALID examples, `expect` lists the
+    (path, line) of every finding the rule must report, in any order."""
+
+    files: dict
+    expect: tuple = ()
+    note: str = ""
+
+
+class Rule:
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]  # kebab-case, e.g. "fixed-instance-name"
+    SEVERITY: ClassVar[str]  # "error" | "warning" | "info"
+    SUMMARY: ClassVar[str]  # one line
+    # Ruff-style documentation, Markdown: "## What it does", "## Why is this bad?", "## Example", "## Fix"
+    DOCS: ClassVar[str]
+    VALID: ClassVar[list[Example]] = []
+    INVALID: ClassVar[list[Example]] = []
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    def finding(self, message: str, location) -> Finding:
+        return Finding(self.CODE, self.SEVERITY, message, location)
