@@ -158,3 +158,14 @@ class GroupTopicResult:
     duplicated: list = field(default_factory=list)
     idle: list = field(default_factory=list)  # list[Process]
     moved: list = field(default_factory=list)  # scenarios only: queues whose owner set changed vs baseline
+
+
+@dataclass
+class Simulation:
+    """What an engine computed for a fleet: the baseline's results for every group, then, per scenario, the
+    results of the scenario's group (`moved` filled). Order: scenario (baseline first), group, topic (subscribed
+    topics in order of first appearance, then `%RETRY%<group>` for clustering groups)."""
+
+    fleet: Fleet
+    results: list  # list[GroupTopicResult]
+    scenarios: list = field(default_factory=lambda: ["baseline"])  # scenario names, baseline first

@@ -1,0 +1,84 @@
+"""Readable and writable queues of a topic, and the retry topic of a clustering group (DESIGN §3).
+
+- Consumers read queue ids `0 .. read_queues-1` on each of the topic's brokers where the effective permission
+  (topic permission AND broker permission) is readable; producers write `0 .. write_queues-1` where writable.
+- A CLUSTERING group also rebalances `%RETRY%<group>`. The client heartbeats to the brokers it knows from its
+  routes and the broker creates the retry topic (read-write, `retry_queues` queues, default 1) on demand, so we
+  place it on the brokers of the topics the group's processes subscribe to (any process, group order), keeping
+  those whose broker permission is readable.
+Queue lists come back in RocketMQ order (`planner.javaorder.queue_key`: topic, brokerName, queueId).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from planner.javaorder import queue_key
+from planner.model import DEFAULT_RETRY_QUEUES, Broker, Fleet, Queue, SubscriptionSpec, Topic
+
+RETRY_PREFIX = "%RETRY%"
+
+
+def retry_topic(group: str) -> str:
+    return RETRY_PREFIX + group
+
+
+def is_retry_topic(topic: str) -> bool:
+    return topic.startswith(RETRY_PREFIX)
+
+
+def _broker_map(fleet: Fleet) -> dict[str, Broker]:
+    return {b.name: b for b in fleet.brokers}
+
+
+def readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
+    brokers = _broker_map(fleet)
+    if not topic.readable:
+        return []
+    qs = [Queue(topic.name, b, i) for b in topic.brokers if brokers[b].readable for i in range(topic.read_queues[b])]
+    return sorted(qs, key=queue_key)
+
+
+def writable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
+    brokers = _broker_map(fleet)
+    if not topic.writable:
+        return []
+    qs = [Queue(topic.name, b, i) for b in topic.brokers if brokers[b].writable for i in range(topic.write_queues[b])]
+    return sorted(qs, key=queue_key)
+
+
+def unreadable_written_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
+    """Queues producers write to that no consumer reads: their messages are never consumed."""
+    readable = set(readable_queues(fleet, topic))
+    return [q for q in writable_queues(fleet, topic) if q not in readable]
+
+
+def why_unreadable(fleet: Fleet, topic: Topic, broker: str) -> str:
+    """Why written queues on `broker` are not (all) read, for messages."""
+    b = _broker_map(fleet)[broker]
+    if not topic.readable:
+        return f"topic {topic.name} is not readable (perm)"
+    if not b.readable:
+        return f"broker {broker} is not readable (perm)"
+    return f"write_queues {topic.write_queues[broker]} > read_queues {topic.read_queues[broker]} on {broker}"
+
+
+def subscribed_topics(subscription_lists: Iterable[Iterable[SubscriptionSpec]]) -> list[str]:
+    """Topic names in order of first appearance over the given subscription lists."""
+    seen: dict[str, None] = {}
+    for subs in subscription_lists:
+        for s in subs:
+            seen.setdefault(s.topic, None)
+    return list(seen)
+
+
+def retry_queues(fleet: Fleet, group: str, topics: Iterable[str], per_broker: int = DEFAULT_RETRY_QUEUES) -> list[Queue]:
+    """`%RETRY%<group>` queues on the (readable) brokers of the subscribed `topics`."""
+    by_name = {t.name: t for t in fleet.topics}
+    brokers = _broker_map(fleet)
+    names: dict[str, None] = {}
+    for t in topics:
+        for b in by_name[t].brokers:
+            names.setdefault(b, None)
+    qs = [Queue(retry_topic(group), b, i) for b in names if brokers[b].readable for i in range(per_broker)]
+    return sorted(qs, key=queue_key)
