@@ -1,0 +1,187 @@
+"""`rmqplan allocate FILE|-`: run the exact strategies on JSON Lines cases (DESIGN §6).
+
+Each input line is one case with the fields of `tests/golden/allocation-cases.jsonl` (an `expected` field, or
+any other extra field, is ignored, so the golden file itself is valid input). Each output line is
+`{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}` for
+every distinct client id, in Java order. Output streams case by case, one whole line at a time; the first bad
+line stops the run with one message `FILE:LINE: what is wrong` on `err` and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import IO, Any, Iterator, Optional, TextIO
+
+from planner.model import DEFAULT_VIRTUAL_NODES, Queue, StrategySpec
+from planner.strategies import StrategyError, allocate_all, parse_strategy_name
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+MAX_LINE_BYTES = 256 * 1024 * 1024  # a longer "line" is not a case file (binary, or one huge blob)
+JAVA_INT_MAX = 2**31 - 1
+
+
+class CaseError(ValueError):
+    """What is wrong with one input line."""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: Any
+    spec: StrategySpec
+    queues: list[Queue]
+    client_ids: list[str]
+    broker_rooms: dict[str, str]
+    client_rooms: dict[str, str]
+
+
+def _require_list(obj: dict, field: str, required: bool = True) -> Optional[list]:
+    if field not in obj or obj[field] is None:
+        if required:
+            raise CaseError(f"missing field {field!r}")
+        return None
+    value = obj[field]
+    if not isinstance(value, list):
+        raise CaseError(f"{field} must be a list, got {type(value).__name__}")
+    return value
+
+
+def _queue(field: str, i: int, item: Any) -> Queue:
+    ok = (
+        isinstance(item, list) and len(item) == 3
+        and isinstance(item[0], str) and isinstance(item[1], str)
+        and isinstance(item[2], int) and not isinstance(item[2], bool) and 0 <= item[2] <= JAVA_INT_MAX
+    )
+    if not ok:
+        raise CaseError(f"{field}[{i}] must be [topic, broker, queueId] with queueId an int >= 0, got {item!r}")
+    return Queue(item[0], item[1], item[2])
+
+
+def _strings(field: str, values: list) -> list[str]:
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise CaseError(f"{field}[{i}] must be a string, got {v!r}")
+    return values
+
+
+def _rooms(obj: dict, field: str) -> dict[str, str]:
+    value = obj.get(field)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise CaseError(f"{field} must be an object of name -> room, got {type(value).__name__}")
+    rooms = {}
+    for name, room in value.items():
+        if room is None:  # an explicit null is "no room"
+            continue
+        if not isinstance(room, str):
+            raise CaseError(f"{field}[{name!r}] must be a room name (string), got {room!r}")
+        rooms[name] = room
+    return rooms
+
+
+def parse_case(obj: Any) -> Case:
+    """Validate one decoded JSON line. Raises CaseError."""
+    if not isinstance(obj, dict):
+        raise CaseError(f"a case must be a JSON object, got {type(obj).__name__}")
+    if "id" not in obj:
+        raise CaseError("missing field 'id'")
+    case_id = obj["id"]
+    if isinstance(case_id, bool) or not isinstance(case_id, (str, int)):
+        raise CaseError(f"id must be a string or an integer, got {case_id!r}")
+    if "strategy" not in obj:
+        raise CaseError("missing field 'strategy'")
+    queues = [_queue("queues", i, q) for i, q in enumerate(_require_list(obj, "queues") or [])]
+    client_ids = _strings("client_ids", _require_list(obj, "client_ids") or [])
+    idcs = _strings("consumer_idcs", _require_list(obj, "consumer_idcs", required=False) or [])
+    config = [_queue("config_queues", i, q)
+              for i, q in enumerate(_require_list(obj, "config_queues", required=False) or [])]
+    virtual_nodes = obj.get("virtual_nodes")
+    if virtual_nodes is None:
+        virtual_nodes = DEFAULT_VIRTUAL_NODES
+    elif isinstance(virtual_nodes, bool) or not isinstance(virtual_nodes, int) or virtual_nodes < 0:
+        raise CaseError(f"virtual_nodes must be an integer >= 0, got {virtual_nodes!r}")
+    elif virtual_nodes > 100_000:  # the ring would take minutes to build; no real client uses this
+        raise CaseError(f"virtual_nodes must be at most 100000, got {virtual_nodes}")
+    strategy = obj["strategy"]
+    if not isinstance(strategy, str):
+        raise CaseError(f"strategy must be a string, got {strategy!r}")
+    try:
+        spec = parse_strategy_name(strategy, virtual_nodes=virtual_nodes, consumer_idcs=idcs, config_queues=config)
+    except ValueError as e:
+        raise CaseError(str(e)) from None
+    return Case(case_id, spec, queues, client_ids, _rooms(obj, "broker_rooms"), _rooms(obj, "client_rooms"))
+
+
+def allocation_of(case: Case) -> dict[str, Any]:
+    """The output object for one case."""
+    shares = allocate_all(case.spec, case.queues, case.client_ids,
+                          broker_rooms=case.broker_rooms, client_rooms=case.client_rooms)
+    allocation: dict[str, Any] = {}
+    for cid, share in shares.items():
+        if isinstance(share, StrategyError):
+            allocation[cid] = {"error": share.java_exception}
+        else:
+            allocation[cid] = [[q.topic, q.broker, q.queue_id] for q in share]
+    return {"id": case.id, "allocation": allocation}
+
+
+def _lines(stream: IO) -> Iterator[str]:
+    """Text lines of a binary or text stream; raises CaseError naming no line (the caller adds it)."""
+    first = True
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE_BYTES:
+            raise CaseError(f"line longer than {MAX_LINE_BYTES} bytes; not a JSON Lines case file")
+        if isinstance(raw, bytes):
+            try:
+                text = raw.decode("utf-8-sig" if first else "utf-8")
+            except UnicodeDecodeError as e:
+                raise CaseError(f"not UTF-8 text (byte {e.start + 1} of the line)") from None
+        else:
+            text = raw.removeprefix("\ufeff") if first else raw
+        first = False
+        yield text
+
+
+def _decode(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CaseError(f"invalid JSON at column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise CaseError("invalid JSON: nested too deeply") from None
+
+
+def run(source: str, out: TextIO, err: TextIO, stdin: Optional[IO] = None) -> int:
+    """`rmqplan allocate FILE|-`. Returns the exit code: 0, or 2 for unreadable or invalid input."""
+    name = "<stdin>" if source == "-" else source
+    if source == "-":
+        stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", sys.stdin)
+        return _run_stream(name, stream, out, err)
+    try:
+        with open(source, "rb") as stream:
+            return _run_stream(name, stream, out, err)
+    except OSError as e:
+        err.write(f"{name}: cannot read: {e.strerror or e}\n")
+        return EXIT_BAD_INPUT
+
+
+def _run_stream(name: str, stream: IO, out: TextIO, err: TextIO) -> int:
+    lineno = 1
+    lines = _lines(stream)
+    try:
+        for text in lines:
+            if text.strip():
+                case = parse_case(_decode(text))
+                # ensure_ascii: any client id (even a lone surrogate) comes out as valid JSON on any stream
+                out.write(json.dumps(allocation_of(case)) + "\n")
+            lineno += 1
+    except CaseError as e:
+        err.write(f"{name}:{lineno}: {e}\n")
+        return EXIT_BAD_INPUT
+    return EXIT_OK
