@@ -8,7 +8,7 @@ Both engines (`planner.local`, `planner.spark`) read these and must give the sam
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 
 class Queue(NamedTuple):
@@ -169,3 +169,6 @@ class Simulation:
     fleet: Fleet
     results: list  # list[GroupTopicResult]
     scenarios: list = field(default_factory=lambda: ["baseline"])  # scenario names, baseline first
+    # Optional: writes the Parquet tables `assignments` and `groups` (columns: planner.report) into a directory.
+    # None: `planner.report` builds them from `results` with a local Spark session.
+    write_tables: Optional[Callable[[str], None]] = None
