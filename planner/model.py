@@ -172,3 +172,15 @@ class Simulation:
     # Optional: writes the Parquet tables `assignments` and `groups` (columns: planner.report) into a directory.
     # None: `planner.report` builds them from `results` with a local Spark session.
     write_tables: Optional[Callable[[str], None]] = None
+
+
+@dataclass(frozen=True)
+class SimulateOptions:
+    """`rmqplan simulate`'s options, as `planner.cli` hands them to an engine (`planner.spark.simulate`)."""
+
+    engine: str = "spark"  # "spark" | "local"
+    format: str = "text"  # "text" | "json"
+    assignments: bool = False
+    out: Optional[str] = None
+    master: Optional[str] = None
+    conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
