@@ -1,0 +1,61 @@
+"""What the rules need to know about a client beyond its raw facts: is it a consumer, which message model it runs,
+which group it belongs to, and how to name a place in a message.
+
+Every answer is certain or None: a rule that gets None stays quiet.
+"""
+
+from __future__ import annotations
+
+from rmqlint.facts import ClientFact, Location, Setting
+from rmqlint.values import Lit
+
+CLUSTERING = "CLUSTERING"
+BROADCASTING = "BROADCASTING"
+
+# Consumers whose queues the client splits by itself (RebalanceImpl): the ones a client id collision breaks.
+# A plain pull consumer only rebalances topics registered for MQPullConsumerScheduleService, and 5.x simple
+# consumers get their messages assigned by the proxy, so neither is part of RMQ001.
+REBALANCING_ROLES = frozenset({"push_consumer", "lite_pull_consumer"})
+
+CONSUMER_ROLES = frozenset({"push_consumer", "lite_pull_consumer", "pull_consumer", "simple_consumer"})
+
+
+def is_consumer(client: ClientFact) -> bool:
+    return client.role in CONSUMER_ROLES
+
+
+def message_model(client: ClientFact) -> str | None:
+    """CLUSTERING or BROADCASTING when certain, else None.
+
+    An absent setting is the client default, CLUSTERING (Java, Spring, and the C++ core under Python 2.x).
+    Frontends give the enum constant's name; a qualified name (`MessageModel.BROADCASTING`) or another case is
+    accepted too. Anything else (a Dynamic value, an unknown constant) is unknown.
+    """
+    if client.message_model is None:
+        return CLUSTERING
+    value = client.message_model.value
+    if not isinstance(value, Lit):
+        return None
+    name = value.text.strip().rsplit(".", 1)[-1].upper()
+    return name if name in (CLUSTERING, BROADCASTING) else None
+
+
+def lit_text(setting: Setting | None) -> str | None:
+    """The exact text of a setting whose value is resolved, else None (absent or dynamic)."""
+    if setting is not None and isinstance(setting.value, Lit):
+        return setting.value.text
+    return None
+
+
+def describe_group(client: ClientFact) -> str:
+    """`group "g"` when the group is known, else the client's name, for messages."""
+    group = lit_text(client.group)
+    if group is not None:
+        return f'group "{group}"'
+    if client.name:
+        return f"{client.name} (group not resolved)"
+    return "(group not resolved)"
+
+
+def where(location: Location) -> str:
+    return f"{location.path}:{location.line}"

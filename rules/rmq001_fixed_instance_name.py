@@ -1,0 +1,389 @@
+"""RMQ001: a fixed instanceName on a clustering consumer (seed 004)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rmqlint.findings import Finding
+from rmqlint.project import Project
+from rmqlint.values import Lit
+from rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
+from rules._examples import line_of
+from rules.base import Example, Rule
+
+# The value every client starts with; a clustering consumer replaces it at start, so writing it is harmless.
+DEFAULT_INSTANCE_NAME = "DEFAULT"
+
+_JAVA_SEED_004 = """\
+package com.example.order;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class Consumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
+        consumer.setNamesrvAddr("127.0.0.1:9876");
+        consumer.setInstanceName("XUJIAN_MACBOOK");
+        consumer.subscribe("TopicTest", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+            System.out.printf("%s Receive New Messages: %s %n", Thread.currentThread().getName(), msgs);
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_CONSTANTS = """\
+package com.example.billing;
+
+public final class MqNames {
+    public static final String GROUP = "billing_consumer";
+    public static final String NODE = "billing-" + "node";
+
+    private MqNames() {
+    }
+}
+"""
+
+_JAVA_CONSTANT_USER = """\
+package com.example.billing;
+
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.client.exception.MQClientException;
+
+public class BillingPuller {
+    private final DefaultLitePullConsumer consumer = new DefaultLitePullConsumer(MqNames.GROUP);
+
+    public void start() throws MQClientException {
+        consumer.setNamesrvAddr("127.0.0.1:9876");
+        consumer.setInstanceName(MqNames.NODE);
+        consumer.subscribe("BillingTopic", "*");
+        consumer.start();
+    }
+}
+"""
+
+_SPRING_LISTENER = """\
+package com.example.audit;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(
+    topic = "AuditTopic",
+    consumerGroup = "audit_consumer",
+    instanceName = "${audit.mq.instance:audit-node}")
+public class AuditListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_SPRING_CONFIG = """\
+rocketmq:
+  name-server: 127.0.0.1:9876
+  consumer:
+    group: report_puller
+    topic: ReportTopic
+    instance-name: report-node
+"""
+
+_PYTHON2 = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_message(msg):
+    print(msg.id, msg.body)
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_ORDER")
+consumer.set_name_server_address("127.0.0.1:9876")
+consumer.set_instance_name("order-worker")
+consumer.subscribe("OrderTopic", on_message)
+consumer.start()
+"""
+
+# --- near misses that must stay quiet ---
+
+_JAVA_DYNAMIC_NAME = """\
+package com.example.order;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class Consumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
+        consumer.setInstanceName("order-" + System.getenv("HOSTNAME"));
+        consumer.subscribe("TopicTest", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_PRODUCER_AND_DEFAULT = """\
+package com.example.order;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class OrderClients {
+    public static void main(String[] args) throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("order_producer");
+        producer.setInstanceName("order-producer");
+        producer.start();
+
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("order_consumer");
+        consumer.setInstanceName("DEFAULT");
+        consumer.subscribe("OrderTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_BROADCASTING = """\
+package com.example.cache;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class CacheInvalidator {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("cache_invalidator");
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.setInstanceName("cache-node");
+        consumer.subscribe("CacheTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_DYNAMIC_MODEL = """\
+package com.example.cache;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class ConfigurableConsumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("configurable_consumer");
+        consumer.setMessageModel(MessageModel.valueOf(System.getProperty("mq.model", "CLUSTERING")));
+        consumer.setInstanceName("configurable-node");
+        consumer.subscribe("CacheTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_SPRING_LISTENER_NO_NAME = """\
+package com.example.audit;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "AuditTopic", consumerGroup = "audit_consumer", instanceName = "${AUDIT_INSTANCE}")
+public class AuditListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_SPRING_LISTENER_ABSENT = """\
+package com.example.audit;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "AuditTopic", consumerGroup = "audit_consumer")
+public class AuditHistoryListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_PYTHON2_DYNAMIC = """\
+import os
+import socket
+
+from rocketmq.client import ConsumeStatus, MessageModel, Producer, PushConsumer
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+producer = Producer("PID_ORDER")
+producer.set_instance_name("order-producer")
+
+consumer = PushConsumer("CID_ORDER")
+consumer.set_instance_name(os.environ.get("POD_NAME", socket.gethostname()))
+consumer.subscribe("OrderTopic", on_message)
+
+notifier = PushConsumer("CID_NOTIFY", message_model=MessageModel.BROADCASTING)
+notifier.set_instance_name("notify-node")
+notifier.subscribe("NotifyTopic", on_message)
+"""
+
+
+class FixedInstanceName(Rule):
+    CODE = "RMQ001"
+    NAME = "fixed-instance-name"
+    SEVERITY = "error"
+    SUMMARY = "A clustering consumer's instanceName is fixed, so replicas sharing an IP report the same client id"
+    DOCS = """\
+## What it does
+Finds clustering consumers (push consumers, lite pull consumers, Spring `@RocketMQMessageListener`s, Spring
+`rocketmq.consumer.*` configuration, Python 2.x `PushConsumer`s) whose `instanceName` is fixed in code or
+configuration: a string literal, a constant, or a Spring property that resolves to the same text in every replica.
+
+## Why is this bad?
+A client id is `clientIP@instanceName` (plus `@unitName` when set). A clustering consumer that keeps the default
+`DEFAULT` replaces it at start with its pid (clients >= 4.9.0: `pid#nanoTime`), which is what makes two processes on
+one host distinct. A fixed instanceName is never replaced. Every replica that shares an IP (several JVMs on one
+host, containers on host networking) then reports the same client id. Each process computes its own share of the
+queues from the sorted list of client ids, and processes with the same id compute the same share: they consume the
+same queues twice, and the remaining queues are consumed by nobody. Their messages pile up silently (seed 004: two
+consumers named `XUJIAN_MACBOOK` both took queues 0 and 1; queues 2 and 3 were never consumed).
+
+The Python 2.x client (the C++ core) puts the pid into the client id (`ip@pid#instanceName`); there, replicas
+collide when they also share the pid, as containers on host networking do (every container's process is pid 1),
+and only a per-replica instanceName tells them apart.
+
+Producers do not take part in rebalancing, and broadcasting consumers take every queue anyway, so a fixed name is
+not reported on them. A value that cannot be known statically (environment, hostname, pid) is not reported.
+
+## Example
+```java
+DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
+consumer.setInstanceName("XUJIAN_MACBOOK");   // every replica: 10.0.0.5@XUJIAN_MACBOOK
+consumer.subscribe("TopicTest", "*");
+```
+
+## Fix
+Remove the setter (the client picks a unique name per process), or derive the name from something unique to the
+replica:
+```java
+consumer.setInstanceName("order-" + System.getenv("HOSTNAME"));
+```
+In Spring, drop `instanceName` from `@RocketMQMessageListener` (its default `DEFAULT` is replaced at start) or point
+it at a per-replica property such as `${HOSTNAME}`.
+"""
+
+    INVALID = [
+        Example(
+            {"src/main/java/com/example/order/Consumer.java": _JAVA_SEED_004},
+            expect=(("src/main/java/com/example/order/Consumer.java", line_of(_JAVA_SEED_004, "setInstanceName")),),
+            note="seed 004: a literal instanceName on a push consumer",
+        ),
+        Example(
+            {
+                "src/main/java/com/example/billing/MqNames.java": _JAVA_CONSTANTS,
+                "src/main/java/com/example/billing/BillingPuller.java": _JAVA_CONSTANT_USER,
+            },
+            expect=(
+                (
+                    "src/main/java/com/example/billing/BillingPuller.java",
+                    line_of(_JAVA_CONSTANT_USER, "setInstanceName"),
+                ),
+            ),
+            note="a constant from another class, on a lite pull consumer",
+        ),
+        Example(
+            {"src/main/java/com/example/audit/AuditListener.java": _SPRING_LISTENER},
+            expect=(("src/main/java/com/example/audit/AuditListener.java", line_of(_SPRING_LISTENER, "instanceName")),),
+            note="a Spring listener whose placeholder falls back to a fixed default",
+        ),
+        Example(
+            {"src/main/resources/application.yml": _SPRING_CONFIG},
+            expect=(("src/main/resources/application.yml", line_of(_SPRING_CONFIG, "instance-name")),),
+            note="the Spring Boot lite pull consumer configured by rocketmq.consumer.*",
+        ),
+        Example(
+            {"consumer.py": _PYTHON2},
+            expect=(("consumer.py", line_of(_PYTHON2, "set_instance_name")),),
+            note="a Python 2.x PushConsumer",
+        ),
+    ]
+
+    VALID = [
+        Example({"src/main/java/com/example/order/Consumer.java": _JAVA_DYNAMIC_NAME}, note="name from the environment"),
+        Example(
+            {"src/main/java/com/example/order/OrderClients.java": _JAVA_PRODUCER_AND_DEFAULT},
+            note="a fixed name on a producer; an explicit DEFAULT on a consumer is replaced at start",
+        ),
+        Example(
+            {"src/main/java/com/example/cache/CacheInvalidator.java": _JAVA_BROADCASTING},
+            note="broadcasting consumers take every queue",
+        ),
+        Example(
+            {"src/main/java/com/example/cache/ConfigurableConsumer.java": _JAVA_DYNAMIC_MODEL},
+            note="the message model is not known statically",
+        ),
+        Example(
+            {"src/main/java/com/example/audit/AuditListener.java": _SPRING_LISTENER_NO_NAME},
+            note="a placeholder without default and without a configured value is unknown",
+        ),
+        Example(
+            {"src/main/java/com/example/audit/AuditHistoryListener.java": _SPRING_LISTENER_ABSENT},
+            note="no instanceName: the annotation's default DEFAULT is replaced at start",
+        ),
+        Example({"consumer.py": _PYTHON2_DYNAMIC}, note="Python: dynamic name, a producer, a broadcasting consumer"),
+    ]
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        for _facts, client in project.clients():
+            if client.role not in REBALANCING_ROLES or client.instance_name is None:
+                continue
+            name = client.instance_name.value
+            if not isinstance(name, Lit) or name.text == DEFAULT_INSTANCE_NAME or not name.text.strip():
+                continue
+            # A unitName that differs per replica still makes the client ids distinct.
+            if client.unit_name is not None and not isinstance(client.unit_name.value, Lit):
+                continue
+            if message_model(client) != CLUSTERING:
+                continue
+            yield self.finding(self._message(client, name.text), client.instance_name.location)
+
+    @staticmethod
+    def _message(client, name: str) -> str:
+        head = f'instanceName is fixed to "{name}" on clustering consumer {describe_group(client)}: '
+        if client.api == "python2":
+            # The C++ core builds ip@pid#instanceName: the collision needs a shared pid as well.
+            why = (
+                "every replica sharing an IP and a pid (containers on host networking are all pid 1) reports the "
+                "same client id"
+            )
+        else:
+            why = "every replica on one host reports the same client id"
+        return head + why + ", so replicas consume the same queues and other queues are consumed by nobody"

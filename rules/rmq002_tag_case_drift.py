@@ -1,0 +1,434 @@
+"""RMQ002: a subscribed tag that matches a produced tag only when case or surrounding space is ignored (seed 001)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from rmqlint.facts import Location
+from rmqlint.findings import Finding
+from rmqlint.project import Project
+from rmqlint.values import Lit
+from rules._consumers import describe_group, is_consumer, where
+from rules._examples import line_of
+from rules.base import Example, Rule
+
+SUB_ALL = "*"
+
+
+def subscribed_tags(expression: str) -> set[str] | None:
+    """The tag set a TAG expression selects, as the client builds it (FilterAPI.buildSubscriptionData): split on
+    `||`, each part trimmed, empty parts dropped. None means every tag (`*` or an empty expression)."""
+    if expression == "" or expression == SUB_ALL:
+        return None
+    tags = {part.strip() for part in expression.split("||")}
+    tags.discard("")
+    # A lone "*" among other tags is not "all" for the broker; too odd to reason about, so treat it as all.
+    if not tags or SUB_ALL in tags:
+        return None
+    return tags
+
+
+def drift_key(tag: str) -> str:
+    """Two tags that differ only here are the same tag to a human and different tags to RocketMQ."""
+    return tag.strip().lower()
+
+_JAVA_PRODUCER = """\
+package com.example.demo;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class Producer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("producer_group");
+        producer.setNamesrvAddr("127.0.0.1:9876");
+        producer.start();
+        Message msg = new Message("TopicTest", "aaaaa", "Hello RocketMQ".getBytes(StandardCharsets.UTF_8));
+        producer.send(msg);
+        producer.shutdown();
+    }
+}
+"""
+
+_JAVA_CONSUMER = """\
+package com.example.demo;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class Consumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
+        consumer.setNamesrvAddr("127.0.0.1:9876");
+        consumer.subscribe("TopicTest", "Aaaaa");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_TAG_CONSTANTS = """\
+package com.example.shop;
+
+public final class Tags {
+    public static final String TOPIC = "ShopTopic";
+    public static final String CREATED = "OrderCreated ";
+    public static final String PAID = "OrderPaid";
+
+    private Tags() {
+    }
+}
+"""
+
+_JAVA_SHOP_PRODUCER = """\
+package com.example.shop;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class ShopEvents {
+    private final DefaultMQProducer producer = new DefaultMQProducer("shop_producer");
+
+    public void created(byte[] body) throws Exception {
+        Message msg = new Message(Tags.TOPIC, body);
+        msg.setTags(Tags.CREATED);
+        producer.send(msg);
+    }
+
+    public void paid(byte[] body) throws Exception {
+        producer.send(new Message(Tags.TOPIC, Tags.PAID, body));
+    }
+}
+"""
+
+_JAVA_SHOP_CONSUMER = """\
+package com.example.shop;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class ShopConsumer {
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("shop_consumer");
+        consumer.subscribe("ShopTopic", "OrderCreated || orderpaid");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_SPRING_SENDER = """\
+package com.example.pay;
+
+import org.apache.rocketmq.spring.core.RocketMQTemplate;
+import org.springframework.stereotype.Service;
+
+@Service
+public class RefundSender {
+    private final RocketMQTemplate rocketMQTemplate;
+
+    public RefundSender(RocketMQTemplate rocketMQTemplate) {
+        this.rocketMQTemplate = rocketMQTemplate;
+    }
+
+    public void refund(String orderId) {
+        rocketMQTemplate.convertAndSend("PayTopic:Refund", orderId);
+    }
+}
+"""
+
+_SPRING_RECEIVER = """\
+package com.example.pay;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "refund_consumer", selectorExpression = "refund")
+public class RefundListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String orderId) {
+        System.out.println(orderId);
+    }
+}
+"""
+
+_PYTHON5_PRODUCER = """\
+from rocketmq import ClientConfiguration, Credentials, Message, Producer
+
+config = ClientConfiguration("127.0.0.1:8081", Credentials())
+producer = Producer(config, ("TradeTopic",))
+producer.startup()
+
+msg = Message()
+msg.topic = "TradeTopic"
+msg.tag = "TradeClosed"
+msg.body = b"trade 42 closed"
+producer.send(msg)
+"""
+
+_JAVA_TRADE_CONSUMER = """\
+package com.example.trade;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class TradeConsumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("trade_consumer");
+        consumer.subscribe("TradeTopic", "tradeClosed");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_PYTHON2_BOTH = """\
+from rocketmq.client import ConsumeStatus, Message, Producer, PushConsumer
+
+TOPIC = "InventoryTopic"
+
+producer = Producer("PID_INVENTORY")
+producer.start()
+msg = Message(TOPIC)
+msg.set_tags("stock_low")
+msg.set_body("sku-1")
+producer.send_sync(msg)
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_INVENTORY")
+consumer.subscribe(TOPIC, on_message, "STOCK_LOW")
+consumer.start()
+"""
+
+# --- near misses that must stay quiet ---
+
+_JAVA_EXACT_CONSUMER = _JAVA_CONSUMER.replace('"Aaaaa"', '"aaaaa || bbbbb"')
+
+_JAVA_SQL_AND_ALL = """\
+package com.example.demo;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.MessageSelector;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class Auditors {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer sql = new DefaultMQPushConsumer("sql_auditor");
+        sql.subscribe("TopicTest", MessageSelector.bySql("TAGS = 'Aaaaa'"));
+        sql.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        sql.start();
+
+        DefaultMQPushConsumer all = new DefaultMQPushConsumer("all_auditor");
+        all.subscribe("TopicTest", "*");
+        all.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        all.start();
+
+        DefaultMQPushConsumer other = new DefaultMQPushConsumer("other_topic");
+        other.subscribe("OtherTopic", "Aaaaa");
+        other.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        other.start();
+
+        DefaultMQPushConsumer both = new DefaultMQPushConsumer("both_spellings");
+        both.subscribe("TopicTest", "Aaaaa || aaaaa");
+        both.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        both.start();
+    }
+}
+"""
+
+_JAVA_DYNAMIC_TAG_PRODUCER = """\
+package com.example.demo;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class Producer {
+    public static void send(DefaultMQProducer producer, String kind, byte[] body) throws Exception {
+        producer.send(new Message("TopicTest", kind.toLowerCase(), body));
+        producer.send(new Message(System.getenv("TOPIC"), "aaaaa", body));
+    }
+}
+"""
+
+_PYTHON2_EXACT = _PYTHON2_BOTH.replace('"STOCK_LOW"', '" stock_low "')
+
+
+class TagCaseDrift(Rule):
+    CODE = "RMQ002"
+    NAME = "tag-case-drift"
+    SEVERITY = "error"
+    SUMMARY = "A subscribed tag equals a tag produced on the same topic only when case or surrounding space is ignored"
+    DOCS = """\
+## What it does
+Collects every tag produced on each topic across the whole project (Java `new Message(topic, tags, body)` and
+`setTags`, Spring `RocketMQTemplate` destinations `"topic:tags"`, Python `set_tags` / `tag =`) and every TAG
+subscription (`subscribe(topic, "a || b")`, Spring `selectorExpression`, Python `subscribe`, 5.x
+`FilterExpression`), in every language, and reports a subscribed tag that equals a produced tag only when case or
+surrounding whitespace is ignored, for example `Aaaaa` against `aaaaa`, or `TagA` against `"TagA "`.
+
+## Why is this bad?
+RocketMQ compares tags exactly and case-sensitively: the broker filters by the tag's hash code and the client
+filters again with `tagsSet.contains(msg.getTags())`. The client trims each tag of a subscription expression, but
+a producer's tag is stored as written. A tag that is the same to a human but not to RocketMQ therefore drops every
+such message for the consumer group, with no error anywhere (seed 001: the producer sent `aaaaa`, the consumer
+subscribed `Aaaaa`, and nothing was ever consumed). Only messages of the drifting producer are lost; a producer
+that spells the tag exactly still gets through, which makes the loss easy to miss.
+
+SQL92 selectors, `*` and empty expressions, and topics or tags that cannot be resolved statically are not checked.
+
+## Example
+```java
+// producer
+Message msg = new Message("TopicTest", "aaaaa", body);
+// consumer
+consumer.subscribe("TopicTest", "Aaaaa");
+```
+
+## Fix
+Use one spelling on both sides, ideally one shared constant:
+```java
+public static final String TAG_ORDER_CREATED = "aaaaa";
+consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
+```
+"""
+
+    INVALID = [
+        Example(
+            {
+                "producer/src/main/java/com/example/demo/Producer.java": _JAVA_PRODUCER,
+                "consumer/src/main/java/com/example/demo/Consumer.java": _JAVA_CONSUMER,
+            },
+            expect=(("consumer/src/main/java/com/example/demo/Consumer.java", line_of(_JAVA_CONSUMER, "subscribe(")),),
+            note="seed 001: the producer sends aaaaa, the consumer subscribes Aaaaa",
+        ),
+        Example(
+            {
+                "src/main/java/com/example/shop/Tags.java": _JAVA_TAG_CONSTANTS,
+                "src/main/java/com/example/shop/ShopEvents.java": _JAVA_SHOP_PRODUCER,
+                "src/main/java/com/example/shop/ShopConsumer.java": _JAVA_SHOP_CONSUMER,
+            },
+            # "OrderCreated " (trailing space, produced) vs OrderCreated; OrderPaid vs orderpaid: two findings
+            expect=(
+                ("src/main/java/com/example/shop/ShopConsumer.java", line_of(_JAVA_SHOP_CONSUMER, "subscribe(")),
+                ("src/main/java/com/example/shop/ShopConsumer.java", line_of(_JAVA_SHOP_CONSUMER, "subscribe(")),
+            ),
+            note="constants, a trailing space in a produced tag, and a || expression",
+        ),
+        Example(
+            {
+                "src/main/java/com/example/pay/RefundSender.java": _SPRING_SENDER,
+                "src/main/java/com/example/pay/RefundListener.java": _SPRING_RECEIVER,
+            },
+            expect=(
+                (
+                    "src/main/java/com/example/pay/RefundListener.java",
+                    line_of(_SPRING_RECEIVER, "selectorExpression"),
+                ),
+            ),
+            note="Spring: a template destination topic:tag against a listener's selectorExpression",
+        ),
+        Example(
+            {
+                "trade/producer.py": _PYTHON5_PRODUCER,
+                "trade-java/src/main/java/com/example/trade/TradeConsumer.java": _JAVA_TRADE_CONSUMER,
+            },
+            expect=(
+                (
+                    "trade-java/src/main/java/com/example/trade/TradeConsumer.java",
+                    line_of(_JAVA_TRADE_CONSUMER, "subscribe("),
+                ),
+            ),
+            note="across languages: a Python 5.x producer and a Java consumer",
+        ),
+        Example(
+            {"inventory.py": _PYTHON2_BOTH},
+            expect=(("inventory.py", line_of(_PYTHON2_BOTH, "consumer.subscribe(")),),
+            note="Python 2.x on both sides",
+        ),
+    ]
+
+    VALID = [
+        Example(
+            {
+                "producer/src/main/java/com/example/demo/Producer.java": _JAVA_PRODUCER,
+                "consumer/src/main/java/com/example/demo/Consumer.java": _JAVA_EXACT_CONSUMER,
+            },
+            note="exact tags",
+        ),
+        Example(
+            {
+                "producer/src/main/java/com/example/demo/Producer.java": _JAVA_PRODUCER,
+                "src/main/java/com/example/demo/Auditors.java": _JAVA_SQL_AND_ALL,
+            },
+            note="SQL92, *, another topic, and an expression that lists both spellings",
+        ),
+        Example(
+            {
+                "src/main/java/com/example/demo/Producer.java": _JAVA_DYNAMIC_TAG_PRODUCER,
+                "consumer/src/main/java/com/example/demo/Consumer.java": _JAVA_CONSUMER,
+            },
+            note="a dynamic tag and a dynamic topic are never guessed",
+        ),
+        Example({"inventory.py": _PYTHON2_EXACT}, note="the client trims subscribed tags"),
+    ]
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        # topic -> drift key -> produced tag text -> locations
+        produced: dict[str, dict[str, dict[str, list[Location]]]] = defaultdict(lambda: defaultdict(dict))
+        for _facts, item in project.produced():
+            if isinstance(item.topic, Lit) and isinstance(item.tag, Lit) and item.tag.text.strip():
+                produced[item.topic.text][drift_key(item.tag.text)].setdefault(item.tag.text, []).append(
+                    item.location
+                )
+
+        for _facts, client in project.clients():
+            if not is_consumer(client):
+                continue
+            for sub in client.subscriptions:
+                if sub.selector != "TAG" or not isinstance(sub.topic, Lit) or not isinstance(sub.expression, Lit):
+                    continue
+                by_key = produced.get(sub.topic.text)
+                tags = subscribed_tags(sub.expression.text)
+                if not by_key or tags is None:
+                    continue
+                for tag in sorted(tags):
+                    # Produced spellings the subscription does not select, though they look like this tag.
+                    drifting = {
+                        text: locations
+                        for text, locations in by_key.get(drift_key(tag), {}).items()
+                        if text not in tags
+                    }
+                    if drifting:
+                        yield self.finding(self._message(client, sub.topic.text, tag, drifting), sub.location)
+
+    @staticmethod
+    def _message(client, topic: str, tag: str, drifting: dict[str, list[Location]]) -> str:
+        shown = []
+        for text in sorted(drifting):
+            locations = sorted(drifting[text], key=lambda loc: (loc.path, loc.line, loc.column))
+            more = f" (and {len(locations) - 1} more)" if len(locations) > 1 else ""
+            shown.append(f'"{text}" at {where(locations[0])}{more}')
+        return (
+            f'subscribed tag "{tag}" on topic "{topic}" does not match the produced tag {", ".join(shown)}: '
+            f"tags are compared exactly and case-sensitively, so those messages never reach "
+            f"{describe_group(client)}"
+        )

@@ -1,0 +1,324 @@
+"""RMQ003: retry assumptions on a broadcasting consumer (seed 003)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rmqlint.facts import ClientFact, Location
+from rmqlint.findings import Finding
+from rmqlint.project import Project
+from rmqlint.values import Lit
+from rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model, where
+from rules._examples import line_of
+from rules.base import Example, Rule
+
+# Values that only restate the default, so they assume nothing: Spring's maxReconsumeTimes -1 ("use the client
+# default") and delay level 0 ("the broker picks the delay").
+_DEFAULT_MAX_RECONSUME = "-1"
+_DEFAULT_DELAY_LEVEL = "0"
+
+_JAVA_SEED_003 = """\
+package com.example.config;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class ConfigRefresher {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("config_refresher");
+        consumer.setNamesrvAddr("127.0.0.1:9876");
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.setMaxReconsumeTimes(10);
+        consumer.subscribe("ConfigTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+            try {
+                reload(msgs);
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            } catch (RuntimeException e) {
+                return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+            }
+        });
+        consumer.start();
+    }
+
+    private static void reload(Object msgs) {
+    }
+}
+"""
+
+_JAVA_MAX_ONLY = """\
+package com.example.config;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class LocalCacheConsumer {
+    private final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("local_cache");
+
+    public void start() throws Exception {
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.setMaxReconsumeTimes(3);
+        consumer.subscribe("CacheTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_SPRING_THROWING = """\
+package com.example.notify;
+
+import org.apache.rocketmq.spring.annotation.MessageModel;
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(
+    topic = "NotifyTopic",
+    consumerGroup = "notify_all",
+    messageModel = MessageModel.BROADCASTING,
+    delayLevelWhenNextConsume = 2)
+public class NotifyListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        if (message.isEmpty()) {
+            throw new IllegalStateException("empty notification, retry later");
+        }
+        System.out.println(message);
+    }
+}
+"""
+
+_PYTHON2 = """\
+from rocketmq.client import ConsumeStatus, MessageModel, PushConsumer
+
+
+def refresh(msg):
+    try:
+        print(msg.body)
+    except ValueError:
+        return ConsumeStatus.RECONSUME_LATER
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_REFRESH", message_model=MessageModel.BROADCASTING)
+consumer.set_name_server_address("127.0.0.1:9876")
+consumer.subscribe("RefreshTopic", refresh)
+consumer.start()
+"""
+
+# --- near misses that must stay quiet ---
+
+_JAVA_CLUSTERING_RETRY = _JAVA_SEED_003.replace(
+    "        consumer.setMessageModel(MessageModel.BROADCASTING);\n", "        consumer.setMessageModel(MessageModel.CLUSTERING);\n"
+)
+
+_JAVA_BROADCAST_OK = """\
+package com.example.config;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class ConfigRefresher {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("config_refresher");
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.subscribe("ConfigTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+            try {
+                reload(msgs);
+            } catch (RuntimeException e) {
+                System.err.println("reload failed, will catch up on the next change: " + e);
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+
+        DefaultMQPushConsumer retrying = new DefaultMQPushConsumer("config_auditor");
+        retrying.setMaxReconsumeTimes(5);
+        retrying.subscribe("ConfigTopic", "*");
+        retrying.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.RECONSUME_LATER);
+        retrying.start();
+    }
+
+    private static void reload(Object msgs) {
+    }
+}
+"""
+
+_SPRING_CLUSTERING_THROWING = """\
+package com.example.notify;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "NotifyTopic", consumerGroup = "notify_one", maxReconsumeTimes = 5)
+public class NotifyListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        if (message.isEmpty()) {
+            throw new IllegalStateException("empty notification, retry later");
+        }
+        System.out.println(message);
+    }
+}
+"""
+
+_PYTHON2_OK = """\
+from rocketmq.client import ConsumeStatus, MessageModel, PushConsumer
+
+
+def refresh(msg):
+    return ConsumeStatus.RECONSUME_LATER
+
+
+def broadcast(msg):
+    print(msg.body)
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+retrying = PushConsumer("CID_REFRESH")
+retrying.subscribe("RefreshTopic", refresh)
+
+everyone = PushConsumer("CID_BROADCAST", message_model=MessageModel.BROADCASTING)
+everyone.subscribe("RefreshTopic", broadcast)
+"""
+
+
+class BroadcastingRetry(Rule):
+    CODE = "RMQ003"
+    NAME = "broadcasting-retry"
+    SEVERITY = "warning"
+    SUMMARY = "A broadcasting consumer relies on retries, but broadcasting drops failed messages"
+    DOCS = """\
+## What it does
+Finds BROADCASTING consumers that expect a failed message to come back: a concurrent listener that returns
+`RECONSUME_LATER` (Python 2.x: `ConsumeStatus.RECONSUME_LATER`), a Spring `RocketMQListener` that throws from
+`onMessage`, or a consumer that sets `maxReconsumeTimes` or a delay level (`delayLevelWhenNextConsume`). One finding
+per consumer, at the most telling place (a `RECONSUME_LATER` return, else a throw, else the `maxReconsumeTimes`
+setting, else the delay level); the message lists the other places.
+
+## Why is this bad?
+Only clustering consumers retry: a failed message goes back to the broker, to `%RETRY%<group>` with a growing delay,
+and after `maxReconsumeTimes` (16 by default) to `%DLQ%<group>`. A broadcasting consumer has no retry topic and no
+dead-letter queue: the client logs `BROADCASTING, the message consume failed, drop it` and moves on (seed 003).
+Returning `RECONSUME_LATER` or throwing (the Spring container turns an exception into `RECONSUME_LATER`) therefore
+loses the message on that process, and `maxReconsumeTimes` or a delay level has no effect.
+
+Orderly listeners are not reported: they retry locally, suspending the queue. Consumers whose message model cannot
+be known statically are not reported.
+
+## Example
+```java
+consumer.setMessageModel(MessageModel.BROADCASTING);
+consumer.setMaxReconsumeTimes(10);                       // no effect
+consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+    ...
+    return ConsumeConcurrentlyStatus.RECONSUME_LATER;    // the message is dropped
+});
+```
+
+## Fix
+Handle the failure inside the listener (retry in process, persist the message for a later replay, or make the
+state catch up from the source on the next message) and return `CONSUME_SUCCESS`. If the message must be retried
+by the broker, consume it in CLUSTERING mode with one consumer group per process that needs it.
+"""
+
+    INVALID = [
+        Example(
+            {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_SEED_003},
+            expect=(("src/main/java/com/example/config/ConfigRefresher.java", line_of(_JAVA_SEED_003, "RECONSUME_LATER")),),
+            note="seed 003: RECONSUME_LATER and maxReconsumeTimes on a broadcasting consumer: one finding",
+        ),
+        Example(
+            {"src/main/java/com/example/config/LocalCacheConsumer.java": _JAVA_MAX_ONLY},
+            expect=(
+                ("src/main/java/com/example/config/LocalCacheConsumer.java", line_of(_JAVA_MAX_ONLY, "setMaxReconsumeTimes")),
+            ),
+            note="maxReconsumeTimes alone",
+        ),
+        Example(
+            {"src/main/java/com/example/notify/NotifyListener.java": _SPRING_THROWING},
+            expect=(("src/main/java/com/example/notify/NotifyListener.java", line_of(_SPRING_THROWING, "throw new")),),
+            note="a Spring listener that throws to retry, with a delay level",
+        ),
+        Example(
+            {"refresh.py": _PYTHON2},
+            expect=(("refresh.py", line_of(_PYTHON2, "RECONSUME_LATER")),),
+            note="a Python 2.x broadcasting consumer",
+        ),
+    ]
+
+    VALID = [
+        Example(
+            {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_CLUSTERING_RETRY},
+            note="the same consumer in clustering mode retries for real",
+        ),
+        Example(
+            {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_BROADCAST_OK},
+            note="a broadcasting consumer that handles failures; a clustering one that retries",
+        ),
+        Example(
+            {"src/main/java/com/example/notify/NotifyListener.java": _SPRING_CLUSTERING_THROWING},
+            note="a clustering Spring listener may throw to retry",
+        ),
+        Example({"refresh.py": _PYTHON2_OK}, note="Python: clustering retries; broadcasting that succeeds"),
+    ]
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        for _facts, client in project.clients():
+            if not is_consumer(client) or message_model(client) != BROADCASTING or not _is_concurrent(client):
+                continue
+            evidence = _retry_evidence(client)
+            if not evidence:
+                continue
+            (what, location), others = evidence[0], evidence[1:]
+            message = (
+                f"broadcasting consumer {describe_group(client)} {what}, but broadcasting never retries: a failed "
+                f"message is dropped with a log line (no %RETRY% topic, no DLQ)"
+            )
+            if others:
+                message += "; also: " + ", ".join(f"{other} at {where(loc)}" for other, loc in others)
+            yield self.finding(message, location)
+
+
+def _is_concurrent(client: ClientFact) -> bool:
+    """Orderly consumers retry locally, so only concurrent ones (the default) are in scope; unknown: quiet."""
+    if client.consume_mode is not None:
+        mode = lit_text(client.consume_mode)
+        if mode is None or mode.strip().rsplit(".", 1)[-1].upper() != "CONCURRENTLY":
+            return False
+    return not any(listener.kind == "orderly" for listener in client.listeners)
+
+
+def _retry_evidence(client: ClientFact) -> list[tuple[str, Location]]:
+    """Every sign that the code expects a retry, most telling first."""
+    evidence: list[tuple[str, Location]] = []
+    for listener in client.listeners:
+        evidence += [("returns RECONSUME_LATER", loc) for loc in _ordered(listener.reconsume_later)]
+    for listener in client.listeners:
+        evidence += [("throws from its listener", loc) for loc in _ordered(listener.throws)]
+    if client.max_reconsume_times is not None and not _restates(client.max_reconsume_times, _DEFAULT_MAX_RECONSUME):
+        evidence.append(("sets maxReconsumeTimes", client.max_reconsume_times.location))
+    if client.delay_level is not None and not _restates(client.delay_level, _DEFAULT_DELAY_LEVEL):
+        evidence.append(("sets a delay level", client.delay_level.location))
+    return evidence
+
+
+def _restates(setting, default: str) -> bool:
+    return isinstance(setting.value, Lit) and setting.value.text.strip() == default
+
+
+def _ordered(locations: list[Location]) -> list[Location]:
+    return sorted(locations, key=lambda loc: (loc.path, loc.line, loc.column))
