@@ -60,7 +60,8 @@ INSTANCE_KEYS = (
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
 SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances")
-GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids")
+GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
+GENERATED_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")  # what planner.generate can draw
 
 VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)([.-][0-9A-Za-z.-]*)?$")
 
@@ -542,9 +543,18 @@ class _Checker:
                 or (isinstance(share, float) and math.isnan(share)):
             self.error("generate.colliding_client_ids", f"expected a number from 0 to 1, got {_describe(share)}")
             share = 0.0
+        strategies: list[str] = []
+        names = self.string_list(g, "strategies", "generate", nonempty=True) or ["AVG"]
+        for i, raw in enumerate(names):
+            name = canonical_strategy(raw)
+            if name not in GENERATED_STRATEGIES:
+                self.error(f"generate.strategies[{i}]",
+                           f"expected one of {', '.join(GENERATED_STRATEGIES)}, got {_describe(raw)}")
+            else:
+                strategies.append(name)
         if groups is None:
             return None
-        return GenerateSpec(groups, seed, instances, queues, brokers, float(share))
+        return GenerateSpec(groups, seed, instances, queues, brokers, float(share), tuple(strategies) or ("AVG",))
 
     def int_range(self, g: dict, key: str, *, minimum: int, default: tuple[int, int]) -> tuple[int, int]:
         if key not in g:

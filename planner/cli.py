@@ -1,0 +1,145 @@
+"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases) and `simulate --fleet F` (DESIGN §6).
+
+Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
+The Spark engine is imported only when asked for, so `--engine local` and `allocate` work without Java.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional, Sequence, TextIO
+
+from planner.fleet import FleetError, load_fleet
+from planner.model import Fleet, SimulateOptions, Simulation
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+LOCAL_MAX_GENERATED_GROUPS = 10_000  # beyond this the pure-Python engine is the wrong tool
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line and exit 2, like every other usage error
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rmqplan", description="Predict how RocketMQ consumer groups split their queues.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    alloc = sub.add_parser("allocate", help="run the exact allocation strategies on JSON Lines cases")
+    alloc.add_argument("source", metavar="FILE|-", help="JSON Lines cases, or - for standard input")
+    sim = sub.add_parser("simulate", help="simulate a fleet's rebalance and report what goes wrong")
+    sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate")
+    sim.add_argument("--engine", choices=("spark", "local"), default="spark",
+                     help="spark (default; needs Java 17+) or the exact pure-Python local engine")
+    sim.add_argument("--format", choices=("text", "json"), default="text")
+    sim.add_argument("--assignments", action="store_true", help="list every process's queues")
+    sim.add_argument("--out", metavar="DIR", help="write Parquet tables, findings.json and summary.json")
+    sim.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    sim.add_argument("--conf", action="append", default=[], metavar="k=v", help="a Spark setting (repeatable)")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    code = run(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
+    sys.exit(code)
+
+
+def run(argv: list[str], out: TextIO, err: TextIO) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help is 0, a usage error 2
+        return int(e.code or 0)
+    if args.command == "allocate":
+        from planner.allocate import run as run_allocate
+
+        return run_allocate(args.source, out, err)
+    if args.command == "simulate":
+        options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
+                                  out=args.out, master=args.master, conf=tuple(args.conf))
+        return simulate_command(args.fleet, options, out, err)
+    parser.print_usage(err)
+    err.write("rmqplan: error: a command is required (allocate or simulate)\n")
+    return EXIT_USAGE
+
+
+def _with_generated(fleet: Fleet) -> Fleet:
+    """The hand-written fleet plus the [generate]d groups, for the local engine (small counts only)."""
+    from dataclasses import replace
+
+    from planner.generate import generated_fleet
+
+    gen = generated_fleet(fleet.generate, fleet.path)
+    known = {b.name for b in fleet.brokers}
+    brokers = fleet.brokers + tuple(b for b in gen.brokers if b.name not in known)
+    return replace(fleet, brokers=brokers, topics=fleet.topics + gen.topics, groups=fleet.groups + gen.groups)
+
+
+def _engine_error(err: TextIO, message: str) -> int:
+    err.write(f"rmqplan: {message}\n")
+    return EXIT_USAGE
+
+
+def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err: TextIO) -> int:
+    try:
+        fleet = load_fleet(fleet_path)
+    except FleetError as e:
+        for line in e.errors:
+            err.write(line + "\n")
+        return EXIT_USAGE
+    if options.engine == "local":
+        if fleet.generate is not None:
+            if fleet.generate.groups > LOCAL_MAX_GENERATED_GROUPS:
+                return _engine_error(err, f"{fleet_path}: generate.groups: {fleet.generate.groups} groups are too "
+                                          f"many for the local engine (at most {LOCAL_MAX_GENERATED_GROUPS}); "
+                                          f"use --engine spark")
+            fleet = _with_generated(fleet)
+        from planner.local import simulate
+
+        sim = simulate(fleet)
+    else:
+        sim_or_code = _spark_simulate(fleet, options, err)
+        if isinstance(sim_or_code, int):
+            return sim_or_code
+        sim = sim_or_code
+    return _report(sim, options, out, err)
+
+
+def _spark_simulate(fleet: Fleet, options: SimulateOptions, err: TextIO) -> Simulation | int:
+    try:
+        from planner import spark
+    except ImportError as e:
+        return _engine_error(err, f"the Spark engine is not available ({e}); use --engine local")
+    from planner.spark_session import SparkUnavailable
+
+    try:
+        return spark.simulate(fleet, options)
+    except SparkUnavailable as e:
+        return _engine_error(err, str(e))
+
+
+def _report(sim: Simulation, options: SimulateOptions, out: TextIO, err: TextIO) -> int:
+    from planner.findings import find, has_errors
+    from planner.report import OutputError, render_text, summary_json, to_json
+
+    findings = find(sim)
+    if options.out:
+        from planner.report import spark_table_writer, write_out
+        from planner.spark_session import SparkUnavailable, get_session
+
+        writer = sim.write_tables or spark_table_writer(sim, lambda: get_session(options.master, options.conf))
+        try:
+            write_out(options.out, {"findings": [f.to_json() for f in findings]},
+                      summary_json(sim, options.engine), writer)
+        except (OutputError, SparkUnavailable) as e:
+            return _engine_error(err, str(e))
+    if options.format == "json":
+        out.write(json.dumps(to_json(sim, findings, assignments=options.assignments), indent=2) + "\n")
+    else:
+        out.write(render_text(sim, findings, engine=options.engine, assignments=options.assignments))
+    return EXIT_FINDINGS if has_errors(findings) else EXIT_OK
+
+
+if __name__ == "__main__":
+    main()

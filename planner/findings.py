@@ -1,0 +1,277 @@
+"""Plan findings PLAN001..PLAN007 (DESIGN §6), each with a message that says why.
+
+Computed from a `Simulation` (either engine's), so both engines report the same findings:
+
+| code    | severity | per                      | finds                                                          |
+| PLAN001 | error    | scenario, group, topic   | orphaned queues (clustering)                                   |
+| PLAN002 | error    | scenario, group, topic   | duplicated queues (clustering)                                 |
+| PLAN003 | warning  | scenario, group, topic   | idle processes (not for retry topics)                          |
+| PLAN004 | error    | baseline, topic          | written queues no consumer can read                            |
+| PLAN005 | error    | scenario, group, topic   | a strategy throws, so that process's rebalance fails           |
+| PLAN006 | warning  | scenario, group, topic   | a process holds >= 2 queues and >= twice its fair share        |
+| PLAN007 | warning  | scenario, group          | broadcasting processes on one host share a client id           |
+
+The fair share is the topic's readable queues divided by the processes that subscribe to it (clustering only,
+not for retry topics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from planner.identity import shared_client_ids
+from planner.model import BROADCASTING, CLUSTERING, Fleet, GroupTopicResult, Process, Queue, Simulation
+from planner.routes import is_retry_topic, unreadable_written_queues, why_unreadable
+
+ERROR = "error"
+WARNING = "warning"
+SEVERITY = {
+    "PLAN001": ERROR, "PLAN002": ERROR, "PLAN003": WARNING, "PLAN004": ERROR,
+    "PLAN005": ERROR, "PLAN006": WARNING, "PLAN007": WARNING,
+}
+MAX_LISTED = 6  # processes named in one message before "and N more"
+
+
+@dataclass
+class PlanFinding:
+    code: str
+    severity: str
+    scenario: str
+    group: Optional[str]
+    topic: Optional[str]
+    message: str
+    queues: Optional[list[Queue]] = None
+
+    def to_json(self) -> dict:
+        out = {"code": self.code, "severity": self.severity, "scenario": self.scenario, "group": self.group,
+               "topic": self.topic, "message": self.message}
+        if self.queues is not None:
+            out["queues"] = [[q.topic, q.broker, q.queue_id] for q in self.queues]
+        return out
+
+
+def _finding(code: str, scenario: str, group: Optional[str], topic: Optional[str], message: str,
+             queues: Optional[list[Queue]] = None) -> PlanFinding:
+    return PlanFinding(code, SEVERITY[code], scenario, group, topic, message, queues)
+
+
+def format_queues(queues: Sequence[Queue]) -> str:
+    """`broker-a: 2, 3; broker-b: 0` (the topic is the finding's)."""
+    by_broker: dict[str, list[int]] = {}
+    for q in queues:
+        by_broker.setdefault(q.broker, []).append(q.queue_id)
+    return "; ".join(f"{b}: {', '.join(map(str, ids))}" for b, ids in by_broker.items())
+
+
+def _names(items: Sequence[str]) -> str:
+    shown = list(items[:MAX_LISTED])
+    more = len(items) - len(shown)
+    text = ", ".join(shown)
+    return f"{text} and {more} more" if more > 0 else text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _strategy_text(p: Process) -> str:
+    s = p.strategy
+    if s.name == "CONSISTENT_HASH":
+        return f"CONSISTENT_HASH ({s.virtual_nodes} virtual nodes)"
+    if s.name == "MACHINE_ROOM_NEARBY" and s.nearby is not None:
+        return f"MACHINE_ROOM_NEARBY-{s.nearby.name}"
+    return s.name
+
+
+# ----------------------------------------------------------------------------------------------------- reasons
+
+
+def _shared_id_reason(processes: Sequence[Process]) -> list[str]:
+    reasons = []
+    for cid, ps in shared_client_ids(processes).items():
+        reasons.append(f"{_names([p.instance for p in ps])} all report client id {cid} ({ps[0].id_source}), "
+                       f"so each computes the same share")
+    return reasons
+
+
+def _mixed_strategy_reason(subscribers: Sequence[Process]) -> list[str]:
+    by_strategy: dict[str, list[str]] = {}
+    for p in subscribers:
+        by_strategy.setdefault(_strategy_text(p), []).append(p.instance)
+    if len(by_strategy) < 2:
+        return []
+    parts = [f"{name} on {_names(instances)}" for name, instances in by_strategy.items()]
+    return [f"the processes run different strategies ({'; '.join(parts)}), whose shares do not fit together"]
+
+
+def _not_subscribed_reason(r: GroupTopicResult) -> list[str]:
+    others = [p.instance for p in r.processes if p.instance not in r.assignment]
+    if not others:
+        return []
+    return [f"{_names(others)} do(es) not subscribe to {r.topic} but still count in the split "
+            f"(the broker lists every process of the group), so their shares are never pulled"]
+
+
+def _errored_reason(r: GroupTopicResult) -> list[str]:
+    if not r.errored:
+        return []
+    return [f"the strategy throws on {_names(list(r.errored))}, which therefore hold nothing"]
+
+
+def _strategy_reason(r: GroupTopicResult, subscribers: Sequence[Process]) -> list[str]:
+    names = {p.strategy for p in subscribers}
+    if len(names) != 1:
+        return []
+    s = next(iter(names))
+    if s.name == "CONSISTENT_HASH" and s.virtual_nodes == 0:
+        return ["CONSISTENT_HASH with virtual_nodes = 0 puts no process on the ring, so it routes nothing"]
+    if s.name == "CONFIG":
+        return ["the CONFIG strategy's fixed queue list does not name them"]
+    if s.name == "MACHINE_ROOM":
+        return [f"MACHINE_ROOM takes only queues of brokers named room@name with the room in consumer_idcs "
+                f"{list(s.consumer_idcs)}"]
+    return []
+
+
+def _subscribers(r: GroupTopicResult) -> list[Process]:
+    return [p for p in r.processes if p.instance in r.assignment]
+
+
+def _because(reasons: list[str], fallback: str) -> str:
+    return "; ".join(reasons) if reasons else fallback
+
+
+# ---------------------------------------------------------------------------------------------------- findings
+
+
+def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or not r.orphaned:
+        return None
+    subs = _subscribers(r)
+    reasons = (_shared_id_reason(r.processes) + _errored_reason(r) + _not_subscribed_reason(r)
+               + _mixed_strategy_reason(subs) + _strategy_reason(r, subs))
+    if not subs:
+        reasons = [f"no process of the group subscribes to {r.topic}"] + reasons
+    what = "retry queues" if is_retry_topic(r.topic) else "queues"
+    msg = (f"{len(r.orphaned)} of {len(r.queues)} {what} of {r.topic} are consumed by no process of group "
+           f"{r.group} ({format_queues(r.orphaned)}): "
+           f"{_because(reasons, f'the strategy leaves them to nobody ({_strategy_text(subs[0]) if subs else r.model})')}"
+           f"; their messages pile up unread")
+    return _finding("PLAN001", r.scenario, r.group, r.topic, msg, list(r.orphaned))
+
+
+def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or not r.duplicated:
+        return None
+    subs = _subscribers(r)
+    reasons = _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
+    what = "retry queues" if is_retry_topic(r.topic) else "queues"
+    msg = (f"{len(r.duplicated)} of {len(r.queues)} {what} of {r.topic} are held by two or more processes of "
+           f"group {r.group} ({format_queues(r.duplicated)}): "
+           f"{_because(reasons, 'the processes disagree on the split')}; their messages are consumed twice")
+    return _finding("PLAN002", r.scenario, r.group, r.topic, msg, list(r.duplicated))
+
+
+def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if not r.idle or is_retry_topic(r.topic):
+        return None
+    subs = _subscribers(r)
+    distinct = len({p.client_id for p in r.processes})
+    reasons = []
+    if not r.queues:
+        reasons.append(f"{r.topic} has no readable queue")
+    elif r.model == CLUSTERING and len(r.queues) < distinct:
+        reasons.append(f"{r.topic} has {_plural(len(r.queues), 'readable queue')} for "
+                       f"{_plural(distinct, 'distinct client id')} (a queue is never split)")
+    if r.model == CLUSTERING:
+        reasons += _errored_reason(r) + _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
+        reasons += _strategy_reason(r, subs)
+    idle = [p.instance for p in r.idle]
+    fallback = f"{_strategy_text(subs[0])} gives them nothing" if subs else "they hold nothing"
+    msg = (f"{len(idle)} of {len(subs)} processes of group {r.group} hold no queue of {r.topic} "
+           f"({_names(idle)}): {_because(reasons, fallback)}")
+    return _finding("PLAN003", r.scenario, r.group, r.topic, msg)
+
+
+def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if not r.errored:
+        return None
+    by_error: dict[str, list[str]] = {}
+    for instance, error in r.errored.items():
+        by_error.setdefault(error, []).append(instance)
+    proc = {p.instance: p for p in r.processes}
+    parts = [f"{_strategy_text(proc[instances[0]])} throws {error} on {_names(instances)}"
+             for error, instances in by_error.items()]
+    msg = (f"the rebalance of {r.topic} fails for {_plural(len(r.errored), 'process')} of group {r.group}: "
+           f"{'; '.join(parts)}; a failed rebalance keeps what it had, which at start is nothing")
+    return _finding("PLAN005", r.scenario, r.group, r.topic, msg)
+
+
+def _imbalance(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or is_retry_topic(r.topic) or not r.queues:
+        return None
+    subs = _subscribers(r)
+    if len(subs) < 2:
+        return None
+    fair = len(r.queues) / len(subs)
+    heavy = [(p, len(r.assignment[p.instance])) for p in subs
+             if len(r.assignment[p.instance]) >= 2 and len(r.assignment[p.instance]) >= 2 * fair]
+    if not heavy:
+        return None
+    heavy.sort(key=lambda item: -item[1])
+    parts = [f"{p.instance} holds {n} ({n / fair:.1f}x)" for p, n in heavy[:MAX_LISTED]]
+    if len(heavy) > MAX_LISTED:
+        parts.append(f"and {len(heavy) - MAX_LISTED} more")
+    msg = (f"imbalance in group {r.group} on {r.topic}: the fair share is {fair:.2g} "
+           f"({len(r.queues)} queues / {len(subs)} processes), but {', '.join(parts)}; "
+           f"strategy {_strategy_text(heavy[0][0])}")
+    return _finding("PLAN006", r.scenario, r.group, r.topic, msg)
+
+
+def _unreadable(fleet: Fleet) -> list[PlanFinding]:
+    out = []
+    for topic in fleet.topics:
+        lost = unreadable_written_queues(fleet, topic)
+        if not lost:
+            continue
+        brokers = list(dict.fromkeys(q.broker for q in lost))
+        why = "; ".join(why_unreadable(fleet, topic, b) for b in brokers)
+        msg = (f"{len(lost)} written queue(s) of {topic.name} cannot be read by any consumer "
+               f"({format_queues(lost)}): {why}; messages sent there are never consumed")
+        out.append(_finding("PLAN004", "baseline", None, topic.name, msg, lost))
+    return out
+
+
+def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> list[PlanFinding]:
+    out = []
+    by_host_id: dict[tuple[str, str], list[Process]] = {}
+    for p in processes:
+        by_host_id.setdefault((p.host, p.client_id), []).append(p)
+    for (host, cid), ps in by_host_id.items():
+        if len(ps) < 2:
+            continue
+        msg = (f"{len(ps)} broadcasting processes of group {group} on host {host} ({_names([p.instance for p in ps])}) "
+               f"report client id {cid} ({ps[0].id_source}), so they share one local offsets file "
+               f"~/.rocketmq_offsets/{cid}/{group}/offsets.json and overwrite each other's progress")
+        out.append(_finding("PLAN007", scenario, group, None, msg))
+    return out
+
+
+def find(sim: Simulation) -> list[PlanFinding]:
+    """Every finding of a simulation: topic findings (PLAN004) first, then in result order."""
+    out = _unreadable(sim.fleet)
+    seen_groups: set[tuple[str, str]] = set()
+    for r in sim.results:
+        if r.model == BROADCASTING and (r.scenario, r.group) not in seen_groups:
+            seen_groups.add((r.scenario, r.group))
+            out += _shared_offsets(r.scenario, r.group, r.processes)
+        for check in (_errored, _orphaned, _duplicated, _idle, _imbalance):
+            f = check(r)
+            if f is not None:
+                out.append(f)
+    return out
+
+
+def has_errors(findings: Sequence[PlanFinding]) -> bool:
+    return any(f.severity == ERROR for f in findings)
