@@ -1,0 +1,164 @@
+"""The per-file facts cache under `<root>/.rmqlint_cache/`.
+
+One JSON file holds, per project file, its size, mtime and inode, the hash of its content, the prefilter verdict
+(does it mention RocketMQ at all?) and, once parsed, its facts (`facts_to_json`). A warm run therefore reads one
+file and stats the project: an unchanged file is neither read nor hashed nor parsed. A changed stat makes the
+engine read and hash the file; equal content still reuses the entry (a `touch` costs a hash, not a parse).
+
+Stat results are only trusted when the file was last modified comfortably before the run that recorded them
+(git's "racily clean" problem: an edit within the same mtime tick would otherwise go unseen).
+
+Everything here is best effort: a missing, corrupt, foreign-version or unwritable cache means an empty cache, never
+a failed run. Writes go to a temporary file and are renamed into place, so readers never see half a cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rmqlint.facts import FACTS_VERSION
+
+CACHE_DIR = ".rmqlint_cache"
+CACHE_FILE = "facts.json"
+RACY_MARGIN_NS = 2_000_000_000  # coarse filesystems keep mtimes to 1-2 s
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("rmqtools")
+    except Exception:  # running from a source tree without an installed distribution
+        return "0+source"
+
+
+def cache_key() -> str:
+    return f"facts={FACTS_VERSION};rmqtools={_package_version()}"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass
+class Entry:
+    hash: str
+    relevant: bool | None  # the prefilter verdict; None when not computed (a file parsed on demand)
+    facts: dict | None  # facts_to_json of the parsed file, None when not parsed
+
+
+class FactsCache:
+    def __init__(self, root: Path, enabled: bool = True):
+        self.dir = root / CACHE_DIR
+        self.enabled = enabled
+        self.key = cache_key()
+        self.run_started_ns = time.time_ns()
+        self._old: dict[str, dict] = {}
+        self._new: dict[str, dict] = {}
+        self._dirty = False
+        if enabled:
+            self._old = self._load()
+
+    def _load(self) -> dict[str, dict]:
+        try:
+            with open(self.dir / CACHE_FILE, "rb") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
+            self._dirty = True  # another version's cache: replace it
+            return {}
+        return data["files"]
+
+    # --- lookups --------------------------------------------------------------------------------------------
+
+    def by_stat(self, rel: str, st: os.stat_result) -> Entry | None:
+        """The entry of an unchanged file, judged by its stat alone (no read)."""
+        raw = self._old.get(rel)
+        if not isinstance(raw, dict) or not raw.get("stat_ok"):
+            return None
+        if raw.get("size") != st.st_size or raw.get("mtime_ns") != st.st_mtime_ns or raw.get("ino") != st.st_ino:
+            return None
+        entry = _entry(raw)
+        if entry is not None:
+            self._new[rel] = raw
+        return entry
+
+    def by_hash(self, rel: str, digest: str) -> Entry | None:
+        """The entry of a file whose content was read and hashed: equal content, same facts."""
+        raw = self._new.get(rel) or self._old.get(rel)
+        if not isinstance(raw, dict) or raw.get("hash") != digest:
+            return None
+        return _entry(raw)
+
+    # --- updates --------------------------------------------------------------------------------------------
+
+    def store(self, rel: str, st: os.stat_result, entry: Entry) -> None:
+        if not self.enabled:
+            return
+        previous = self._new.get(rel)
+        raw = {
+            "size": st.st_size,
+            "mtime_ns": st.st_mtime_ns,
+            "ino": st.st_ino,
+            "stat_ok": st.st_mtime_ns < self.run_started_ns - RACY_MARGIN_NS,
+            "hash": entry.hash,
+            "relevant": entry.relevant,
+            "facts": entry.facts,
+        }
+        if raw != previous:
+            self._new[rel] = raw
+            self._dirty = True
+
+    def keep(self, rel: str, st: os.stat_result, entry: Entry) -> None:
+        """Record a file reused from the cache after a content check (its stat changed, its content did not)."""
+        self.store(rel, st, entry)
+
+    def save(self) -> None:
+        """Write the entries seen in this run (files gone from the project are dropped). Never raises."""
+        if not self.enabled:
+            return
+        if not self._dirty and set(self._new) == set(self._old):
+            return
+        try:
+            self.dir.mkdir(exist_ok=True)
+            _write_marker_files(self.dir)
+            payload = json.dumps({"key": self.key, "files": self._new}, separators=(",", ":"))
+            fd, tmp = tempfile.mkstemp(prefix=".facts-", suffix=".tmp", dir=self.dir)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(payload)
+                os.replace(tmp, self.dir / CACHE_FILE)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except (OSError, TypeError, ValueError):
+            # A read-only checkout or a full disk: the next run is simply cold.
+            self.enabled = False
+
+
+def _entry(raw: dict) -> Entry | None:
+    digest, relevant, facts = raw.get("hash"), raw.get("relevant"), raw.get("facts")
+    if not isinstance(digest, str) or not (relevant is None or isinstance(relevant, bool)):
+        return None
+    if not (facts is None or isinstance(facts, dict)):
+        return None
+    return Entry(digest, relevant, facts)
+
+
+def _write_marker_files(directory: Path) -> None:
+    gitignore = directory / ".gitignore"
+    if not gitignore.exists():
+        gitignore.write_text("# Created by rmqlint.\n*\n", encoding="utf-8")
+    tag = directory / "CACHEDIR.TAG"
+    if not tag.exists():
+        tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# rmqlint facts cache\n", encoding="utf-8")

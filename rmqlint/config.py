@@ -1,0 +1,121 @@
+"""Settings: `[tool.rmqlint]` in pyproject.toml, or top-level keys in `.rmqlint.toml` (which wins when both
+exist), at the project root. Command-line options override them key by key.
+
+Keys: `select`, `ignore` (lists of codes or code prefixes such as "RMQ0"), `exclude` (gitignore-style globs
+relative to the root), `fail-on` ("error" | "warning" | "info"). Anything else is a configuration error:
+one line naming the file and the key, exit 2.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rmqlint.findings import SEVERITIES
+
+DEFAULT_FAIL_ON = "warning"  # errors and warnings fail a build; info notes (unparseable files) do not
+_SELECTOR = re.compile(r"^[A-Z]+[0-9]*$")
+
+
+class ConfigError(Exception):
+    """A configuration problem, already phrased as the one line the user sees."""
+
+
+@dataclass
+class Settings:
+    select: list[str] | None = None  # None: every rule
+    ignore: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    fail_on: str = DEFAULT_FAIL_ON
+    source: str = ""  # the file the settings came from, for messages
+
+    def enabled(self, code: str) -> bool:
+        if self.select is not None and not any(_matches(code, s) for s in self.select):
+            return False
+        return not any(_matches(code, s) for s in self.ignore)
+
+
+def _matches(code: str, selector: str) -> bool:
+    return selector == "ALL" or code.startswith(selector)
+
+
+def load_settings(root: Path, known_codes: set[str]) -> Settings:
+    dedicated = root / ".rmqlint.toml"
+    if dedicated.is_file():
+        table = _read_toml(dedicated)
+        return _settings_from(table, dedicated.name, "", known_codes)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject).get("tool", {})
+        if not isinstance(table, dict) or "rmqlint" not in table:
+            return Settings()
+        section = table["rmqlint"]
+        if not isinstance(section, dict):
+            raise ConfigError(f"{pyproject.name}: [tool.rmqlint] must be a table")
+        return _settings_from(section, pyproject.name, "tool.rmqlint.", known_codes)
+    return Settings()
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path.name}: cannot read: {err}") from None
+
+
+_KEYS = ("select", "ignore", "exclude", "fail-on")
+
+
+def _settings_from(table: dict, source: str, prefix: str, known_codes: set[str]) -> Settings:
+    settings = Settings(source=source)
+    for key, value in table.items():
+        where = f"{source}: {prefix}{key}"
+        if key == "select":
+            settings.select = parse_codes(_string_list(value, where), known_codes, where)
+        elif key == "ignore":
+            settings.ignore = parse_codes(_string_list(value, where), known_codes, where)
+        elif key == "exclude":
+            settings.exclude = _string_list(value, where)
+        elif key in ("fail-on", "fail_on"):
+            settings.fail_on = parse_severity(value, where)
+        else:
+            raise ConfigError(f"{where}: unknown key (expected one of: {', '.join(_KEYS)})")
+    return settings
+
+
+def _string_list(value, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {_toml_type(value)}")
+    return list(value)
+
+
+def parse_codes(selectors: list[str], known_codes: set[str], where: str) -> list[str]:
+    """Validate code selectors: a full code, a prefix of at least one known code, or ALL."""
+    out = []
+    for raw in selectors:
+        selector = raw.strip().upper()
+        if not selector:
+            continue
+        if not _SELECTOR.match(selector) or (
+            selector != "ALL" and not any(code.startswith(selector) for code in known_codes)
+        ):
+            raise ConfigError(f"{where}: unknown rule code or prefix {raw.strip()!r}")
+        out.append(selector)
+    return out
+
+
+def parse_severity(value, where: str) -> str:
+    if not isinstance(value, str) or value not in SEVERITIES:
+        shown = repr(value) if isinstance(value, str) else _toml_type(value)
+        raise ConfigError(f"{where}: expected one of {', '.join(reversed(SEVERITIES))}, got {shown}")
+    return value
+
+
+def _toml_type(value) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array", dict: "a table"}
+    return names.get(type(value), type(value).__name__)

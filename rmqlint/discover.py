@@ -1,0 +1,168 @@
+"""Which files make up the project: the root, the source files under it, and the ones the user asked about.
+
+The whole project is always indexed (cross-file rules need every constant and every producer), but findings are
+reported only for the paths given on the command line: that is how a pre-commit run on three changed files still
+sees the rest of the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+ROOT_MARKERS = (".git", "pyproject.toml", ".rmqlint.toml")
+# Directories never worth reading: build output, dependencies, virtualenvs, our own cache.
+SKIPPED_DIRS = frozenset({"target", "build", "node_modules", ".venv", ".git", ".rmqlint_cache"})
+
+
+class DiscoveryError(Exception):
+    """A path argument that does not exist or is outside the project: one line, exit 2."""
+
+
+@dataclass
+class Discovery:
+    root: Path
+    files: list[str]  # every project source file, relative '/'-separated, sorted
+    report: set[str] = field(default_factory=set)  # the files whose findings are reported
+    kinds: dict[str, str] = field(default_factory=dict)  # path -> "java" | "python" | "spring"
+
+
+def find_root(paths: list[Path]) -> Path:
+    """The nearest ancestor (of the arguments' common directory) holding .git, pyproject.toml or .rmqlint.toml;
+    without one, that common directory itself."""
+    resolved = [p.resolve() for p in paths]
+    common = Path(os.path.commonpath([str(p) for p in resolved]))
+    if common.is_file() or (len(resolved) == 1 and not common.is_dir()):
+        common = common.parent
+    for candidate in (common, *common.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return common
+
+
+def source_kind(rel_path: str) -> str | None:
+    name = rel_path.rsplit("/", 1)[-1]
+    if name.endswith(".java"):
+        return "java"
+    if name.endswith(".py"):
+        return "python"
+    if _is_spring_config(rel_path):
+        return "spring"
+    return None
+
+
+def _is_spring_config(rel_path: str) -> bool:
+    try:
+        from rmqlint.frontends.spring import is_spring_config
+    except ImportError:  # the Spring frontend is optional at import time; its file names are well known
+        name = rel_path.rsplit("/", 1)[-1]
+        return name.startswith(("application", "bootstrap")) and name.endswith((".properties", ".yml", ".yaml"))
+    return is_spring_config(rel_path)
+
+
+def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...] = ()) -> Discovery:
+    """Index the project under `root`, and mark the files under `paths` for reporting.
+
+    Files named explicitly are linted even when git ignores them; `exclude` globs (gitignore syntax, relative to
+    the root) apply to everything, explicit files included, so a pre-commit run honours them too.
+    """
+    excluded = pathspec.PathSpec.from_lines("gitwildmatch", exclude) if exclude else None
+    kinds: dict[str, str] = {}
+    for rel in _project_files(root):
+        if _skipped(rel) or (excluded is not None and excluded.match_file(rel)):
+            continue
+        kind = source_kind(rel)
+        if kind is not None:
+            kinds[rel] = kind
+
+    report: set[str] = set()
+    for arg in paths:
+        full = arg.resolve()
+        if not full.exists():
+            raise DiscoveryError(f"{arg}: no such file or directory")
+        try:
+            rel = full.relative_to(root).as_posix()
+        except ValueError:
+            raise DiscoveryError(f"{arg}: outside the project root {root}") from None
+        if full.is_dir():
+            prefix = "" if rel == "." else rel + "/"
+            report.update(p for p in kinds if p.startswith(prefix))
+        else:
+            kind = source_kind(rel)
+            if kind is None or (excluded is not None and excluded.match_file(rel)):
+                continue
+            kinds.setdefault(rel, kind)
+            report.add(rel)
+    return Discovery(root=root, files=sorted(kinds), report=report, kinds=kinds)
+
+
+def _skipped(rel: str) -> bool:
+    parts = rel.split("/")
+    return any(part in SKIPPED_DIRS for part in parts[:-1])
+
+
+def _project_files(root: Path) -> list[str]:
+    listed = _git_files(root)
+    return listed if listed is not None else _walk(root)
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """Tracked plus untracked-but-not-ignored files, as git sees them: fast and exact about .gitignore."""
+    if shutil.which("git") is None or not _inside_git_repo(root):
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-co", "--exclude-standard", "-z"],
+            capture_output=True,
+            timeout=60,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    files = []
+    for raw in out.split(b"\0"):
+        if raw:
+            rel = os.fsdecode(raw)
+            if os.path.isfile(os.path.join(root, rel)):  # tracked but deleted in the work tree: gone
+                files.append(rel)
+    return files
+
+
+def _inside_git_repo(root: Path) -> bool:
+    return any((candidate / ".git").exists() for candidate in (root, *root.parents))
+
+
+def _walk(root: Path) -> list[str]:
+    """Without git: walk the tree, honouring every .gitignore on the way down."""
+    files: list[str] = []
+    # Each entry: (directory relative to root, spec of that directory's .gitignore)
+    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+
+    def ignored(rel: str, is_dir: bool) -> bool:
+        for base, spec in specs:
+            if base and not rel.startswith(base + "/"):
+                continue
+            sub = rel[len(base) + 1 :] if base else rel
+            if spec.match_file(sub + "/" if is_dir else sub):
+                return True
+        return False
+
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        rel_dir = "" if rel_dir == "." else rel_dir
+        specs[:] = [(b, s) for b, s in specs if not b or rel_dir == b or rel_dir.startswith(b + "/")]
+        if ".gitignore" in filenames:
+            try:
+                with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as fh:
+                    specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())))
+            except OSError:
+                pass
+        join = (lambda n: f"{rel_dir}/{n}") if rel_dir else (lambda n: n)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not ignored(join(d), True))
+        files.extend(join(f) for f in filenames if not ignored(join(f), False))
+    return files
