@@ -280,3 +280,42 @@ class TestBroadcastingRetry:
 
     def test_concurrently_mode_written_out(self):
         assert len(self.run(consume_mode=setting("ConsumeMode.CONCURRENTLY"), max_reconsume_times=setting("3"))) == 1
+
+
+# --- every rule's own examples, through the real frontends, linker and engine ---------------------------------
+
+
+def _examples(kind: str):
+    for rule in ALL_RULES:
+        for number, example in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, example, id=f"{rule.CODE}-{kind.lower()}-{number}")
+
+
+def _lint_example(rule, example):
+    from rmqlint.engine import SourceIndex, lint_sources
+    from rmqlint.linker import Linker
+
+    findings = lint_sources(dict(example.files), rules=[rule()])
+    problems = [f"{f.location.path}:{f.location.line}: {f.message}" for f in findings if f.code == "RMQ900"]
+    assert not problems, f"the example does not parse cleanly: {problems}"
+    index = SourceIndex.in_memory({p: t.encode("utf-8") for p, t in example.files.items()})
+    index.scan()
+    project = Linker(index.facts, index, root="").link()
+    return [f for f in findings if f.code == rule.CODE], project
+
+
+@pytest.mark.parametrize("rule, example", list(_examples("INVALID")))
+def test_invalid_example_reports_exactly_the_expected_findings(rule, example):
+    findings, _project = _lint_example(rule, example)
+    got = sorted((f.location.path, f.location.line) for f in findings)
+    assert got == sorted(example.expect), example.note
+    for finding in findings:
+        assert finding.severity == rule.SEVERITY and finding.message
+
+
+@pytest.mark.parametrize("rule, example", list(_examples("VALID")))
+def test_valid_example_is_quiet(rule, example):
+    findings, project = _lint_example(rule, example)
+    assert [f"{f.location.path}:{f.location.line}: {f.message}" for f in findings] == [], example.note
+    # A near miss, not an empty project: the frontends must have seen the clients the example is about.
+    assert any(True for _ in project.clients()), "the example yields no client at all"
