@@ -123,7 +123,7 @@ def parse_fleet_text(text: str, label: str) -> Fleet:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise FleetError([_toml_error_line(label, str(e))]) from None
+        raise FleetError([_toml_error_line(label, str(e), text)]) from None
     except RecursionError:
         raise FleetError([f"{label}: invalid TOML: nested too deeply"]) from None
     checker = _Checker(label)
@@ -134,13 +134,14 @@ def parse_fleet_text(text: str, label: str) -> Fleet:
     return fleet
 
 
-def _toml_error_line(label: str, message: str) -> str:
+def _toml_error_line(label: str, message: str, text: str) -> str:
     m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
     if m:
         return f"{label}:{m.group(1)}:{m.group(2)}: invalid TOML: {message[: m.start()]}"
     m = re.search(r"\s*\(at end of document\)$", message)
     if m:
-        return f"{label}: invalid TOML at the end of the file: {message[: m.start()]}"
+        lines = text.splitlines() or [""]
+        return f"{label}:{len(lines)}:{len(lines[-1]) + 1}: invalid TOML at the end of the file: {message[: m.start()]}"
     return f"{label}: invalid TOML: {message}"
 
 
@@ -277,7 +278,9 @@ class _Checker:
         brokers = self.brokers(doc.get("brokers"), required=has_groups or "topics" in doc)
         broker_names = [b.name for b in brokers]
         topics = self.topics(doc.get("topics"), broker_names, required=has_groups)
-        topic_by_name = {t.name: t for t in topics}
+        # Names declared even by a broken entry: a reference to them is not a second error.
+        topic_by_name: dict[str, Any] = {name: None for name in _declared_names(doc.get("topics"))}
+        topic_by_name.update({t.name: t for t in topics})
         groups = []
         if "groups" in doc:
             for path, g in self.tables(doc["groups"], "groups"):
@@ -287,7 +290,8 @@ class _Checker:
         self.unique([g.name for g in groups], [g.path for g in groups], "group")
         scenarios = []
         if "scenarios" in doc:
-            group_by_name = {g.name: g for g in groups}
+            group_by_name: dict[str, Any] = {name: None for name in _declared_names(doc.get("groups"))}
+            group_by_name.update({g.name: g for g in groups})
             for path, s in self.tables(doc["scenarios"], "scenarios"):
                 scenario = self.scenario(s, path, group_by_name, topic_by_name)
                 if scenario is not None:
@@ -390,7 +394,13 @@ class _Checker:
                 return None  # no override
             name = inherited.name if inherited is not None else "AVG"
         else:
-            name = canonical_strategy(raw)
+            outer, dash, inner = raw.partition("-")  # "MACHINE_ROOM_NEARBY-AVG": the Java getName() form
+            name = canonical_strategy(outer if dash else raw)
+            inner_name = canonical_strategy(inner) if dash else None
+            if dash and (name != "MACHINE_ROOM_NEARBY" or inner_name in (None, "MACHINE_ROOM_NEARBY")):
+                name = None
+            elif dash and "nearby" not in table:
+                table = {**table, "nearby": inner}
             if name is None:
                 self.error(_join(path, "strategy"),
                            f"unknown strategy {_describe(raw)} (expected one of: {', '.join(STRATEGIES)} "
@@ -509,7 +519,7 @@ class _Checker:
             self.error(_join(path, "name"), '"baseline" is the name of the unchanged fleet; choose another')
         group_name = self.string(s, "group", path, required=True, nonempty=True)
         group = groups.get(group_name) if group_name is not None else None
-        if group_name is not None and group is None:
+        if group_name is not None and group_name not in groups:
             self.error(_join(path, "group"),
                        f'unknown group "{group_name}" (groups are: {", ".join(groups) or "none"})')
         added = []
@@ -568,6 +578,13 @@ class _Checker:
                                           f"{_describe(value) if not isinstance(value, list) else value}")
             return default
         return (value[0], value[1])
+
+
+def _declared_names(value: Any) -> list[str]:
+    """The string `name`s of an array of tables, whatever else is wrong with the entries."""
+    if not isinstance(value, list):
+        return []
+    return [t["name"] for t in value if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
 
 def _join(path: str, key: str) -> str:
