@@ -1,0 +1,89 @@
+"""Client ids (DESIGN §3): fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
+
+from planner.fleet import parse_fleet_text
+from planner.identity import build_client_id, group_processes, scenario_processes, shared_client_ids
+
+BASE = """
+[[brokers]]
+name = "broker-a"
+[[topics]]
+name = "TopicTest"
+read_queues = 4
+"""
+
+
+def group(instances: str, model: str = "clustering", scenarios: str = ""):
+    fleet = parse_fleet_text(BASE + f"""
+[[groups]]
+name = "g"
+model = "{model}"
+subscriptions = [{{ topic = "TopicTest" }}]
+{instances}
+{scenarios}""", "fleet.toml")
+    return fleet.groups[0], fleet.scenarios
+
+
+def test_build_client_id_appends_a_non_blank_unit_name():
+    assert build_client_id("10.0.0.1", "X") == "10.0.0.1@X"
+    assert build_client_id("10.0.0.1", "X", "u1") == "10.0.0.1@X@u1"
+    assert build_client_id("10.0.0.1", "X", "  ") == "10.0.0.1@X"  # UtilAll.isBlank
+
+
+def test_seed_004_fixed_instance_name_on_one_laptop():
+    g, _ = group('[[groups.instances]]\nhosts = ["192.168.1.10"]\ncount = 2\ninstance_name = "XUJIAN_MACBOOK"\n')
+    ps = group_processes(g)
+    assert [p.instance for p in ps] == ["192.168.1.10#1", "192.168.1.10#2"]
+    assert [p.client_id for p in ps] == ["192.168.1.10@XUJIAN_MACBOOK"] * 2
+    assert ps[0].id_source == "fixed instanceName 'XUJIAN_MACBOOK'"
+    assert list(shared_client_ids(ps)) == ["192.168.1.10@XUJIAN_MACBOOK"]
+
+
+def test_pid_1_containers_collide_on_old_clients_only():
+    old, _ = group('[[groups.instances]]\nhosts = ["10.0.0.5"]\ncount = 3\npid = 1\nclient_version = "4.5.1"\n')
+    ps = group_processes(old)
+    assert {p.client_id for p in ps} == {"10.0.0.5@1"}
+    assert ps[0].id_source == "pid 1 on client 4.5.1 (< 4.9.0 uses the pid alone)"
+    new, _ = group('[[groups.instances]]\nhosts = ["10.0.0.5"]\ncount = 3\npid = 1\nclient_version = "4.9.3"\n')
+    ids = [p.client_id for p in group_processes(new)]
+    assert len(set(ids)) == 3 and all(cid.startswith("10.0.0.5@1#") for cid in ids)  # pid#nanoTime
+    boundary, _ = group('[[groups.instances]]\nhosts = ["h"]\ncount = 2\npid = 1\nclient_version = "4.9.0"\n')
+    assert len({p.client_id for p in group_processes(boundary)}) == 2  # 4.9.0 already appends nanoTime
+
+
+def test_absent_pid_gives_distinct_deterministic_pids_per_host():
+    g, _ = group('[[groups.instances]]\nhosts = ["10.0.0.1", "10.0.0.2"]\ncount = 2\nclient_version = "4.5.1"\n')
+    ps = group_processes(g)
+    assert [p.client_id for p in ps] == ["10.0.0.1@10001", "10.0.0.1@10002", "10.0.0.2@10001", "10.0.0.2@10002"]
+    assert [p.client_id for p in group_processes(g)] == [p.client_id for p in ps]  # deterministic
+    assert "synthetic" in ps[0].id_source
+
+
+def test_explicit_default_instance_name_is_replaced_like_the_default():
+    g, _ = group('[[groups.instances]]\nhosts = ["h"]\ncount = 2\ninstance_name = "DEFAULT"\npid = 7\n'
+                 'client_version = "4.5.1"\n')
+    assert [p.client_id for p in group_processes(g)] == ["h@7", "h@7"]
+
+
+def test_broadcasting_keeps_default_even_with_a_pid():
+    g, _ = group('[[groups.instances]]\nhosts = ["10.0.0.1"]\ncount = 2\npid = 4\n', model="broadcasting")
+    ps = group_processes(g)
+    assert [p.client_id for p in ps] == ["10.0.0.1@DEFAULT"] * 2
+    assert ps[0].id_source == "broadcasting keeps 'DEFAULT'"
+
+
+def test_labels_count_per_host_across_instance_sets_and_unit_names_show():
+    g, _ = group('[[groups.instances]]\nhosts = ["a", "b"]\ninstance_name = "x"\n'
+                 '[[groups.instances]]\nhosts = ["a"]\ninstance_name = "y"\nunit_name = "u"\nroom = "hz"\n')
+    ps = group_processes(g)
+    assert [(p.instance, p.client_id) for p in ps] == [("a#1", "a@x"), ("b#1", "b@x"), ("a#2", "a@y@u")]
+    assert ps[2].room == "hz" and ps[2].spec_path == "groups[0].instances[1]" and "unitName 'u'" in ps[2].id_source
+
+
+def test_scenario_removes_last_first_and_new_processes_get_new_labels():
+    g, (s,) = group('[[groups.instances]]\nhosts = ["a"]\ncount = 3\ninstance_name = "n"\n',
+                    scenarios='[[scenarios]]\nname = "s"\ngroup = "g"\nremove_instances = 1\n'
+                              'add_instances = [{ hosts = ["a", "b"], strategy = "AVG_BY_CIRCLE" }]\n')
+    ps = scenario_processes(g, s)
+    assert [p.instance for p in ps] == ["a#1", "a#2", "a#4", "b#1"]
+    assert ps[2].strategy.name == "AVG_BY_CIRCLE" and ps[0].strategy.name == "AVG"
+    assert ps[2].client_id == "a@10004#1000000000004"  # no instance name on a 4.9.8 client: pid#nanoTime
