@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import struct
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from planner.javaorder import sort_client_ids, sort_queues, sort_strings
@@ -66,7 +67,7 @@ class _Rooms:
 def _canonical(part: str) -> Optional[str]:
     if part in STRATEGIES:
         return part
-    return STRATEGY_ALIASES.get(part)
+    return STRATEGY_ALIASES.get(part.rsplit(".", 1)[-1])  # a class name, simple or fully qualified
 
 
 def _unknown(name: str) -> ValueError:
@@ -153,9 +154,21 @@ def _java_utf8(s: str) -> bytes:
         return paired.encode("utf-8", "replace")
 
 
+try:  # CPython's built-in MD5 costs half of OpenSSL's per call on these short keys (the ring's hot loop)
+    from _md5 import md5 as _md5
+except ImportError:  # other interpreters
+    def _md5(data: bytes):  # type: ignore[misc]
+        return hashlib.md5(data, usedforsecurity=False)
+_first_u32 = struct.Struct(">I").unpack_from
+
+
+def _md5_bytes(data: bytes) -> int:
+    return _first_u32(_md5(data).digest())[0]
+
+
 def md5_hash(key: str) -> int:
     """ConsistentHashRouter's MD5Hash: the first 4 digest bytes as an unsigned number."""
-    return int.from_bytes(hashlib.md5(_java_utf8(key)).digest()[:4], "big")
+    return _md5_bytes(_java_utf8(key))
 
 
 def _java_split_at(s: str) -> list[str]:
@@ -183,24 +196,48 @@ class HashRing:
 
     def __init__(self, cid_all: Sequence[str], virtual_nodes: int) -> None:
         owner: dict[int, str] = {}
-        replicas: dict[str, int] = {}  # getExistingReplicas: points on the ring owned by that id
+        finished: set[str] = set()
+        run_cid: Optional[str] = None
+        run_points = 0  # getExistingReplicas(run_cid): its points still on the ring
         for cid in cid_all:
-            existing = replicas.get(cid, 0)
-            for i in range(existing, existing + virtual_nodes):
-                h = md5_hash(f"{cid}-{i}")
-                previous = owner.get(h)
-                if previous is not None:  # TreeMap.put on an equal key: the later node wins the point
-                    replicas[previous] -= 1
+            if cid != run_cid:
+                if run_cid is not None:
+                    finished.add(run_cid)
+                run_cid = cid
+                # sorted ids repeat back to back, so a new run starts from zero; otherwise count like Java
+                run_points = sum(1 for o in owner.values() if o == cid) if cid in finished else 0
+            prefix = _java_utf8(cid) + b"-"
+            start = run_points
+            for i in range(start, start + virtual_nodes):
+                h = _md5_bytes(prefix + str(i).encode())
+                if owner.get(h) != cid:  # a new point, or taken from another id: TreeMap.put, the later wins
+                    run_points += 1
                 owner[h] = cid
-                replicas[cid] = replicas.get(cid, 0) + 1
         self.points = sorted(owner)
         self.owners = [owner[p] for p in self.points]
 
     def route(self, object_key: str) -> Optional[str]:
+        return self.route_hash(md5_hash(object_key))
+
+    def route_hash(self, h: int) -> Optional[str]:
         if not self.points:
             return None
-        i = bisect.bisect_left(self.points, md5_hash(object_key))  # tailMap(hash).firstKey()
+        i = bisect.bisect_left(self.points, h)  # tailMap(hash).firstKey(), else the first point
         return self.owners[i if i < len(self.points) else 0]
+
+
+def _mq_hashes(mq_all: Sequence[Queue]) -> list[int]:
+    """md5_hash(mq_string(q)) for each queue, encoding each topic and broker name once."""
+    utf8: dict[str, bytes] = {}
+
+    def enc(s: str) -> bytes:
+        b = utf8.get(s)
+        if b is None:
+            b = utf8[s] = _java_utf8(s)
+        return b
+
+    return [_md5_bytes(b"MessageQueue [topic=" + enc(q[0]) + b", brokerName=" + enc(q[1])
+                       + b", queueId=" + str(q[2]).encode() + b"]") for q in mq_all]
 
 
 # ------------------------------------------------------------------------- one process: the Java transcription
@@ -312,7 +349,14 @@ def _one(spec: StrategySpec, current: str, mq_all: Sequence[Queue], cid_all: Seq
 
 def _client_order(queues: Sequence[Any], client_ids: Sequence[str]) -> tuple[list[Queue], list[str]]:
     """What RebalanceImpl hands the strategy: the queue set sorted, the client id list sorted."""
-    mq_all = sort_queues({_to_queue(q) for q in queues})
+    try:
+        distinct = set(queues)
+    except TypeError:  # lists, e.g. from JSON
+        distinct = {_to_queue(q) for q in queues}
+    else:
+        if set(map(type, distinct)) != {Queue}:
+            distinct = {_to_queue(q) for q in distinct}
+    mq_all = sort_queues(distinct)
     return mq_all, sort_client_ids(client_ids)
 
 
@@ -358,8 +402,10 @@ def _all_consistent_hash(spec: StrategySpec, mq_all: list[Queue], cid_all: list[
     shares: dict[str, Share] = {cid: [] for cid in _first_index(cid_all)}
     ring = HashRing(cid_all, spec.virtual_nodes)
     if ring.points:
-        for q in mq_all:
-            shares[ring.route(mq_string(q))].append(q)  # type: ignore[index, union-attr]
+        points, owners, last = ring.points, ring.owners, len(ring.points)
+        for q, h in zip(mq_all, _mq_hashes(mq_all)):
+            i = bisect.bisect_left(points, h)
+            shares[owners[i if i < last else 0]].append(q)  # type: ignore[union-attr]
     return shares
 
 

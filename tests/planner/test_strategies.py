@@ -74,8 +74,11 @@ def test_duplicate_first_index_wins_for_every_index_based_strategy():
 
 def test_repeated_client_id_adds_ring_replicas_numbered_on():
     ring = HashRing(["x", "x"], 3)
-    assert sorted(ring.points) == sorted({md5_hash(f"x-{i}") for i in range(6)})
+    assert ring.points == sorted({md5_hash(f"x-{i}") for i in range(6)})
     assert set(ring.owners) == {"x"}
+    ring = HashRing(["x", "y", "x"], 2)  # not the client's order, but the router counts the same way
+    expected = {md5_hash(k): k[0] for k in ("x-0", "x-1", "y-0", "y-1", "x-2", "x-3")}
+    assert dict(zip(ring.points, ring.owners)) == expected
 
 
 # -------------------------------------------------------------------------------------------- consistent hash
@@ -212,6 +215,8 @@ def test_parse_strategy_names_and_aliases():
     inner = parse_strategy_name("MACHINE_ROOM_NEARBY-CONSISTENT_HASH", virtual_nodes=3).nearby
     assert inner == StrategySpec("CONSISTENT_HASH", virtual_nodes=3)
     assert parse_strategy_name("AVG", virtual_nodes=3) == AVG  # parameters only where they matter
+    qualified = "org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle"
+    assert parse_strategy_name(qualified) == CIRCLE
 
 
 @pytest.mark.parametrize("name,params,message", [
