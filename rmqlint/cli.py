@@ -1,0 +1,171 @@
+"""The `rmqlint` command.
+
+    rmqlint [PATH ...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
+            [--fail-on error|warning|info] [--no-cache]
+    rmqlint rules              the rule table: code, name, severity, summary
+    rmqlint explain CODE       a rule's documentation
+
+Exit status: 0 no finding at or above the failing severity, 1 findings, 2 usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rmqlint.findings import SEVERITIES
+
+SUBCOMMANDS = ("rules", "explain")
+
+_EPILOG = """\
+commands:
+  rmqlint rules            list the rules (code, name, severity, summary)
+  rmqlint explain CODE     print a rule's documentation
+  ('rules' and 'explain' as the first argument are these commands; to lint a directory of that name, write
+  ./rules)
+
+The whole project (the nearest directory above PATH holding .git, pyproject.toml or .rmqlint.toml) is indexed, so
+constants and producers in other files are seen; findings are reported for PATH only. Settings come from
+[tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on); options override them.
+A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
+
+exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or configuration error.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, as every other usage error
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def _codes(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="rmqlint",
+        description="Find Apache RocketMQ client misuse that loses or duplicates messages.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to report on (default: .)")
+    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                        help="output format (default: text)")
+    parser.add_argument("--select", type=_codes, metavar="CODES",
+                        help="comma-separated codes or prefixes to enable (e.g. RMQ001,RMQ00); default: all")
+    parser.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
+    parser.add_argument("--fail-on", choices=tuple(reversed(SEVERITIES)), default=None,
+                        help="lowest severity that makes the exit status 1 (default: warning, so errors and "
+                             "warnings fail and info notes such as RMQ900 do not)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write .rmqlint_cache/")
+    parser.add_argument("--version", action="version", version=f"rmqlint {_version()}")
+    return parser
+
+
+def _version() -> str:
+    from rmqlint.cache import _package_version
+
+    return _package_version()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] == "rules":
+            return _rules_command(argv[1:])
+        if argv and argv[0] == "explain":
+            return _explain_command(argv[1:])
+        return _lint_command(argv)
+    except KeyboardInterrupt:
+        _emit_err("rmqlint: interrupted")
+        return 130
+    except Exception as err:  # last resort: a bug in rmqlint is one line, not a traceback
+        _emit_err(f"rmqlint: internal error: {type(err).__name__}: {err} (please report this)")
+        return 2
+
+
+def _lint_command(argv: list[str]) -> int:
+    from rmqlint.config import ConfigError
+    from rmqlint.discover import DiscoveryError
+    from rmqlint.engine import LintOptions, lint
+    from rmqlint.reporters import render
+
+    args = build_parser().parse_args(argv)
+    options = LintOptions(
+        paths=[Path(p) for p in args.paths] or [Path(".")],
+        select=args.select,
+        ignore=args.ignore,
+        fail_on=args.fail_on,
+        use_cache=not args.no_cache,
+    )
+    try:
+        result = lint(options)
+    except (ConfigError, DiscoveryError) as err:
+        _emit_err(f"rmqlint: {err}")
+        return 2
+    _emit(render(args.format, result))
+    return 1 if result.failed() else 0
+
+
+def _rules_command(argv: list[str]) -> int:
+    parser = _Parser(prog="rmqlint rules", description="List the rules.")
+    parser.parse_args(argv)
+    from rules import ALL_RULES
+
+    from rmqlint.engine import PROBLEM_CODE, PROBLEM_NAME, PROBLEM_SUMMARY
+
+    rows = [(r.CODE, r.NAME, r.SEVERITY, r.SUMMARY) for r in ALL_RULES]
+    rows.append((PROBLEM_CODE, PROBLEM_NAME, "info", PROBLEM_SUMMARY))
+    header = ("CODE", "NAME", "SEVERITY", "SUMMARY")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
+    lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
+             for row in [header, *rows]]
+    _emit("\n".join(lines) + "\n")
+    return 0
+
+
+def _explain_command(argv: list[str]) -> int:
+    parser = _Parser(prog="rmqlint explain", description="Print a rule's documentation.")
+    parser.add_argument("code", metavar="CODE")
+    args = parser.parse_args(argv)
+    from rules import rule_by_code
+
+    from rmqlint.engine import PROBLEM_CODE, PROBLEM_DOCS, PROBLEM_NAME
+
+    code = args.code.strip().upper()
+    if code == PROBLEM_CODE:
+        title, severity, docs = PROBLEM_NAME, "info", PROBLEM_DOCS
+    else:
+        rule = rule_by_code(code)
+        if rule is None:
+            _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
+            return 2
+        title, severity, docs = rule.NAME, rule.SEVERITY, rule.DOCS
+    _emit(f"# {code} {title} ({severity})\n\n{docs.strip()}\n")
+    return 0
+
+
+def _emit(text: str) -> None:
+    """Write the whole output at once; a closed pipe (| head) is not an error."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter from failing at exit
+        except OSError:
+            pass
+
+
+def _emit_err(text: str) -> None:
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

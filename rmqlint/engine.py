@@ -1,0 +1,351 @@
+"""The lint run: settings -> discovery -> per-file facts (cached, prefiltered, parsed on demand) -> linker ->
+rules -> RMQ900 for unreadable files -> suppressions -> the findings of the files the user asked about.
+
+Only files that mention RocketMQ (the frontends' byte prefilter) and Spring configuration files are parsed up
+front. Other files are parsed only when the linker needs a constant they declare. Every file's verdict and facts
+go to the cache, so a warm run stats the project and parses nothing that did not change.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from rmqlint.cache import Entry, FactsCache, content_hash
+from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
+from rmqlint.discover import Discovery, discover, find_root, source_kind
+from rmqlint.facts import FileFacts, Location, Problem, facts_from_json, facts_to_json
+from rmqlint.findings import Finding, severity_rank
+from rmqlint.linker import Linker, module_of
+from rmqlint.project import Project
+from rmqlint.suppress import apply_suppressions
+
+PROBLEM_CODE = "RMQ900"
+PROBLEM_NAME = "unreadable-file"
+PROBLEM_SUMMARY = "A file could not be read or parsed; the run continues without it"
+PROBLEM_DOCS = """\
+## What it does
+Reports a file rmqlint could not read or parse: unreadable, binary, not UTF-8, larger than the size limit, or with
+a syntax error. The rest of the project is still linted.
+
+## Why is this bad?
+Nothing in that file was checked, and constants it declares cannot be resolved, so findings may be missing.
+
+## Fix
+Fix the syntax error or the encoding (rmqlint reads UTF-8), or exclude the file with `exclude` in
+`[tool.rmqlint]`.
+"""
+MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
+
+
+@dataclass
+class LintOptions:
+    paths: list[Path] = field(default_factory=lambda: [Path(".")])
+    select: list[str] | None = None  # from the command line: override the configuration
+    ignore: list[str] | None = None
+    fail_on: str | None = None
+    use_cache: bool = True
+
+
+@dataclass
+class LintResult:
+    root: Path
+    settings: Settings
+    findings: list[Finding]
+    files_checked: int  # files in the reported set
+    rules: list  # the enabled Rule instances
+
+    def failed(self) -> bool:
+        threshold = severity_rank(self.settings.fail_on)
+        return any(severity_rank(f.severity) >= threshold for f in self.findings)
+
+
+def known_codes() -> set[str]:
+    from rules import ALL_RULES
+
+    return {rule.CODE for rule in ALL_RULES} | {PROBLEM_CODE}
+
+
+def resolve_settings(root: Path, options: LintOptions) -> Settings:
+    """Project settings with the command line on top. Raises ConfigError."""
+    codes = known_codes()
+    settings = load_settings(root, codes)
+    if options.select is not None:
+        settings.select = parse_codes(options.select, codes, "--select")
+    if options.ignore is not None:
+        settings.ignore = parse_codes(options.ignore, codes, "--ignore")
+    if options.fail_on is not None:
+        settings.fail_on = parse_severity(options.fail_on, "--fail-on")
+    return settings
+
+
+def lint(options: LintOptions) -> LintResult:
+    """Lint the project holding `options.paths`. Raises ConfigError or DiscoveryError (exit 2)."""
+    from rules import ALL_RULES
+
+    root = find_root(options.paths)
+    settings = resolve_settings(root, options)
+    discovery = discover(options.paths, root, settings.exclude)
+    cache = FactsCache(root, enabled=options.use_cache)
+    loader = SourceIndex(discovery, cache)
+    loader.scan()
+    project = Linker(loader.facts, loader, root=str(root)).link()
+    cache.save()
+
+    rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
+    findings = run_rules(project, rules, settings)
+    findings = [f for f in findings if f.location.path in discovery.report]
+    return LintResult(root, settings, findings, len(discovery.report), rules)
+
+
+def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:
+    """Every rule's findings plus RMQ900 for file problems, suppressions applied, sorted and de-duplicated."""
+    findings: set[Finding] = set()
+    for rule in rules:
+        findings.update(rule.check(project))
+    if settings is None or settings.enabled(PROBLEM_CODE):
+        for facts in project.files.values():
+            for problem in facts.problems:
+                findings.add(Finding(PROBLEM_CODE, "info", problem.message, problem.location))
+    return sorted(apply_suppressions(list(findings), project.files), key=Finding.sort_key)
+
+
+def lint_sources(files: dict[str, str | bytes], rules: Iterable | None = None) -> list[Finding]:
+    """Lint a small in-memory project (path -> text), no disk, no cache: for rule examples and tests."""
+    from rules import ALL_RULES
+
+    index = SourceIndex.in_memory({p: t.encode("utf-8") if isinstance(t, str) else t for p, t in files.items()})
+    index.scan()
+    project = Linker(index.facts, index, root="").link()
+    chosen = [rule() for rule in ALL_RULES] if rules is None else list(rules)
+    return run_rules(project, chosen)
+
+
+# --- frontends ------------------------------------------------------------------------------------------------
+
+
+def _frontend(kind: str, rel: str) -> tuple[Callable[[str, bytes], FileFacts], Callable[[bytes], bool] | None]:
+    """The parser of a file kind and its prefilter (None: always parse). Imported on first use: a warm run that
+    parses nothing does not pay for tree-sitter or libcst."""
+    if kind == "java":
+        from rmqlint.frontends import java
+
+        return java.parse_java, java.mentions_rocketmq
+    if kind == "python":
+        from rmqlint.frontends import python
+
+        return python.parse_python, python.mentions_rocketmq
+    from rmqlint.frontends import spring
+
+    if rel.endswith(".properties"):
+        return spring.parse_properties, None
+    return spring.parse_yaml, None
+
+
+def _problem_facts(rel: str, kind: str, message: str, line: int = 1, column: int = 1) -> FileFacts:
+    language = {"java": "java", "python": "python"}.get(kind, "yaml" if not rel.endswith(".properties") else "properties")
+    loc = Location(rel, line, column, line, column + 1)
+    return FileFacts(path=rel, language=language, problems=[Problem(message, loc)])
+
+
+def _decode_error(rel: str, kind: str, data: bytes) -> FileFacts | None:
+    """RMQ900 facts for bytes that are not UTF-8 text, with the position of the first bad byte."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        return _problem_facts(rel, kind, f"not valid UTF-8 (byte 0x{data[err.start]:02x}): not linted", line, column)
+    return None
+
+
+# --- the source index -----------------------------------------------------------------------------------------
+
+
+class SourceIndex:
+    """The project's files and their facts: scans with the prefilter, parses on demand for the linker
+    (implements `linker.SourceLoader`), and keeps the cache up to date."""
+
+    def __init__(self, discovery: Discovery, cache: FactsCache | None):
+        self.root = discovery.root
+        self.kinds = discovery.kinds
+        self.cache = cache
+        self.facts: dict[str, FileFacts] = {}
+        self._memory: dict[str, bytes] | None = None
+        self._stats: dict[str, os.stat_result] = {}
+        self._entries: dict[str, Entry] = {}
+        self._java_by_stem: dict[str, list[str]] = {}
+        self._java_by_dir: dict[str, list[str]] = {}
+        self._python_files: list[str] = []
+        self._declaring: dict[str, list[FileFacts]] = {}  # Java simple class name -> files declaring it
+        for rel, kind in self.kinds.items():
+            if kind == "java":
+                directory, _, name = rel.rpartition("/")
+                self._java_by_stem.setdefault(name[:-5], []).append(rel)
+                self._java_by_dir.setdefault(directory, []).append(rel)
+            elif kind == "python":
+                self._python_files.append(rel)
+        self.parsed_count = 0
+
+    @classmethod
+    def in_memory(cls, files: dict[str, bytes]) -> "SourceIndex":
+        kinds = {rel: kind for rel in files if (kind := source_kind(rel)) is not None}
+        index = cls(Discovery(root=Path("."), files=sorted(kinds), report=set(kinds), kinds=kinds), None)
+        index._memory = files
+        return index
+
+    # --- scanning -------------------------------------------------------------------------------------------
+
+    def scan(self) -> None:
+        for rel in sorted(self.kinds):
+            self._visit(rel, eager=True)
+
+    def ensure_parsed(self, rel: str) -> FileFacts | None:
+        if rel not in self.facts:
+            self._visit(rel, eager=False)
+        return self.facts.get(rel)
+
+    def _visit(self, rel: str, eager: bool) -> None:
+        """Eager (the scan): parse when the file passes the prefilter. Not eager (on demand): parse anyway."""
+        kind = self.kinds[rel]
+        st = self._stats.get(rel)
+        if self._memory is None and st is None:
+            try:
+                st = self._stats[rel] = os.stat(self.root / rel)
+            except OSError as err:
+                self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
+                return
+        if st is not None and st.st_size > MAX_FILE_BYTES:
+            size = st.st_size / (1024 * 1024)
+            self._add(_problem_facts(rel, kind, f"file is {size:.1f} MB, over the {MAX_FILE_BYTES >> 20} MB limit: "
+                                                "not linted"))
+            return
+
+        entry = self._entries.get(rel)
+        if entry is None and self.cache is not None and st is not None:
+            entry = self.cache.by_stat(rel, st)
+        if entry is not None and self._use_entry(rel, entry, eager):
+            self._entries[rel] = entry
+            return
+
+        data = self._read(rel, kind)
+        if data is None:
+            return
+        digest = content_hash(data)
+        if self.cache is not None:
+            cached = self.cache.by_hash(rel, digest)
+            if cached is not None and self._use_entry(rel, cached, eager):
+                self._entries[rel] = cached
+                self.cache.store(rel, st, cached)
+                return
+
+        parse, mentions = _frontend(kind, rel)
+        if b"\0" in data:
+            facts = _problem_facts(rel, kind, "binary file (contains NUL bytes): not linted")
+            relevant, crashed = True, False
+        else:
+            relevant = mentions is None or mentions(data)
+            facts, crashed = None, False
+            if relevant or not eager:
+                # Only files worth parsing must be UTF-8: an unrelated file in another encoding is no concern.
+                facts = _decode_error(rel, kind, data)
+                if facts is None:
+                    facts, crashed = self._parse(parse, rel, data)
+        entry = Entry(digest, relevant, facts_to_json(facts) if facts is not None else None)
+        self._entries[rel] = entry
+        if facts is not None:
+            self._add(facts)
+        if self.cache is not None and st is not None and not crashed:
+            self.cache.store(rel, st, entry)
+
+    def _use_entry(self, rel: str, entry: Entry, eager: bool) -> bool:
+        """Take facts or a "not relevant" verdict from a cache entry; False means: read and parse again."""
+        if entry.facts is None:
+            if eager and entry.relevant is False:
+                return True  # known not to mention RocketMQ: nothing to do until the linker asks
+            return False
+        if eager and not entry.relevant:
+            return True  # parsed on demand in an earlier run; stays unparsed until asked for again
+        try:
+            facts = facts_from_json(entry.facts)
+        except Exception:  # a damaged or foreign entry is never trusted: parse again
+            return False
+        if not isinstance(facts, FileFacts) or facts.path != rel:
+            return False
+        self._add(facts)
+        return True
+
+    def _read(self, rel: str, kind: str) -> bytes | None:
+        if self._memory is not None:
+            return self._memory[rel]
+        try:
+            with open(self.root / rel, "rb") as fh:
+                return fh.read(MAX_FILE_BYTES + 1)
+        except OSError as err:
+            self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
+            return None
+
+    def _parse(self, parse: Callable[[str, bytes], FileFacts], rel: str, data: bytes) -> tuple[FileFacts, bool]:
+        """The file's facts, and whether the frontend crashed (such results are not cached)."""
+        self.parsed_count += 1
+        kind = self.kinds[rel]
+        try:
+            return parse(rel, data), False
+        except RecursionError:
+            return _problem_facts(rel, kind, "too deeply nested to parse: not linted"), True
+        except Exception as err:  # a frontend bug must not stop the run: report the file and go on
+            return _problem_facts(rel, kind, f"internal error while parsing ({type(err).__name__}: {err})"), True
+
+    def _add(self, facts: FileFacts) -> None:
+        if facts.path in self.facts:
+            return
+        self.facts[facts.path] = facts
+        for name in facts.classes:
+            self._declaring.setdefault(name, []).append(facts)
+
+    # --- SourceLoader ---------------------------------------------------------------------------------------
+
+    def java_candidates(self, scope: str, near: str) -> list[FileFacts]:
+        segments = scope.split(".")
+        simple = segments[-1]
+        # Public classes live in a file of their name; nested ones in the file of an enclosing class.
+        for segment in segments:
+            for rel in self._java_by_stem.get(segment, ()):
+                self.ensure_parsed(rel)
+        if simple not in self._declaring:
+            # A package-private class in another file of the same package: look next to the referring file
+            # (and in the directory of the qualifier's package), cheaply, before parsing.
+            directories = {near.rpartition("/")[0]}
+            if len(segments) > 1:
+                suffix = "/".join(segments[:-1])
+                directories.update(d for d in self._java_by_dir if d == suffix or d.endswith("/" + suffix))
+            needles = tuple(f"{kw} {simple}".encode() for kw in ("class", "interface", "enum", "record"))
+            for directory in sorted(directories):
+                for rel in self._java_by_dir.get(directory, ()):
+                    if rel in self.facts:
+                        continue
+                    data = self._peek(rel)
+                    if data is not None and any(n in data for n in needles):
+                        self.ensure_parsed(rel)
+        return list(self._declaring.get(simple, ()))
+
+    def python_modules(self, module: str) -> list[FileFacts]:
+        found = []
+        for rel in self._python_files:
+            candidate = module_of(rel)
+            if candidate == module or candidate.endswith("." + module):
+                facts = self.ensure_parsed(rel)
+                if facts is not None:
+                    found.append(facts)
+        return found
+
+    def _peek(self, rel: str) -> bytes | None:
+        if self._memory is not None:
+            return self._memory.get(rel)
+        try:
+            with open(self.root / rel, "rb") as fh:
+                return fh.read(MAX_FILE_BYTES + 1)
+        except OSError:
+            return None

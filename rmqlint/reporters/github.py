@@ -1,0 +1,37 @@
+"""GitHub Actions workflow commands: one `::error file=..,line=..,col=..,endLine=..,endColumn=..,title=CODE::msg`
+annotation per finding (warnings as `::warning`, info as `::notice`)."""
+
+from __future__ import annotations
+
+import os
+
+from rmqlint.reporters import display_path
+
+_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(result) -> str:
+    base = os.environ.get("GITHUB_WORKSPACE") or None
+    lines = []
+    for f in result.findings:
+        loc = f.location
+        props = ",".join(
+            [
+                f"file={_escape_property(display_path(result.root, loc.path, base))}",
+                f"line={loc.line}",
+                f"col={loc.column}",
+                f"endLine={loc.end_line}",
+                f"endColumn={loc.end_column}",
+                f"title={_escape_property(f.code)}",
+            ]
+        )
+        lines.append(f"::{_COMMAND.get(f.severity, 'warning')} {props}::{_escape_data(f.message)}")
+    return "".join(line + "\n" for line in lines)
