@@ -105,6 +105,10 @@ def test_equal_hashes_the_later_put_wins_the_ring_point():
     spec = parse_strategy_name("CONSISTENT_HASH", virtual_nodes=1)
     assert allocate_all(spec, qs(5), [later, first]) == {first: [], later: qs(5)}
     assert allocate(spec, qs(5), [first, later], first) == []
+    # the point taken from `first` counts as a replica of `later`, so its repeat goes on with `later-1`
+    ring = HashRing([first, later, later], 1)
+    assert ring.points == sorted({md5_hash(later + "-0"), md5_hash(later + "-1")})
+    assert ring.owners == [later, later]
 
 
 def test_consistent_hash_partitions_queues():
