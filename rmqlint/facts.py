@@ -16,7 +16,7 @@ from typing import Literal, Optional
 from rmqlint import values as _values
 from rmqlint.values import Value
 
-FACTS_VERSION = 1  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 2  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,9 @@ class ProducedTag:
     topic: Value
     tag: Value
     location: Location
+    # A RocketMQTemplate destination "topic:tags" that is not literal text up to its ':' (a constant, a
+    # placeholder): the linker splits it on the first ':' once resolved; topic and tag are Dynamic meanwhile.
+    destination: Optional[Value] = None
 
 
 @dataclass
@@ -122,6 +125,7 @@ class FileFacts:
     constants: dict[str, Value] = field(default_factory=dict)
     classes: list[str] = field(default_factory=list)  # Java: simple names of declared classes/interfaces/enums
     package: str = ""  # Java package, for fully qualified references
+    imports: dict[str, str] = field(default_factory=dict)  # Java single-type imports: simple name -> qualified
     config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)

@@ -1,0 +1,113 @@
+"""Java frontend: one Java source file -> `FileFacts`, with tree-sitter.
+
+`parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
+whatever tree-sitter's error recovery could parse is still analysed. Files that do not mention RocketMQ
+(`mentions_rocketmq`) are only indexed for their constants, which other files may reference.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from rmqlint.facts import FileFacts, Location, Problem
+from rmqlint.frontends.java_clients import ClientExtractor
+from rmqlint.frontends.java_index import LANGUAGE, JavaFile
+
+# Byte patterns that any file using the RocketMQ client or Spring RocketMQ API contains.
+_ROCKETMQ_MARKERS = (b"rocketmq", b"RocketMQ", b"MessageListener", b"DefaultMQ", b"DefaultLitePullConsumer",
+                     b"TransactionMQProducer")
+_SUPPRESSION = re.compile(r"rmqlint\s*:\s*disable\b(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
+_COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
+
+
+def mentions_rocketmq(data: bytes) -> bool:
+    """Cheap prefilter: False means the file cannot create a client, a listener or a message."""
+    return any(marker in data for marker in _ROCKETMQ_MARKERS)
+
+
+def may_declare_type(data: bytes, simple_name: str) -> bool:
+    """Cheap byte-level test for lazy constant lookup: False means the file cannot declare `simple_name`
+    (a True may be a mention only; parse to be sure)."""
+    return simple_name.encode("utf-8") in data
+
+
+def parse_java(path: str, data: bytes) -> FileFacts:
+    facts = FileFacts(path=path, language="java")
+    try:
+        _parse(path, data, facts)
+    except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
+        facts.problems.append(Problem(f"internal error while analysing Java: {type(error).__name__}: {error}",
+                                      Location(path, 1, 1, 1, 1)))
+    return facts
+
+
+def _parse(path: str, data: bytes, facts: FileFacts) -> None:
+    if b"\x00" in data:
+        line, column = _position(data, data.index(b"\x00"))
+        facts.problems.append(Problem("binary file (contains NUL bytes), not Java source",
+                                      Location(path, line, column, line, column + 1)))
+        return
+    source = data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line, column = _position(data, error.start)
+        facts.problems.append(Problem(
+            f"not valid UTF-8 (byte 0x{data[error.start]:02x}); read with replacement characters",
+            Location(path, line, column, line, column + 1)))
+        source = data.decode("utf-8", "replace").encode("utf-8")
+    if source.startswith(b"\xef\xbb\xbf"):
+        source = b"   " + source[3:]  # keep columns; a BOM is not Java syntax
+    tree = tree_sitter.Parser(LANGUAGE).parse(source)
+    java = JavaFile(path, source, tree)
+    if tree.root_node.has_error:
+        facts.problems.append(_syntax_problem(java, tree.root_node))
+    facts.package = java.package
+    facts.imports = dict(java.imports)
+    facts.classes = [info.name for info in java.classes]
+    facts.constants = java.constants()
+    if b"rmqlint" in source:
+        facts.suppressions = _suppressions(java)
+    if mentions_rocketmq(source):
+        extractor = ClientExtractor(java)
+        extractor.run()
+        facts.clients = extractor.clients
+        facts.produced = extractor.produced
+
+
+def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:
+    # Descend to the first error or missing node (iteratively: the tree may be thousands of levels deep).
+    node = root
+    while True:
+        if node.is_error or node.is_missing:
+            break
+        child = next((c for c in node.children if c.has_error or c.is_missing), None)
+        if child is None:
+            break
+        node = child
+    location = java.location(node)
+    if node.is_missing:
+        message = f"syntax error: missing '{node.type}'"
+    else:
+        snippet = java.text(node)[:20].split("\n")[0]
+        message = f"syntax error near '{snippet}'" if snippet else "syntax error"
+    return Problem(message + "; the rest of the file was still analysed", location)
+
+
+def _suppressions(java: JavaFile) -> dict[int, list[str]]:
+    result: dict[int, list[str]] = {}
+    for node in tree_sitter.QueryCursor(_COMMENT_QUERY).captures(java.tree.root_node).get("comment", []):
+        text = java.text(node)
+        for match in _SUPPRESSION.finditer(text):
+            line = node.start_point[0] + 1 + text.count("\n", 0, match.start())
+            codes = [c.strip() for c in match.group(1).split(",")] if match.group(1) else ["*"]
+            existing = result.setdefault(line, [])
+            existing.extend(code for code in codes if code not in existing)
+    return result
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1

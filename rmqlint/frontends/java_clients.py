@@ -1,0 +1,526 @@
+"""RocketMQ clients, subscriptions, listeners and produced tags in one parsed Java file.
+
+One query finds the few interesting nodes (client and message constructors, the setter/subscribe/send calls, the
+Spring listener annotation); everything else is looked up from them. A client is identified by the variable that
+holds it: a local of one callable, or a field of one class, so a consumer created in `init()` and subscribed in
+`configure()` is one `ClientFact`. A client we cannot follow (a parameter, a getter's result) is left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tree_sitter
+
+from rmqlint.facts import ClientFact, ProducedTag, Setting, Subscription
+from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
+from rmqlint.frontends.java_listeners import analyze_listener, find_methods, scan_body
+from rmqlint.values import Concat, Dynamic, Lit, Value, concat
+
+CLIENT_ROLES = {
+    "DefaultMQPushConsumer": "push_consumer",
+    "DefaultLitePullConsumer": "lite_pull_consumer",
+    "DefaultMQPullConsumer": "pull_consumer",
+    "DefaultMQProducer": "producer",
+    "TransactionMQProducer": "producer",
+}
+MESSAGE_CLASS = "Message"
+ROCKETMQ_PACKAGE = "org.apache.rocketmq."
+# RocketMQTemplate methods whose first argument is a "topic:tags" destination.
+TEMPLATE_SENDS = frozenset(
+    {"syncSend", "asyncSend", "sendOneWay", "convertAndSend", "send", "syncSendOrderly", "asyncSendOrderly",
+     "sendOneWayOrderly", "sendMessageInTransaction", "syncSendDelayTimeSeconds", "syncSendDelayTimeMills",
+     "syncSendDeliverTimeMills", "sendAndReceive"}
+)
+CLIENT_SETTERS = frozenset(
+    {"setConsumerGroup", "setProducerGroup", "setMessageModel", "setInstanceName", "setUnitName",
+     "setMaxReconsumeTimes", "subscribe", "registerMessageListener", "setMessageListener"}
+)
+MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
+SPRING_LISTENER = "RocketMQMessageListener"
+ENUM_CONSTANTS = frozenset({"CLUSTERING", "BROADCASTING", "ORDERLY", "CONCURRENTLY", "TAG", "SQL92"})
+
+_NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS}))
+_METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS))
+_USAGE_QUERY = tree_sitter.Query(
+    LANGUAGE,
+    f"""
+    (object_creation_expression type: (type_identifier) @type (#any-of? @type {_NAMES})) @new
+    (object_creation_expression type: (scoped_type_identifier (type_identifier) @type .)
+        (#any-of? @type {_NAMES})) @new
+    (method_invocation name: (identifier) @method (#any-of? @method {_METHODS})) @call
+    (annotation name: (identifier) @name (#eq? @name "{SPRING_LISTENER}")) @annotation
+    (annotation name: (scoped_identifier name: (identifier) @name .) (#eq? @name "{SPRING_LISTENER}")) @annotation
+    """,
+)
+
+Key = tuple[str, int, str]  # ("local", callable id, name) | ("field", class body id, name)
+
+
+@dataclass
+class _Created:
+    node: tree_sitter.Node
+    callable_id: int | None
+
+
+@dataclass
+class _Client(_Created):
+    fact: ClientFact
+
+
+@dataclass
+class _Message(_Created):
+    topic: Value | None
+
+
+class ClientExtractor:
+    def __init__(self, java: JavaFile) -> None:
+        self.java = java
+        self.clients: list[ClientFact] = []
+        self.produced: list[ProducedTag] = []
+        self._clients: dict[Key, list[_Client]] = {}
+        self._messages: dict[Key, list[_Message]] = {}
+
+    def run(self) -> None:
+        news: list[tuple[tree_sitter.Node, str]] = []
+        calls: list[tuple[tree_sitter.Node, str]] = []
+        annotations: list[tree_sitter.Node] = []
+        for _pattern, match in tree_sitter.QueryCursor(_USAGE_QUERY).matches(self.java.tree.root_node):
+            if "new" in match:
+                news.append((match["new"][0], self.java.text(match["type"][0])))
+            elif "call" in match:
+                calls.append((match["call"][0], self.java.text(match["method"][0])))
+            elif "annotation" in match:
+                annotations.append(match["annotation"][0])
+        news.sort(key=lambda item: item[0].start_byte)
+        calls.sort(key=lambda item: item[0].start_byte)
+        for node, type_simple in news:
+            if type_simple in CLIENT_ROLES:
+                self._client_created(node, CLIENT_ROLES[type_simple])
+            elif self._is_rocketmq_message(node):
+                self._message_created(node)
+        for node, method in calls:
+            if method == "setTopic":
+                self._message_topic(node)
+        for node, method in calls:
+            self._call(node, method)
+        for node in sorted(annotations, key=lambda n: n.start_byte):
+            self._spring_listener(node)
+
+    # --- creations ----------------------------------------------------------------------------------------
+
+    def _client_created(self, node: tree_sitter.Node, role: str) -> None:
+        java = self.java
+        key, name = self._target_of(node)
+        fact = ClientFact(role=role, api="java", location=java.location(node), name=name)
+        group_node = self._group_argument(_arguments(node))
+        if group_node is not None:
+            fact.group = Setting(java.value(group_node), java.location(group_node))
+        self.clients.append(fact)
+        if key is not None:
+            self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
+
+    def _group_argument(self, args: list[tree_sitter.Node]) -> tree_sitter.Node | None:
+        """The constructor argument holding the group.
+
+        The client constructors take (group, ...) or (namespace, group, ...); the second argument is a String only
+        in the namespace form (elsewhere it is an RPCHook, a boolean, a strategy or a topic list).
+        """
+        if not args:
+            return None
+        if len(args) == 1:
+            return args[0] if self._is_string(args[0]) is not False else None
+        second = self._is_string(args[1])
+        if second is None:
+            return None
+        return args[1] if second else args[0]
+
+    def _is_string(self, node: tree_sitter.Node) -> bool | None:
+        """Whether an argument is a String (True), certainly not (False), or we cannot tell (None)."""
+        java = self.java
+        kind = node.type
+        if kind in ("string_literal", "binary_expression"):
+            return True
+        if kind in ("null_literal", "object_creation_expression", "lambda_expression", "true", "false",
+                    "decimal_integer_literal", "array_creation_expression"):
+            return False
+        if kind == "cast_expression":
+            return simple_type_name(java, node.child_by_field_name("type")) == "String"
+        if kind == "parenthesized_expression" and node.named_children:
+            return self._is_string(node.named_children[0])
+        if kind in ("identifier", "field_access"):
+            declared = self._declared(node)
+            if declared is not None:
+                return declared.type_text.rpartition(".")[2] == "String" if declared.type_text else None
+            name = java.text(node).rpartition(".")[2]
+            return True if name.isupper() or "_" in name and name.upper() == name else None
+        return None
+
+    def _message_created(self, node: tree_sitter.Node) -> None:
+        java = self.java
+        args = _arguments(node)
+        key, _name = self._target_of(node)
+        topic = java.value(args[0]) if len(args) >= 2 else None
+        if key is not None:
+            self._messages.setdefault(key, []).append(_Message(node, self._callable_id(node), topic))
+        if len(args) in (3, 4, 6) and topic is not None and args[1].type != "null_literal":
+            self.produced.append(ProducedTag(topic, java.value(args[1]), java.location(node)))
+
+    def _is_rocketmq_message(self, node: tree_sitter.Node) -> bool:
+        type_node = node.child_by_field_name("type")
+        written = self.java.text(type_node).replace(" ", "") if type_node is not None else ""
+        if "." in written:
+            return written.startswith(ROCKETMQ_PACKAGE)
+        imported = self.java.imports.get(MESSAGE_CLASS)
+        return imported is None or imported.startswith(ROCKETMQ_PACKAGE)
+
+    def _message_topic(self, call: tree_sitter.Node) -> None:
+        message = self._receiver(call, self._messages)
+        args = _arguments(call)
+        if message is not None and len(args) == 1:
+            message.topic = self.java.value(args[0])
+
+    # --- calls --------------------------------------------------------------------------------------------
+
+    def _call(self, call: tree_sitter.Node, method: str) -> None:
+        if method in TEMPLATE_SENDS:
+            self._template_send(call)
+            return
+        if method == "setTags":
+            self._message_tags(call)
+            return
+        if method == "setTag":
+            self._builder_tag(call)
+            return
+        if method not in CLIENT_SETTERS:
+            return
+        client = self._receiver(call, self._clients)
+        if client is not None:
+            self._configure(client.fact, call, method)
+
+    def _configure(self, fact: ClientFact, call: tree_sitter.Node, method: str) -> None:
+        java = self.java
+        args = _arguments(call)
+        where = java.location(call)
+        consumer = fact.role != "producer"
+        if method == "subscribe" and consumer:
+            subscription = self._subscription(args, fact, call)
+            if subscription is not None:
+                fact.subscriptions.append(subscription)
+            return
+        if method in ("registerMessageListener", "setMessageListener") and consumer:
+            if len(args) == 1:
+                code = analyze_listener(java, args[0])
+                fact.listeners.append(code.listener)
+                if code.delay_levels:
+                    fact.delay_level = code.delay_levels[-1]
+            return
+        if len(args) != 1:
+            return
+        arg = args[0]
+        if method == "setConsumerGroup" and consumer or method == "setProducerGroup" and not consumer:
+            fact.group = Setting(java.value(arg), where)
+        elif method == "setMessageModel" and consumer:
+            fact.message_model = Setting(self._enum_value(arg), where)
+        elif method == "setInstanceName":
+            fact.instance_name = Setting(java.value(arg), where)
+        elif method == "setUnitName":
+            fact.unit_name = Setting(java.value(arg), where)
+        elif method == "setMaxReconsumeTimes" and consumer:
+            fact.max_reconsume_times = Setting(java.value(arg), where)
+
+    def _subscription(self, args: list[tree_sitter.Node], fact: ClientFact,
+                      call: tree_sitter.Node) -> Subscription | None:
+        java = self.java
+        if not args:
+            return None
+        topic = java.value(args[0])
+        where = java.location(call)
+        if len(args) == 1:
+            return Subscription(topic, Lit("*"), "TAG", where)
+        if len(args) == 3 and fact.role == "push_consumer":
+            return Subscription(topic, Dynamic("filter class subscription"), "TAG", where)
+        expression, selector = self._selector(args[1])
+        return Subscription(topic, expression, selector, where)
+
+    def _selector(self, node: tree_sitter.Node) -> tuple[Value, str]:
+        """(expression, selector type) of a subscribe argument: a String, null, or MessageSelector.byTag/bySql."""
+        java = self.java
+        current: tree_sitter.Node | None = node
+        for _ in range(8):
+            if current is None:
+                break
+            if current.type in ("parenthesized_expression", "cast_expression"):
+                current = (current.child_by_field_name("value") if current.type == "cast_expression"
+                           else (current.named_children[0] if current.named_children else None))
+                continue
+            if current.type == "null_literal":
+                return Lit("*"), "TAG"
+            if current.type == "method_invocation":
+                name = java.text(current.child_by_field_name("name"))
+                if name in ("byTag", "bySql"):
+                    inner = _arguments(current)
+                    selector = "TAG" if name == "byTag" else "SQL92"
+                    if len(inner) != 1:
+                        return Dynamic("selector without one argument"), selector
+                    if inner[0].type == "null_literal":
+                        return Lit("*"), selector
+                    return java.value(inner[0]), selector
+                return java.value(current), "TAG"
+            if current.type in ("identifier", "field_access"):
+                declared = self._declared(current)
+                if declared is not None and declared.type_text.rpartition(".")[2] == "MessageSelector":
+                    if declared.value is None or isinstance(declared, FieldInfo) and not declared.final:
+                        return Dynamic("selector held in a variable"), "TAG"
+                    current = declared.value
+                    continue
+            return java.value(current), "TAG"
+        return Dynamic("selector not followed"), "TAG"
+
+    def _enum_value(self, node: tree_sitter.Node) -> Value:
+        """`MessageModel.BROADCASTING` / a static import `BROADCASTING` / a variable holding one -> Lit(name)."""
+        java = self.java
+        current: tree_sitter.Node | None = node
+        for _ in range(8):
+            if current is None:
+                break
+            if current.type == "parenthesized_expression" and current.named_children:
+                current = current.named_children[0]
+                continue
+            if current.type == "field_access":
+                target = current.child_by_field_name("object")
+                field = current.child_by_field_name("field")
+                if target is not None and target.type != "this" and field is not None:
+                    return Lit(java.text(field))
+            if current.type in ("identifier", "field_access"):
+                declared = self._declared(current)
+                if declared is None:
+                    name = java.text(current)
+                    return Lit(name) if name in ENUM_CONSTANTS else Dynamic(f"{name} is not declared in this file")
+                if declared.value is None or getattr(declared, "is_parameter", False):
+                    return Dynamic(f"{declared.name} is not a constant")
+                if declared.name in java.assigned_names() and not getattr(declared, "final", False):
+                    return Dynamic(f"{declared.name} is assigned")
+                current = declared.value
+                continue
+            return java.value(current)
+        return Dynamic("enum value not followed")
+
+    def _message_tags(self, call: tree_sitter.Node) -> None:
+        message = self._receiver(call, self._messages)
+        args = _arguments(call)
+        if message is None or len(args) != 1 or args[0].type == "null_literal":
+            return
+        topic = message.topic if message.topic is not None else Dynamic("topic of the message is not known")
+        self.produced.append(ProducedTag(topic, self.java.value(args[0]), self.java.location(call)))
+
+    def _builder_tag(self, call: tree_sitter.Node) -> None:
+        # RocketMQ 5 clients: provider.newMessageBuilder().setTopic(t).setTag(tag)...build()
+        args = _arguments(call)
+        if len(args) != 1:
+            return
+        current = call.child_by_field_name("object")
+        while current is not None and current.type == "method_invocation":
+            name = current.child_by_field_name("name")
+            inner = _arguments(current)
+            if name is not None and self.java.text(name) == "setTopic" and len(inner) == 1:
+                topic = self.java.value(inner[0])
+                self.produced.append(ProducedTag(topic, self.java.value(args[0]), self.java.location(call)))
+                return
+            current = current.child_by_field_name("object")
+
+    def _template_send(self, call: tree_sitter.Node) -> None:
+        receiver = call.child_by_field_name("object")
+        args = _arguments(call)
+        if receiver is None or len(args) < 2 or not self._is_template(receiver):
+            return
+        destination = self.java.value(args[0])
+        where = self.java.location(call)
+        split = split_destination(destination)
+        if split is not None:
+            topic, tag = split
+            if not (isinstance(tag, Lit) and tag.text == ""):
+                self.produced.append(ProducedTag(topic, tag, where))
+        elif not isinstance(destination, (Lit, Dynamic)):
+            reason = Dynamic("destination is split by the linker")
+            self.produced.append(ProducedTag(reason, reason, where, destination=destination))
+
+    def _is_template(self, receiver: tree_sitter.Node) -> bool:
+        if receiver.type not in ("identifier", "field_access"):
+            return False
+        declared = self._declared(receiver)
+        if declared is not None and declared.type_text.endswith("RocketMQTemplate"):
+            return True
+        return "rocketmqtemplate" in self.java.text(receiver).lower()
+
+    # --- Spring listeners ---------------------------------------------------------------------------------
+
+    def _spring_listener(self, annotation: tree_sitter.Node) -> None:
+        java = self.java
+        modifiers = annotation.parent
+        declaration = modifiers.parent if modifiers is not None else None
+        if declaration is None or declaration.type != "class_declaration":
+            return
+        name_node = declaration.child_by_field_name("name")
+        fact = ClientFact(role="push_consumer", api="spring-listener", location=java.location(annotation),
+                          name=java.text(name_node) if name_node is not None else "")
+        attributes: dict[str, tree_sitter.Node] = {}
+        arguments = annotation.child_by_field_name("arguments")
+        for pair in arguments.named_children if arguments is not None else []:
+            if pair.type == "element_value_pair":
+                key = pair.child_by_field_name("key")
+                if key is not None and pair.child_by_field_name("value") is not None:
+                    attributes[java.text(key)] = pair
+
+        def value_of(name: str, spring: bool = True) -> Setting | None:
+            pair = attributes.get(name)
+            if pair is None:
+                return None
+            return Setting(java.value(pair.child_by_field_name("value"), spring=spring), java.location(pair))
+
+        def enum_of(name: str) -> Setting | None:
+            pair = attributes.get(name)
+            if pair is None:
+                return None
+            return Setting(self._enum_value(pair.child_by_field_name("value")), java.location(pair))
+
+        fact.group = value_of("consumerGroup")
+        fact.message_model = enum_of("messageModel")
+        fact.consume_mode = enum_of("consumeMode")
+        fact.instance_name = value_of("instanceName")
+        fact.max_reconsume_times = value_of("maxReconsumeTimes", spring=False)
+        fact.delay_level = value_of("delayLevelWhenNextConsume", spring=False)
+        topic = value_of("topic")
+        if topic is not None:
+            expression = value_of("selectorExpression") or value_of("tag")  # `tag`: the RocketMQ 5 annotation
+            selector = enum_of("selectorType") or enum_of("filterExpressionType")
+            selector_text = "TAG"
+            if selector is not None:
+                text = selector.value.text if isinstance(selector.value, Lit) else ""
+                selector_text = "SQL92" if text.upper() == "SQL92" else "TAG"
+            fact.subscriptions.append(Subscription(
+                topic.value,
+                expression.value if expression is not None else Lit("*"),
+                selector_text,
+                expression.location if expression is not None else topic.location,
+            ))
+        body = declaration.child_by_field_name("body")
+        owner = java.class_of_body(body) if body is not None else None
+        methods = find_methods(owner, java, "onMessage") if owner is not None else []
+        for method in methods[:1]:
+            method_body = method.child_by_field_name("body")
+            if method_body is not None:
+                fact.listeners.append(scan_body(java, method_body, "spring", java.location(method)).listener)
+        self.clients.append(fact)
+
+    # --- variables ----------------------------------------------------------------------------------------
+
+    def _target_of(self, node: tree_sitter.Node) -> tuple[Key | None, str]:
+        """The variable a creation is stored in: `X x = new ..`, `x = new ..`, `this.x = new ..`, a field."""
+        java = self.java
+        child = node
+        parent = node.parent
+        while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+            child, parent = parent, parent.parent
+        if parent is None:
+            return None, ""
+        if parent.type == "variable_declarator":
+            name_node = parent.child_by_field_name("name")
+            if name_node is None:
+                return None, ""
+            name = java.text(name_node)
+            holder = parent.parent
+            if holder is not None and holder.type in ("field_declaration", "constant_declaration"):
+                owner = holder.parent
+                if owner is not None and owner.type == "enum_body_declarations":
+                    owner = owner.parent
+                return (("field", owner.id, name) if owner is not None else None), name
+            scope = java.enclosing_callable(parent)
+            return (("local", scope.id, name) if scope is not None else None), name
+        if parent.type == "assignment_expression":
+            right = parent.child_by_field_name("right")
+            left = parent.child_by_field_name("left")
+            if right is None or right.id != child.id or left is None:
+                return None, ""
+            return self._variable_key(left)
+        return None, ""
+
+    def _variable_key(self, node: tree_sitter.Node) -> tuple[Key | None, str]:
+        java = self.java
+        if node.type == "identifier":
+            name = java.text(node)
+            found = java.lookup(name, node)
+            if found is not None:
+                kind, scope, info = found
+                if kind == "local" and getattr(info, "is_parameter", False):
+                    return None, name
+                return (kind, scope.id, name), name
+            owner = self._innermost_body(node)
+            return (("field", owner.id, name) if owner is not None else None), name
+        if node.type == "field_access":
+            target = node.child_by_field_name("object")
+            field = node.child_by_field_name("field")
+            if target is not None and target.type == "this" and field is not None:
+                name = java.text(field)
+                owner = self._innermost_body(node)
+                return (("field", owner.id, name) if owner is not None else None), name
+        return None, ""
+
+    def _innermost_body(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        for scope in self.java.scopes(node):
+            if scope.type in CLASS_BODIES:
+                return scope
+        return None
+
+    def _receiver(self, call: tree_sitter.Node, table: dict):
+        """The client/message a call is made on, when exactly one creation can be meant."""
+        receiver = call.child_by_field_name("object")
+        if receiver is None:
+            return None
+        key, _name = self._variable_key(receiver)
+        candidates = table.get(key) if key is not None else None
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        here = self._callable_id(call)
+        before = [c for c in candidates if c.callable_id == here and c.node.start_byte < call.start_byte]
+        return before[-1] if before else None
+
+    def _declared(self, node: tree_sitter.Node):
+        java = self.java
+        if node.type == "identifier":
+            found = java.lookup(java.text(node), node)
+            return found[2] if found is not None else None
+        if node.type == "field_access":
+            target = node.child_by_field_name("object")
+            field = node.child_by_field_name("field")
+            if target is not None and target.type == "this" and field is not None:
+                owner = java.enclosing_class(node)
+                return owner.fields.get(java.text(field)) if owner is not None else None
+        return None
+
+    def _callable_id(self, node: tree_sitter.Node) -> int | None:
+        scope = self.java.enclosing_callable(node)
+        return scope.id if scope is not None else None
+
+
+def split_destination(destination: Value) -> tuple[Value, Value] | None:
+    """Split a `topic:tags` destination on its first ':' when that ':' is in literal text before any reference
+    (a reference before it could itself hold a ':'). None when the split must wait for the linker."""
+    if isinstance(destination, Lit):
+        if ":" not in destination.text:
+            return destination, Lit("")
+        topic, _, tag = destination.text.partition(":")
+        return Lit(topic), Lit(tag)
+    if isinstance(destination, Concat) and destination.parts and isinstance(destination.parts[0], Lit):
+        first = destination.parts[0].text
+        if ":" in first:
+            topic, _, rest = first.partition(":")
+            return Lit(topic), concat([Lit(rest), *destination.parts[1:]])
+    return None
+
+
+def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    args = node.child_by_field_name("arguments")
+    return [a for a in args.named_children if a.type not in ("line_comment", "block_comment")] if args else []

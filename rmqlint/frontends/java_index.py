@@ -1,0 +1,705 @@
+"""What one parsed Java file declares and how its names resolve to values.
+
+`JavaFile` indexes classes, fields and imports with one tree-sitter query, then answers lazily: the scope chain of
+a node (callables and class bodies, innermost first), the declaration a simple name refers to, and the `Value` of
+an expression (literal, concatenation, same-file constant, `ConstRef` to another file, or `Dynamic`).
+Nothing here recurses over the tree's depth: walks use explicit stacks and expression evaluation is depth-capped,
+so a 10,000-deep file cannot hit Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tree_sitter
+import tree_sitter_java
+
+from rmqlint.facts import Location
+from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, parse_spring_string
+
+LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
+
+CLASS_DECLS = frozenset(
+    {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
+     "annotation_type_declaration"}
+)
+CLASS_BODIES = frozenset({"class_body", "interface_body", "enum_body", "annotation_type_body"})
+CALLABLES = frozenset(
+    {"method_declaration", "constructor_declaration", "compact_constructor_declaration", "lambda_expression",
+     "static_initializer"}
+)
+# Field types whose `static final` values are exported as constants.
+CONSTANT_TYPES = frozenset(
+    {"String", "java.lang.String", "int", "Integer", "long", "Long", "short", "byte", "char", "boolean"}
+)
+STRING_TYPES = frozenset({"String", "java.lang.String", "CharSequence"})
+NUMBER_TYPES = frozenset({"int", "Integer", "long", "Long", "short", "Short", "byte", "Byte"})
+MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are reported as Dynamic, not recursed into
+
+_DECL_QUERY = tree_sitter.Query(
+    LANGUAGE,
+    """
+    (package_declaration) @package
+    (import_declaration) @import
+    [(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
+     (annotation_type_declaration)] @class
+    [(field_declaration) (constant_declaration)] @field
+    """,
+)
+_ASSIGNED_QUERY = tree_sitter.Query(
+    LANGUAGE,
+    """
+    (assignment_expression left: (identifier) @name)
+    (assignment_expression left: (field_access field: (identifier) @name))
+    (update_expression (identifier) @name)
+    """,
+)
+
+_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", "s": " ", '"': '"', "'": "'", "\\": "\\"}
+
+
+@dataclass
+class FieldInfo:
+    name: str
+    type_text: str
+    static: bool
+    final: bool
+    value: tree_sitter.Node | None
+    declaration: tree_sitter.Node
+    annotations: list[tree_sitter.Node]
+
+
+@dataclass
+class ClassInfo:
+    """A class body: a named class, interface, enum, record, annotation type, or an anonymous class."""
+
+    name: str  # "" for an anonymous class
+    body: tree_sitter.Node
+    declaration: tree_sitter.Node | None
+    supertypes: list[str]  # implemented / extended interfaces first, then the superclass (lookup order)
+    fields: dict[str, FieldInfo] = field(default_factory=dict)
+
+
+@dataclass
+class LocalInfo:
+    """A local variable or parameter of one callable (blocks are merged: the nearest earlier declaration wins)."""
+
+    name: str
+    type_text: str
+    value: tree_sitter.Node | None  # initializer, None for parameters and loop/catch variables
+    declaration: tree_sitter.Node
+    is_parameter: bool
+
+
+class JavaFile:
+    def __init__(self, path: str, source: bytes, tree: tree_sitter.Tree) -> None:
+        self.path = path
+        self.source = source
+        self.tree = tree
+        self.package = ""
+        self.imports: dict[str, str] = {}  # simple name -> qualified name (single-type imports)
+        self.static_imports: dict[str, list[str]] = {}  # member name -> classes it is imported from
+        self.static_wildcards: list[str] = []  # classes whose static members are all imported
+        self.wildcard_imports: list[str] = []
+        self.classes: list[ClassInfo] = []  # named classes in source order
+        self.classes_by_name: dict[str, ClassInfo] = {}
+        self._class_by_body: dict[int, ClassInfo] = {}
+        self._locals: dict[int, dict[str, list[LocalInfo]]] = {}
+        self._chain: dict[int, tuple[tree_sitter.Node, ...]] = {}
+        self._assigned: set[str] | None = None
+        self._field_values: dict[int, Value] = {}
+        self._in_progress: set[int] = set()
+        self._index_declarations()
+
+    # --- text and locations ------------------------------------------------------------------------------
+
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def location(self, node: tree_sitter.Node) -> Location:
+        (row0, col0), (row1, col1) = node.start_point, node.end_point
+        return Location(
+            self.path,
+            row0 + 1,
+            self._char_column(node.start_byte, col0) + 1,
+            row1 + 1,
+            self._char_column(node.end_byte, col1) + 1,
+        )
+
+    def _char_column(self, byte: int, byte_column: int) -> int:
+        # tree-sitter columns count bytes; users count characters.
+        segment = self.source[byte - byte_column : byte]
+        return byte_column if segment.isascii() else len(segment.decode("utf-8", "replace"))
+
+    # --- declarations -------------------------------------------------------------------------------------
+
+    def _index_declarations(self) -> None:
+        captures = tree_sitter.QueryCursor(_DECL_QUERY).captures(self.tree.root_node)
+        for node in captures.get("package", []):
+            for child in node.named_children:
+                if child.type in ("scoped_identifier", "identifier"):
+                    self.package = _squash(self.text(child))
+        for node in captures.get("import", []):
+            self._index_import(node)
+        for node in sorted(captures.get("class", []), key=lambda n: n.start_byte):
+            body = node.child_by_field_name("body")
+            name_node = node.child_by_field_name("name")
+            if body is None or name_node is None:
+                continue
+            info = ClassInfo(self.text(name_node), body, node, self._supertypes(node))
+            self._class_by_body[body.id] = info
+            self.classes.append(info)
+            self.classes_by_name.setdefault(info.name, info)
+        for node in captures.get("field", []):
+            self._index_field(node)
+
+    def _index_import(self, node: tree_sitter.Node) -> None:
+        is_static = any(child.type == "static" for child in node.children)
+        wildcard = any(child.type == "asterisk" for child in node.children)
+        target = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
+        if target is None:
+            return
+        name = _squash(self.text(target))
+        if is_static and wildcard:
+            self.static_wildcards.append(name)
+        elif is_static:
+            owner, _, member = name.rpartition(".")
+            if owner:
+                self.static_imports.setdefault(member, []).append(owner)
+        elif wildcard:
+            self.wildcard_imports.append(name)
+        else:
+            self.imports[name.rpartition(".")[2]] = name
+
+    def _supertypes(self, node: tree_sitter.Node) -> list[str]:
+        interfaces: list[str] = []
+        superclass: list[str] = []
+        for child in node.named_children:
+            if child.type in ("super_interfaces", "extends_interfaces"):
+                for type_list in child.named_children:
+                    interfaces.extend(type_name(self, t) for t in type_list.named_children)
+            elif child.type == "superclass":
+                superclass.extend(type_name(self, t) for t in child.named_children)
+        return [name for name in interfaces + superclass if name]
+
+    def _index_field(self, node: tree_sitter.Node) -> None:
+        parent = node.parent
+        if parent is not None and parent.type == "enum_body_declarations":
+            parent = parent.parent
+        if parent is None:
+            return
+        owner = self.class_of_body(parent)
+        if owner is None:
+            return
+        implicit = node.type == "constant_declaration" or parent.type in ("interface_body", "annotation_type_body")
+        static = final = implicit
+        annotations: list[tree_sitter.Node] = []
+        type_node = node.child_by_field_name("type")
+        for child in node.children:
+            if child.type == "modifiers":
+                for modifier in child.children:
+                    if modifier.type == "static":
+                        static = True
+                    elif modifier.type == "final":
+                        final = True
+                    elif modifier.type in ("annotation", "marker_annotation"):
+                        annotations.append(modifier)
+        type_text = _squash(self.text(type_node)) if type_node is not None else ""
+        for declarator in node.children_by_field_name("declarator"):
+            name_node = declarator.child_by_field_name("name")
+            if name_node is None:
+                continue
+            name = self.text(name_node)
+            owner.fields[name] = FieldInfo(
+                name, type_text, static, final, declarator.child_by_field_name("value"), declarator, annotations
+            )
+
+    def class_of_body(self, body: tree_sitter.Node) -> ClassInfo | None:
+        """The class a body node belongs to; anonymous class bodies are indexed on first use."""
+        info = self._class_by_body.get(body.id)
+        if info is not None or body.type not in CLASS_BODIES:
+            return info
+        creation = body.parent
+        supertypes = []
+        if creation is not None and creation.type == "object_creation_expression":
+            type_node = creation.child_by_field_name("type")
+            if type_node is not None:
+                supertypes.append(type_name(self, type_node))
+        info = ClassInfo("", body, None, supertypes)
+        self._class_by_body[body.id] = info
+        for child in body.named_children:
+            if child.type in ("field_declaration", "constant_declaration"):
+                self._index_field(child)
+        return info
+
+    def constants(self) -> dict[str, Value]:
+        """`Class.NAME` -> value for every static final field of a constant type, and every interface field."""
+        result: dict[str, Value] = {}
+        for info in self.classes:
+            for name, info_field in info.fields.items():
+                if not (info_field.static and info_field.final) or info_field.value is None:
+                    continue
+                if info_field.type_text not in CONSTANT_TYPES:
+                    continue
+                result[f"{info.name}.{name}"] = self.field_value(info_field)
+        return result
+
+    # --- scopes -------------------------------------------------------------------------------------------
+
+    def scopes(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
+        """Callables and class bodies enclosing `node`, innermost first (memoized per scope node)."""
+        path: list[tree_sitter.Node] = []
+        current = node.parent
+        while current is not None:
+            cached = self._chain.get(current.id)
+            if cached is not None:
+                break
+            if _is_scope(current):
+                path.append(current)
+            current = current.parent
+        tail = self._chain.get(current.id, ()) if current is not None else ()
+        # Memoize the chain of every scope node met on the way up.
+        chain = tail
+        for scope in reversed(path):
+            chain = (scope,) + chain
+            self._chain[scope.id] = chain
+        if _is_scope(node):
+            return chain
+        return chain
+
+    def scopes_from(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
+        """Like `scopes`, but including `node` itself when it is a scope."""
+        chain = self.scopes(node)
+        return ((node,) + chain) if _is_scope(node) else chain
+
+    def enclosing_class(self, node: tree_sitter.Node, named: bool = False) -> ClassInfo | None:
+        for scope in self.scopes(node):
+            if scope.type in CLASS_BODIES:
+                info = self.class_of_body(scope)
+                if info is not None and (info.name or not named):
+                    return info
+        return None
+
+    def enclosing_callable(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        for scope in self.scopes(node):
+            if scope.type in CLASS_BODIES:
+                return None
+            return scope
+        return None
+
+    def locals_of(self, callable_node: tree_sitter.Node) -> dict[str, list[LocalInfo]]:
+        cached = self._locals.get(callable_node.id)
+        if cached is not None:
+            return cached
+        found: dict[str, list[LocalInfo]] = {}
+
+        def add(name_node, type_text, value, declaration, is_parameter):
+            if name_node is not None:
+                name = self.text(name_node)
+                found.setdefault(name, []).append(LocalInfo(name, type_text, value, declaration, is_parameter))
+
+        params = callable_node.child_by_field_name("parameters")
+        if params is not None:
+            if params.type == "identifier":  # x -> ...
+                add(params, "", None, params, True)
+            for param in params.named_children:
+                if param.type == "identifier":  # (x, y) -> ...
+                    add(param, "", None, param, True)
+                elif param.type in ("formal_parameter", "spread_parameter"):
+                    type_node = param.child_by_field_name("type")
+                    name_node = param.child_by_field_name("name")
+                    if name_node is None:  # spread_parameter keeps its name in a declarator
+                        declarator = next((c for c in param.named_children if c.type == "variable_declarator"), None)
+                        name_node = declarator.child_by_field_name("name") if declarator is not None else None
+                    add(name_node, _squash(self.text(type_node)) if type_node else "", None, param, True)
+        body = callable_node.child_by_field_name("body")
+        if body is None and callable_node.type == "static_initializer":
+            body = next((c for c in callable_node.named_children if c.type == "block"), None)
+        if body is None and callable_node.type == "block":
+            body = callable_node
+        stack = [body] if body is not None else []
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind in ("local_variable_declaration", "resource"):
+                type_node = node.child_by_field_name("type")
+                type_text = _squash(self.text(type_node)) if type_node else ""
+                if kind == "resource":
+                    add(node.child_by_field_name("name"), type_text, node.child_by_field_name("value"), node, False)
+                for declarator in node.children_by_field_name("declarator"):
+                    add(declarator.child_by_field_name("name"), type_text, declarator.child_by_field_name("value"),
+                        declarator, False)
+            elif kind in ("enhanced_for_statement", "catch_formal_parameter"):
+                type_node = node.child_by_field_name("type")
+                add(node.child_by_field_name("name"), _squash(self.text(type_node)) if type_node else "", None,
+                    node, True)
+            if node is not body and (kind in CALLABLES or kind in CLASS_BODIES):
+                continue  # a nested scope declares its own locals
+            stack.extend(node.named_children)
+        self._locals[callable_node.id] = found
+        return found
+
+    def assigned_names(self) -> set[str]:
+        """Names assigned anywhere in the file after their declaration (so not constant)."""
+        if self._assigned is None:
+            captures = tree_sitter.QueryCursor(_ASSIGNED_QUERY).captures(self.tree.root_node)
+            self._assigned = {self.text(n) for n in captures.get("name", [])}
+        return self._assigned
+
+    def lookup(self, name: str, at: tree_sitter.Node) -> tuple[str, tree_sitter.Node, LocalInfo | FieldInfo] | None:
+        """The declaration `name` refers to at `at`: ("local", callable, info) or ("field", class body, info)."""
+        for scope in self.scopes_from(at) if at.type in CALLABLES else self.scopes(at):
+            if scope.type in CLASS_BODIES:
+                info = self.class_of_body(scope)
+                if info is not None and name in info.fields:
+                    return "field", scope, info.fields[name]
+                continue
+            candidates = self.locals_of(scope).get(name)
+            if candidates:
+                before = [c for c in candidates if c.declaration.start_byte <= at.start_byte]
+                return "local", scope, (before[-1] if before else candidates[0])
+        return None
+
+    # --- values -------------------------------------------------------------------------------------------
+
+    def value(self, node: tree_sitter.Node | None, spring: bool = False) -> Value:
+        """The value of an expression; `spring=True` also reads `${...}` placeholders in its text."""
+        if node is None:
+            return Dynamic("no value")
+        result = self._eval(node, 0)[0]
+        return spring_value(result) if spring else result
+
+    def field_value(self, info: FieldInfo) -> Value:
+        key = info.declaration.id
+        cached = self._field_values.get(key)
+        if cached is not None:
+            return cached
+        result = self._field_value(info, 0)[0]
+        self._field_values[key] = result
+        return result
+
+    def _field_value(self, info: FieldInfo, depth: int) -> tuple[Value, str]:
+        kind = _kind_of_type(info.type_text)
+        for annotation in info.annotations:
+            name_node = annotation.child_by_field_name("name")
+            if name_node is not None and self.text(name_node).rpartition(".")[2] == "Value":
+                args = annotation.child_by_field_name("arguments")
+                literal = args.named_children[0] if args is not None and args.named_children else None
+                if literal is not None and literal.type == "string_literal":
+                    text = string_literal_text(self, literal)
+                    if text is not None and "#{" not in text:
+                        return parse_spring_string(text), kind
+                return Dynamic(f"field {info.name} is injected by Spring"), kind
+        if info.value is None:
+            return Dynamic(f"field {info.name} has no initializer"), kind
+        if not info.final and info.name in self.assigned_names():
+            return Dynamic(f"field {info.name} is assigned"), kind
+        key = info.declaration.id
+        if key in self._in_progress:
+            return Dynamic(f"constant {info.name} refers to itself"), kind
+        self._in_progress.add(key)
+        try:
+            result, value_kind = self._eval(info.value, depth + 1)
+        finally:
+            self._in_progress.discard(key)
+        return result, (kind if kind != "unknown" else value_kind)
+
+    def _eval(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
+        """(value, kind) with kind "str" | "num" | "bool" | "unknown"."""
+        if depth > MAX_EVAL_DEPTH:
+            return Dynamic("expression too deeply nested"), "unknown"
+        kind = node.type
+        if kind == "string_literal":
+            text = string_literal_text(self, node)
+            return (Lit(text) if text is not None else Dynamic("malformed string literal")), "str"
+        if kind == "character_literal":
+            text = _unescape(self.text(node)[1:-1])
+            return (Lit(text) if text is not None else Dynamic("malformed character literal")), "str"
+        if kind in ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"):
+            number = _integer(self.text(node), kind)
+            return (Lit(str(number)) if number is not None else Dynamic("malformed number")), "num"
+        if kind in ("true", "false"):
+            return Lit(kind), "bool"
+        if kind == "null_literal":
+            return Dynamic("null"), "unknown"
+        if kind == "parenthesized_expression":
+            inner = node.named_children[0] if node.named_children else None
+            return self._eval(inner, depth + 1) if inner is not None else (Dynamic("empty parentheses"), "unknown")
+        if kind == "cast_expression":
+            value_node = node.child_by_field_name("value")
+            type_node = node.child_by_field_name("type")
+            if value_node is None:
+                return Dynamic("cast"), "unknown"
+            result, value_kind = self._eval(value_node, depth + 1)
+            cast_kind = _kind_of_type(_squash(self.text(type_node))) if type_node is not None else "unknown"
+            if cast_kind == "num" and value_kind != "num":
+                return Dynamic("numeric cast"), "num"
+            return result, (cast_kind if cast_kind != "unknown" else value_kind)
+        if kind == "unary_expression":
+            operand = node.child_by_field_name("operand")
+            operator = node.child_by_field_name("operator")
+            if operand is not None and operator is not None and operator.type in ("-", "+"):
+                result, operand_kind = self._eval(operand, depth + 1)
+                if isinstance(result, Lit) and operand_kind == "num":
+                    return Lit(str(-int(result.text) if operator.type == "-" else int(result.text))), "num"
+            return Dynamic("unary expression"), "unknown"
+        if kind == "binary_expression":
+            return self._eval_binary(node, depth)
+        if kind == "identifier":
+            return self._eval_name(self.text(node), node, depth)
+        if kind == "field_access":
+            return self._eval_field_access(node, depth)
+        if kind == "method_invocation":
+            name = node.child_by_field_name("name")
+            return Dynamic(f"call of {self.text(name) if name is not None else 'a method'}()"), "unknown"
+        if kind == "object_creation_expression":
+            return Dynamic("object creation"), "unknown"
+        return Dynamic(f"{kind.replace('_', ' ')} is not a constant"), "unknown"
+
+    def _eval_binary(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
+        operator = node.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if op != "+":
+            return self._eval_arithmetic(node, op, depth)
+        # Flatten the left spine of a `+` chain iteratively: "a" + b + c + ... may be thousands long.
+        operands: list[tree_sitter.Node] = []
+        current = node
+        while current.type == "binary_expression":
+            current_op = current.child_by_field_name("operator")
+            if current_op is None or current_op.type != "+":
+                break
+            right = current.child_by_field_name("right")
+            if right is not None:
+                operands.append(right)
+            current = current.child_by_field_name("left")
+            if current is None:
+                return Dynamic("incomplete expression"), "unknown"
+        operands.append(current)
+        operands.reverse()
+        acc, acc_kind = self._eval(operands[0], depth + 1)
+        for operand in operands[1:]:
+            value, value_kind = self._eval(operand, depth + 1)
+            if acc_kind == "str" or value_kind == "str":
+                acc, acc_kind = concat([acc, value]), "str"
+            elif acc_kind == "num" and value_kind == "num":
+                if isinstance(acc, Lit) and isinstance(value, Lit):
+                    acc = Lit(str(int(acc.text) + int(value.text)))
+                else:
+                    acc = Dynamic("arithmetic on unresolved numbers")
+            elif acc_kind == "unknown" and value_kind == "unknown":
+                # Both sides are references to other files' constants: string concatenation by far the most
+                # common case; the linker folds the parts once they are known.
+                acc = concat([acc, value])
+            else:
+                acc, acc_kind = Dynamic("'+' of values of unknown type"), "unknown"
+        return acc, acc_kind
+
+    def _eval_arithmetic(self, node: tree_sitter.Node, op: str, depth: int) -> tuple[Value, str]:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if op in ("-", "*") and left is not None and right is not None:
+            a, a_kind = self._eval(left, depth + 1)
+            b, b_kind = self._eval(right, depth + 1)
+            if a_kind == b_kind == "num" and isinstance(a, Lit) and isinstance(b, Lit):
+                x, y = int(a.text), int(b.text)
+                return Lit(str(x - y if op == "-" else x * y)), "num"
+        return Dynamic(f"'{op}' expression"), "unknown"
+
+    def _eval_name(self, name: str, at: tree_sitter.Node, depth: int) -> tuple[Value, str]:
+        found = self.lookup(name, at)
+        if found is not None:
+            kind, _scope, info = found
+            if kind == "field":
+                assert isinstance(info, FieldInfo)
+                return self._field_value(info, depth)
+            assert isinstance(info, LocalInfo)
+            type_kind = _kind_of_type(info.type_text)
+            if info.is_parameter or info.value is None:
+                return Dynamic(f"{name} is a parameter or has no initializer"), type_kind
+            if name in self.assigned_names():
+                return Dynamic(f"local {name} is reassigned"), type_kind
+            result, value_kind = self._eval(info.value, depth + 1)
+            return result, (type_kind if type_kind != "unknown" else value_kind)
+        scopes = self.unqualified_scopes(name, at)
+        if not scopes:
+            return Dynamic(f"{name} is not declared in this file"), "unknown"
+        return ConstRef("java", scopes, name), "unknown"
+
+    def unqualified_scopes(self, name: str, at: tree_sitter.Node) -> tuple[str, ...]:
+        """Candidate classes for a name not declared in the file: static imports, interfaces, superclasses."""
+        scopes: list[str] = list(self.static_imports.get(name, []))
+        scopes.extend(self.static_wildcards)
+        for scope in self.scopes(at):
+            if scope.type in CLASS_BODIES:
+                info = self.class_of_body(scope)
+                if info is not None:
+                    scopes.extend(info.supertypes)
+        unique: list[str] = []
+        for scope in scopes:
+            if scope and scope not in unique:
+                unique.append(scope)
+        return tuple(unique)
+
+    def _eval_field_access(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
+        target = node.child_by_field_name("object")
+        field_node = node.child_by_field_name("field")
+        if target is None or field_node is None:
+            return Dynamic("incomplete field access"), "unknown"
+        name = self.text(field_node)
+        if target.type == "this":
+            owner = self.enclosing_class(node)
+            if owner is not None and name in owner.fields:
+                return self._field_value(owner.fields[name], depth)
+            return Dynamic(f"this.{name} is not declared in this file"), "unknown"
+        if target.type not in ("identifier", "field_access", "scoped_identifier"):
+            return Dynamic(f"field {name} of an expression"), "unknown"
+        qualifier = _squash(self.text(target))
+        owner = self.local_class(qualifier)
+        if owner is not None:
+            info_field = owner.fields.get(name)
+            if info_field is not None and info_field.static:
+                return self._field_value(info_field, depth)
+            if info_field is not None:
+                return Dynamic(f"{qualifier}.{name} is not static"), "unknown"
+            return ConstRef("java", (qualifier,), name), "unknown"
+        if target.type == "identifier" and self.lookup(qualifier, node) is not None:
+            return Dynamic(f"field {name} of variable {qualifier}"), "unknown"
+        return ConstRef("java", (qualifier,), name), "unknown"
+
+    def local_class(self, qualifier: str) -> ClassInfo | None:
+        """The class of this file a qualifier names (`Topics`, `Outer.Topics`, `com.x.Topics`), if any."""
+        if self.package and qualifier.startswith(self.package + "."):
+            qualifier = qualifier[len(self.package) + 1 :]
+        parts = qualifier.split(".")
+        if not all(p in self.classes_by_name for p in parts):
+            return None
+        return self.classes_by_name[parts[-1]]
+
+
+def spring_value(value: Value) -> Value:
+    """Read `${...}` placeholders in the literal text of a value (Spring resolves them in annotation strings)."""
+    from rmqlint.values import Concat
+
+    if isinstance(value, Lit):
+        return parse_spring_string(value.text)
+    if isinstance(value, Concat):
+        parts = [spring_value(p) if isinstance(p, Lit) else p for p in value.parts]
+        return concat(parts)
+    return value
+
+
+def type_name(java: JavaFile, node: tree_sitter.Node) -> str:
+    """A type as written, without type arguments: `Map<K, V>` -> `Map`, `a.b.C` -> `a.b.C`."""
+    if node.type == "generic_type":
+        base = next((c for c in node.named_children if c.type != "type_arguments"), None)
+        return type_name(java, base) if base is not None else ""
+    return _squash(java.text(node))
+
+
+def simple_type_name(java: JavaFile, node: tree_sitter.Node | None) -> str:
+    if node is None:
+        return ""
+    return type_name(java, node).rpartition(".")[2]
+
+
+def string_literal_text(java: JavaFile, node: tree_sitter.Node) -> str | None:
+    raw = java.text(node)
+    if raw.startswith('"""'):
+        return _text_block(raw[3:-3] if raw.endswith('"""') and len(raw) >= 6 else raw[3:])
+    if len(raw) < 2 or not raw.endswith('"'):
+        return None
+    return _unescape(raw[1:-1])
+
+
+def _text_block(content: str) -> str | None:
+    # JLS 3.10.6: drop the opening line, strip incidental indentation and trailing spaces, then escapes.
+    lines = content.split("\n")
+    if len(lines) < 2:
+        return None
+    lines = lines[1:]
+    closing_on_own_line = lines[-1].strip() == ""
+    significant = [ln for ln in lines[:-1] if ln.strip()] + ([lines[-1]] if closing_on_own_line else [lines[-1]])
+    indent = min((len(ln) - len(ln.lstrip(" \t")) for ln in significant if ln.strip() or ln is lines[-1]), default=0)
+    stripped = [ln[indent:].rstrip(" \t") for ln in lines]
+    if closing_on_own_line:
+        stripped[-1] = ""
+    return _unescape("\n".join(stripped), text_block=True)
+
+
+def _unescape(body: str, text_block: bool = False) -> str | None:
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        if i + 1 >= len(body):
+            return None
+        nxt = body[i + 1]
+        if nxt in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[nxt])
+            i += 2
+        elif nxt == "u":
+            j = i + 1
+            while j < len(body) and body[j] == "u":
+                j += 1
+            digits = body[j : j + 4]
+            if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                return None
+            out.append(chr(int(digits, 16)))
+            i = j + 4
+        elif nxt in "01234567":
+            j = i + 1
+            limit = 4 if nxt in "0123" else 3
+            while j < len(body) and j < i + limit and body[j] in "01234567":
+                j += 1
+            out.append(chr(int(body[i + 1 : j], 8)))
+            i = j
+        elif text_block and nxt == "\n":
+            i += 2  # line continuation
+        else:
+            return None
+    return "".join(out)
+
+
+def _integer(text: str, kind: str) -> int | None:
+    digits = text.replace("_", "").rstrip("lL")
+    try:
+        if kind == "hex_integer_literal":
+            return int(digits[2:], 16)
+        if kind == "binary_integer_literal":
+            return int(digits[2:], 2)
+        if kind == "octal_integer_literal":
+            return int(digits[1:] or "0", 8)
+        return int(digits)
+    except ValueError:
+        return None
+
+
+def _kind_of_type(type_text: str) -> str:
+    if type_text in STRING_TYPES or type_text == "char":
+        return "str"
+    if type_text in NUMBER_TYPES:
+        return "num"
+    if type_text == "boolean":
+        return "bool"
+    return "unknown"
+
+
+def _is_scope(node: tree_sitter.Node) -> bool:
+    kind = node.type
+    if kind in CALLABLES or kind in CLASS_BODIES:
+        return True
+    if kind == "block":  # an instance initializer
+        parent = node.parent
+        return parent is not None and parent.type == "class_body"
+    return False
+
+
+def _squash(text: str) -> str:
+    """Drop whitespace from a qualified name or type written across lines (`com . x . Topics`)."""
+    return "".join(text.split())

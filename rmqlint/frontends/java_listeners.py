@@ -1,0 +1,286 @@
+"""Message listeners in Java: find the code a listener expression stands for and what that code does on failure.
+
+A listener can be an anonymous class, a lambda (maybe cast), a method reference, `this`, a variable or field that
+holds one of these, or a class of the same file. Its body is searched (without entering nested lambdas or classes,
+whose returns are not the listener's) for `RECONSUME_LATER`, `throw` statements that escape it, and
+`context.setDelayLevelWhenNextConsume(n)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from rmqlint.facts import Listener, Location, Setting
+from rmqlint.frontends.java_index import (
+    CALLABLES,
+    CLASS_BODIES,
+    LANGUAGE,
+    ClassInfo,
+    JavaFile,
+    simple_type_name,
+)
+
+LISTENER_KINDS = {
+    "MessageListenerConcurrently": "concurrently",
+    "MessageListenerOrderly": "orderly",
+    "ConsumeConcurrentlyStatus": "concurrently",
+    "ConsumeOrderlyStatus": "orderly",
+    "ConsumeConcurrentlyContext": "concurrently",
+    "ConsumeOrderlyContext": "orderly",
+}
+LISTENER_METHOD = "consumeMessage"
+MAX_INDIRECTIONS = 8  # variable -> variable -> ... chains followed before giving up
+
+_BODY_QUERY = tree_sitter.Query(
+    LANGUAGE,
+    """
+    ((identifier) @retry (#eq? @retry "RECONSUME_LATER"))
+    (throw_statement) @throw
+    (method_invocation name: (identifier) @delay_name (#eq? @delay_name "setDelayLevelWhenNextConsume")) @delay
+    """,
+)
+_CATCH_ALL = frozenset({"Throwable", "Exception", "RuntimeException", "java.lang.Throwable", "java.lang.Exception",
+                        "java.lang.RuntimeException"})
+
+
+@dataclass
+class ListenerCode:
+    """What a listener's code does: the Listener fact plus any delay level it sets on the context."""
+
+    listener: Listener
+    delay_levels: list[Setting] = field(default_factory=list)
+
+
+def analyze_listener(java: JavaFile, expression: tree_sitter.Node) -> ListenerCode:
+    """The listener an argument of registerMessageListener/setMessageListener stands for."""
+    kind_hint = "unknown"
+    node: tree_sitter.Node | None = expression
+    for _ in range(MAX_INDIRECTIONS):
+        if node is None:
+            break
+        kind = node.type
+        if kind == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+            continue
+        if kind == "cast_expression":
+            kind_hint = LISTENER_KINDS.get(simple_type_name(java, node.child_by_field_name("type")), kind_hint)
+            node = node.child_by_field_name("value")
+            continue
+        if kind == "object_creation_expression":
+            return _from_creation(java, node, kind_hint)
+        if kind == "lambda_expression":
+            return _from_lambda(java, node, kind_hint)
+        if kind == "method_reference":
+            return _from_method_reference(java, node, kind_hint, expression)
+        if kind == "this":
+            owner = java.enclosing_class(node)
+            if owner is not None:
+                return _from_class(java, owner, kind_hint, expression)
+            break
+        if kind in ("identifier", "field_access"):
+            declared = _declaration(java, node)
+            if declared is None:
+                break
+            if declared.value is not None:
+                node = declared.value
+                continue
+            owner = java.classes_by_name.get(declared.type_text.rpartition(".")[2])
+            if owner is not None:
+                return _from_class(java, owner, kind_hint, expression)
+            break
+        break
+    return ListenerCode(Listener(kind_hint, java.location(expression)))
+
+
+def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location) -> ListenerCode:
+    """Search a listener body for retries, escaping throws and delay levels."""
+    listener = Listener(kind, where)
+    code = ListenerCode(listener)
+    captures = tree_sitter.QueryCursor(_BODY_QUERY).captures(body)
+    retries = {}
+    for node in captures.get("retry", []):
+        if not _belongs_to(node, body):
+            continue
+        statement = _statement_of(node, body)
+        retries[statement.id] = statement
+    listener.reconsume_later = [java.location(n) for n in sorted(retries.values(), key=lambda n: n.start_byte)]
+    for node in sorted(captures.get("throw", []), key=lambda n: n.start_byte):
+        if _belongs_to(node, body) and _escapes(java, node, body):
+            listener.throws.append(java.location(node))
+    for node in sorted(captures.get("delay", []), key=lambda n: n.start_byte):
+        args = node.child_by_field_name("arguments")
+        if _belongs_to(node, body) and args is not None and len(args.named_children) == 1:
+            code.delay_levels.append(Setting(java.value(args.named_children[0]), java.location(node)))
+    return code
+
+
+def find_methods(info: ClassInfo, java: JavaFile, name: str) -> list[tree_sitter.Node]:
+    methods = []
+    for child in info.body.named_children:
+        if child.type == "method_declaration":
+            name_node = child.child_by_field_name("name")
+            if name_node is not None and java.text(name_node) == name:
+                methods.append(child)
+    return methods
+
+
+def _from_creation(java: JavaFile, node: tree_sitter.Node, kind_hint: str) -> ListenerCode:
+    type_simple = simple_type_name(java, node.child_by_field_name("type"))
+    kind = LISTENER_KINDS.get(type_simple, kind_hint)
+    body = next((c for c in node.named_children if c.type == "class_body"), None)
+    if body is not None:
+        info = java.class_of_body(body)
+        if info is not None:
+            return _from_class(java, info, kind, node, anonymous=True)
+    owner = java.classes_by_name.get(type_simple)
+    if owner is not None:
+        return _from_class(java, owner, kind, node)
+    return ListenerCode(Listener(kind, java.location(node)))
+
+
+def _from_class(java: JavaFile, info: ClassInfo, kind_hint: str, expression: tree_sitter.Node,
+                anonymous: bool = False) -> ListenerCode:
+    kind = kind_hint
+    for supertype in info.supertypes:
+        kind = LISTENER_KINDS.get(supertype.rpartition(".")[2], kind)
+    methods = find_methods(info, java, LISTENER_METHOD)
+    if not methods:
+        return ListenerCode(Listener(kind, java.location(expression)))
+    method = methods[0]
+    kind = _kind_from_method(java, method, kind)
+    body = method.child_by_field_name("body")
+    where = java.location(expression if anonymous else method)
+    if body is None:
+        return ListenerCode(Listener(kind, where))
+    return scan_body(java, body, kind, where)
+
+
+def _from_lambda(java: JavaFile, node: tree_sitter.Node, kind_hint: str) -> ListenerCode:
+    kind = kind_hint
+    params = node.child_by_field_name("parameters")
+    if kind == "unknown" and params is not None:
+        for param in params.named_children:
+            if param.type == "formal_parameter":
+                kind = LISTENER_KINDS.get(simple_type_name(java, param.child_by_field_name("type")), kind)
+    body = node.child_by_field_name("body")
+    if body is None:
+        return ListenerCode(Listener(kind, java.location(node)))
+    code = scan_body(java, body, kind, java.location(node))
+    if kind == "unknown":
+        code.listener.kind = _kind_from_status(java, body)
+    return code
+
+
+def _from_method_reference(java: JavaFile, node: tree_sitter.Node, kind_hint: str,
+                           expression: tree_sitter.Node) -> ListenerCode:
+    parts = node.named_children
+    if len(parts) < 2 and not (parts and node.children and node.children[0].type == "this"):
+        return ListenerCode(Listener(kind_hint, java.location(expression)))
+    target = node.children[0]
+    method_name = java.text(node.children[-1])
+    owner: ClassInfo | None = None
+    if target.type == "this":
+        owner = java.enclosing_class(node)
+    elif target.type in ("identifier", "type_identifier", "scoped_identifier", "field_access"):
+        owner = java.local_class(java.text(target).replace(" ", ""))
+        if owner is None and target.type == "identifier":
+            declared = _declaration(java, target)
+            if declared is not None:
+                owner = java.classes_by_name.get(declared.type_text.rpartition(".")[2])
+    if owner is None:
+        return ListenerCode(Listener(kind_hint, java.location(expression)))
+    methods = find_methods(owner, java, method_name)
+    if not methods:
+        return ListenerCode(Listener(kind_hint, java.location(expression)))
+    method = methods[0]
+    kind = _kind_from_method(java, method, kind_hint)
+    body = method.child_by_field_name("body")
+    if body is None:
+        return ListenerCode(Listener(kind, java.location(method)))
+    return scan_body(java, body, kind, java.location(method))
+
+
+def _kind_from_method(java: JavaFile, method: tree_sitter.Node, kind: str) -> str:
+    returned = LISTENER_KINDS.get(simple_type_name(java, method.child_by_field_name("type")))
+    return returned or kind
+
+
+def _kind_from_status(java: JavaFile, body: tree_sitter.Node) -> str:
+    # An implicitly typed lambda: the status enum it returns tells which listener it is.
+    text = java.text(body)
+    concurrently = "ConsumeConcurrentlyStatus" in text or "ConsumeConcurrentlyContext" in text
+    orderly = "ConsumeOrderlyStatus" in text or "ConsumeOrderlyContext" in text
+    if concurrently != orderly:
+        return "concurrently" if concurrently else "orderly"
+    return "unknown"
+
+
+def _declaration(java: JavaFile, node: tree_sitter.Node):
+    """The local or field declaration an identifier / `this.x` refers to, or None."""
+    if node.type == "identifier":
+        found = java.lookup(java.text(node), node)
+        return found[2] if found is not None else None
+    target = node.child_by_field_name("object")
+    name = node.child_by_field_name("field")
+    if target is not None and target.type == "this" and name is not None:
+        owner = java.enclosing_class(node)
+        if owner is not None:
+            return owner.fields.get(java.text(name))
+    return None
+
+
+def _belongs_to(node: tree_sitter.Node, body: tree_sitter.Node) -> bool:
+    """True when no lambda or class body lies between `node` and the listener `body`."""
+    current = node.parent
+    while current is not None and current.id != body.id:
+        if current.type in CALLABLES or current.type in CLASS_BODIES:
+            return False
+        current = current.parent
+    return current is not None
+
+
+def _statement_of(node: tree_sitter.Node, body: tree_sitter.Node) -> tree_sitter.Node:
+    current = node
+    while current.parent is not None and current.id != body.id:
+        if current.type.endswith("_statement") or current.type == "local_variable_declaration":
+            return current
+        current = current.parent
+    return node
+
+
+def _escapes(java: JavaFile, throw: tree_sitter.Node, body: tree_sitter.Node) -> bool:
+    """A throw escapes unless a try around it (inside the body) has a catch that may catch it."""
+    thrown = throw.named_children[0] if throw.named_children else None
+    thrown_type = None
+    if thrown is not None and thrown.type == "object_creation_expression":
+        thrown_type = simple_type_name(java, thrown.child_by_field_name("type"))
+    child = throw
+    current = throw.parent
+    while current is not None and current.id != body.id:
+        if current.type in ("try_statement", "try_with_resources_statement"):
+            guarded = current.child_by_field_name("body")
+            if guarded is not None and guarded.id == child.id:
+                for clause in current.named_children:
+                    if clause.type == "catch_clause" and _catches(java, clause, thrown_type):
+                        return False
+        child = current
+        current = current.parent
+    return True
+
+
+def _catches(java: JavaFile, clause: tree_sitter.Node, thrown_type: str | None) -> bool:
+    if thrown_type is None:
+        return True  # rethrowing a variable of unknown type: stay quiet
+    for param in clause.named_children:
+        if param.type != "catch_formal_parameter":
+            continue
+        for catch_type in param.named_children:
+            if catch_type.type != "catch_type":
+                continue
+            for alternative in catch_type.named_children:
+                name = java.text(alternative).replace(" ", "")
+                if name in _CATCH_ALL or name.rpartition(".")[2] == thrown_type:
+                    return True
+    return False
