@@ -1,8 +1,8 @@
 """`rmqplan allocate FILE|-`: run the exact strategies on JSON Lines cases (DESIGN §6).
 
-Each input line is one case with the fields of `tests/golden/allocation-cases.jsonl` (an `expected` field, or
-any other extra field, is ignored, so the golden file itself is valid input). Each output line is
-`{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}` for
+Each input line is one case with the fields of `tests/golden/allocation-cases.jsonl` (`expected` is ignored,
+so the golden file itself is valid input; `config_queues` gives a CONFIG case its list; other fields are
+refused). Each output line is `{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}` for
 every distinct client id, in Java order. Output streams case by case, one whole line at a time; the first bad
 line stops the run with one message `FILE:LINE: what is wrong` on `err` and exit code 2.
 """
@@ -82,10 +82,19 @@ def _rooms(obj: dict, field: str) -> dict[str, str]:
     return rooms
 
 
+# The golden file's fields; `expected` is read past so the golden file is valid input; `config_queues` is the
+# fixed list of a CONFIG case. Any other field is refused: a misspelt optional field would silently use a default.
+CASE_FIELDS = ("id", "strategy", "queues", "client_ids", "virtual_nodes", "consumer_idcs", "broker_rooms",
+               "client_rooms", "config_queues", "expected")
+
+
 def parse_case(obj: Any) -> Case:
     """Validate one decoded JSON line. Raises CaseError."""
     if not isinstance(obj, dict):
         raise CaseError(f"a case must be a JSON object, got {type(obj).__name__}")
+    unknown = [k for k in obj if k not in CASE_FIELDS]
+    if unknown:
+        raise CaseError(f"unknown field {unknown[0]!r}; a case has {', '.join(CASE_FIELDS)}")
     if "id" not in obj:
         raise CaseError("missing field 'id'")
     case_id = obj["id"]

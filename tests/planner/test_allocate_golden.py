@@ -107,6 +107,8 @@ def test_config_cases_take_config_queues(tmp_path):
      "virtual_nodes must be an integer >= 0"),
     ('{"id": 1, "strategy": "AVG", "queues": [], "client_ids": [], "broker_rooms": {"b": 1}}', "broker_rooms"),
     ('[' * 100000 + ']' * 100000, "nested too deeply"),
+    ('{"id": 1, "strategy": "CONSISTENT_HASH", "queues": [], "client_ids": [], "virtual_node": 5}',
+     "unknown field 'virtual_node'"),
 ])
 def test_bad_line_names_file_and_line_and_stops(tmp_path, line, message):
     code, out, err, path = _run_text(GOOD + line + "\n" + GOOD, tmp_path)
