@@ -2,9 +2,10 @@
 
 Each input line is one case with the fields of `tests/golden/allocation-cases.jsonl` (`expected` is ignored,
 so the golden file itself is valid input; `config_queues` gives a CONFIG case its list; other fields are
-refused). Each output line is `{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}` for
-every distinct client id, in Java order. Output streams case by case, one whole line at a time; the first bad
-line stops the run with one message `FILE:LINE: what is wrong` on `err` and exit code 2.
+refused). Each output line is
+`{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}`
+for every distinct client id, in Java order. Output streams case by case, one whole line at a time; the first
+bad line stops the run with one message `FILE:LINE: what is wrong` on `err` and exit code 2.
 """
 
 from __future__ import annotations

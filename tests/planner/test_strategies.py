@@ -214,8 +214,9 @@ def test_nearby_missing_room_throws_for_every_process(broker_rooms, client_rooms
 
 def test_parse_strategy_names_and_aliases():
     assert parse_strategy_name("AllocateMessageQueueAveragely") == AVG
-    assert parse_strategy_name("MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE") == StrategySpec("MACHINE_ROOM_NEARBY", nearby=CIRCLE)
-    assert parse_strategy_name("AllocateMachineRoomNearby", nearby="AVG") == StrategySpec("MACHINE_ROOM_NEARBY", nearby=AVG)
+    nearby = "MACHINE_ROOM_NEARBY"
+    assert parse_strategy_name("MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE") == StrategySpec(nearby, nearby=CIRCLE)
+    assert parse_strategy_name("AllocateMachineRoomNearby", nearby="AVG") == StrategySpec(nearby, nearby=AVG)
     inner = parse_strategy_name("MACHINE_ROOM_NEARBY-CONSISTENT_HASH", virtual_nodes=3).nearby
     assert inner == StrategySpec("CONSISTENT_HASH", virtual_nodes=3)
     assert parse_strategy_name("AVG", virtual_nodes=3) == AVG  # parameters only where they matter
