@@ -317,5 +317,22 @@ def test_invalid_example_reports_exactly_the_expected_findings(rule, example):
 def test_valid_example_is_quiet(rule, example):
     findings, project = _lint_example(rule, example)
     assert [f"{f.location.path}:{f.location.line}: {f.message}" for f in findings] == [], example.note
-    # A near miss, not an empty project: the frontends must have seen the clients the example is about.
-    assert any(True for _ in project.clients()), "the example yields no client at all"
+    # A near miss, not an empty project: the frontends must have seen what the rule looks at.
+    assert NEAR_MISS[rule.CODE](project), f"the example gives the rule nothing to look at: {example.note}"
+
+
+def _consumers(project):
+    return [c for _f, c in project.clients() if c.role != "producer"]
+
+
+NEAR_MISS = {
+    # a consumer, or a client with an instanceName
+    "RMQ001": lambda p: any(c.role != "producer" or c.instance_name for _f, c in p.clients()),
+    # a subscription and a produced tag
+    "RMQ002": lambda p: any(c.subscriptions for c in _consumers(p)) and any(True for _ in p.produced()),
+    # a consumer with a sign of retries
+    "RMQ003": lambda p: any(
+        c.max_reconsume_times or c.delay_level or any(l.reconsume_later or l.throws for l in c.listeners)
+        for c in _consumers(p)
+    ),
+}
