@@ -7,6 +7,7 @@ The Spark engine is imported only when asked for, so `--engine local` and `alloc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import Optional, Sequence, TextIO
@@ -48,7 +49,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # --help and usage to our streams
+            args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: --help is 0, a usage error 2
         return int(e.code or 0)
     if args.command == "allocate":

@@ -1,0 +1,116 @@
+"""`rmqplan` end to end: exit codes, text and JSON output, bad input, engines, `--out`."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.cli import run
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "examples" / "fleet.toml")
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def rmqplan(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_example_text_report_shows_seed_004_map_and_findings():
+    code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local")
+    assert code == 1 and err == ""  # error-level findings
+    lines = out.splitlines()
+    assert "  group consumer_group (clustering, AVG, 2 processes)" in lines
+    assert "    TopicTest: 4 queues, 2 processes, orphaned 2, duplicated 2, idle 0" in lines
+    assert any(line.split() == ["192.168.1.10#1", "192.168.1.10@XUJIAN_MACBOOK", "broker-a:", "0,", "1"]
+               for line in lines)
+    assert any(line.split() == ["(nobody)", "broker-a:", "2,", "3"] for line in lines)
+    assert any("PLAN001 [baseline consumer_group TopicTest]" in line for line in lines)
+    assert "scenario scale-out: 5 queue(s) change owner" in lines
+    assert lines[-2].startswith("totals: 3 groups, 8 processes,")
+
+
+def test_json_follows_the_output_contract():
+    code, out, _ = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and set(doc) == {"scenarios", "findings"}
+    assert [s["name"] for s in doc["scenarios"]] == ["baseline", "scale-out"]
+    entry = doc["scenarios"][0]["groups"][0]
+    assert set(entry) == {"group", "topic", "orphaned_queues", "duplicated_queues", "idle_instances", "moved_queues"}
+    assert (entry["group"], entry["topic"]) == ("consumer_group", "TopicTest")
+    assert entry["orphaned_queues"] == [["TopicTest", "broker-a", 2], ["TopicTest", "broker-a", 3]]
+    assert entry["duplicated_queues"] == [["TopicTest", "broker-a", 0], ["TopicTest", "broker-a", 1]]
+    scale = doc["scenarios"][1]["groups"]
+    assert [(e["group"], e["topic"]) for e in scale] == [("orders", "OrderEvents"), ("orders", "%RETRY%orders")]
+    assert [q[2] for q in scale[0]["moved_queues"]] == [2, 4, 5, 6, 7]
+    f = doc["findings"][0]
+    assert set(f) >= {"code", "severity", "scenario", "group", "topic", "message"}
+    assert {x["code"] for x in doc["findings"]} == {"PLAN001", "PLAN002"}
+
+
+def test_assignments_add_every_instance_with_its_queues():
+    _, out, _ = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--format", "json", "--assignments")
+    entry = json.loads(out)["scenarios"][0]["groups"][0]
+    assert entry["instances"] == [
+        {"instance": "192.168.1.10#1", "client_id": "192.168.1.10@XUJIAN_MACBOOK", "host": "192.168.1.10",
+         "queues": [["TopicTest", "broker-a", 0], ["TopicTest", "broker-a", 1]]},
+        {"instance": "192.168.1.10#2", "client_id": "192.168.1.10@XUJIAN_MACBOOK", "host": "192.168.1.10",
+         "queues": [["TopicTest", "broker-a", 0], ["TopicTest", "broker-a", 1]]},
+    ]
+
+
+def test_a_clean_fleet_exits_0(tmp_path):
+    fleet = tmp_path / "ok.toml"
+    fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
+                     'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h1", "h2"]\n')
+    code, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
+    assert code == 0 and "findings: none" in out
+
+
+@pytest.mark.parametrize("name", ["bad_many.toml", "bad_syntax.toml", "binary.toml", "bad_encoding.toml",
+                                  "missing.toml"])
+def test_bad_fleet_exits_2_with_lines_naming_the_file(name):
+    code, out, err = rmqplan("simulate", "--fleet", str(FIXTURES / name), "--engine", "local")
+    assert code == 2 and out == ""
+    assert err and all(line.startswith(str(FIXTURES / name)) for line in err.splitlines())
+    assert "Traceback" not in err
+
+
+def test_usage_errors_exit_2():
+    assert rmqplan()[0] == 2
+    code, _, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "gpu")
+    assert code == 2 and "invalid choice" in err
+    assert rmqplan("simulate")[0] == 2  # --fleet is required
+
+
+def test_allocate_delegates_to_the_allocate_command(tmp_path):
+    golden = (ROOT / "tests" / "golden" / "allocation-cases.jsonl").read_text().splitlines()[:3]
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(golden) + "\n")
+    code, out, _ = rmqplan("allocate", str(cases))
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [x["id"] for x in lines] == [json.loads(g)["id"] for g in golden]
+    assert all(x["allocation"] == json.loads(g)["expected"] for x, g in zip(lines, golden))
+
+
+def _without_java_env() -> dict:
+    env = dict(os.environ, JAVA_HOME="/nonexistent-jdk", PYTHONPATH=str(ROOT))
+    return env
+
+
+def test_without_java_local_engine_works_and_spark_engine_is_one_line():
+    env = _without_java_env()
+    local = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--engine", "local"],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert local.returncode == 1 and "PLAN001" in local.stdout
+    spark = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert spark.returncode == 2 and spark.stdout == ""
+    assert len(spark.stderr.strip().splitlines()) == 1 and "Traceback" not in spark.stderr
+    assert spark.stderr.startswith("rmqplan: ")
