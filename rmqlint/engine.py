@@ -56,6 +56,7 @@ class LintResult:
     findings: list[Finding]
     files_checked: int  # files in the reported set
     rules: list  # the enabled Rule instances
+    parsed: int = 0  # files parsed in this run (the rest came from the cache or were not needed)
 
     def failed(self) -> bool:
         threshold = severity_rank(self.settings.fail_on)
@@ -97,7 +98,7 @@ def lint(options: LintOptions) -> LintResult:
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
     findings = run_rules(project, rules, settings)
     findings = [f for f in findings if f.location.path in discovery.report]
-    return LintResult(root, settings, findings, len(discovery.report), rules)
+    return LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
 
 
 def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:

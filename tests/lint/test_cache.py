@@ -1,0 +1,113 @@
+"""The facts cache through real lint runs: hits, misses, racy edits, corruption, old versions, no cache dir."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from rmqlint.cache import CACHE_DIR, CACHE_FILE
+from rmqlint.engine import LintOptions, lint
+from tests.lint.test_engine_fixtures import CONSUMER_JAVA, OLD, java_project
+
+CONSUMER = "src/main/java/com/app/Consumer.java"
+NAMES = "src/main/java/com/app/Names.java"
+
+
+def run(root, **kw):
+    return lint(LintOptions(paths=[root], **kw))
+
+
+def summary(result):
+    return [(f.code, f.location.path, f.location.line, f.message) for f in result.findings]
+
+
+def test_warm_run_parses_nothing_and_finds_the_same(tmp_path):
+    root = java_project(tmp_path)
+    cold = run(root)
+    assert cold.parsed == 2  # the consumer (prefilter) and the constants class it needs; Plain is never parsed
+    assert summary(cold) and summary(cold)[0][:2] == ("RMQ001", CONSUMER)
+    warm = run(root)
+    assert warm.parsed == 0 and summary(warm) == summary(cold)
+
+
+def test_changed_file_is_parsed_again_alone(tmp_path):
+    root = java_project(tmp_path)
+    run(root)
+    path = root / CONSUMER
+    path.write_text(CONSUMER_JAVA.replace("Names.INSTANCE", "System.getenv(\"POD\")"), encoding="utf-8")
+    result = run(root)
+    assert result.parsed == 1 and result.findings == []
+
+
+def test_touched_file_is_hashed_not_parsed(tmp_path):
+    root = java_project(tmp_path)
+    run(root)
+    os.utime(root / CONSUMER, (OLD + 10, OLD + 10))
+    assert run(root).parsed == 0
+
+
+def test_racy_edit_with_same_size_and_mtime_is_seen(tmp_path):
+    """A file written just before a run is not trusted by its stat next time (git's racily-clean rule)."""
+    root = java_project(tmp_path, age_files=False)
+    first = run(root)
+    assert summary(first)
+    path = root / CONSUMER
+    st = path.stat()
+    text = CONSUMER_JAVA.replace('"group_a"', '"group_z"')
+    assert len(text) == len(CONSUMER_JAVA)
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = run(root)
+    assert second.parsed == 1 and "group_z" in second.findings[0].message
+
+
+def test_corrupt_cache_file_is_rebuilt(tmp_path):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    cache_file = root / CACHE_DIR / CACHE_FILE
+    cache_file.write_bytes(b"\x00{not json")
+    result = run(root)
+    assert summary(result) == expected and result.parsed == 2
+    assert json.loads(cache_file.read_text(encoding="utf-8"))["files"]  # valid again
+    assert run(root).parsed == 0
+
+
+def test_damaged_entry_is_never_trusted(tmp_path):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    cache_file = root / CACHE_DIR / CACHE_FILE
+    data = json.loads(cache_file.read_text(encoding="utf-8"))
+    data["files"][CONSUMER]["facts"]["clients"] = [{"role": 3}]  # wrong shape
+    data["files"][NAMES]["facts"] = "garbage"
+    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    result = run(root)
+    assert summary(result) == expected and result.parsed == 2
+
+
+def test_other_version_cache_is_ignored(tmp_path):
+    root = java_project(tmp_path)
+    run(root)
+    cache_file = root / CACHE_DIR / CACHE_FILE
+    data = json.loads(cache_file.read_text(encoding="utf-8"))
+    data["key"] = "facts=0;rmqtools=0.0.1"
+    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    assert run(root).parsed == 2
+
+
+def test_unusable_cache_location_never_fails_the_run(tmp_path):
+    root = java_project(tmp_path)
+    (root / CACHE_DIR).write_text("a file where the cache directory should be", encoding="utf-8")
+    first, second = run(root), run(root)
+    assert summary(first) == summary(second) and second.parsed == 2
+
+
+def test_no_cache_reads_and_writes_nothing(tmp_path):
+    root = java_project(tmp_path)
+    result = run(root, use_cache=False)
+    assert summary(result) and not (root / CACHE_DIR).exists()
+
+
+def test_cache_dir_ignores_itself_for_git(tmp_path):
+    root = java_project(tmp_path)
+    run(root)
+    assert (root / CACHE_DIR / ".gitignore").read_text(encoding="utf-8").strip().endswith("*")
