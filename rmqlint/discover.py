@@ -71,7 +71,7 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
     Files named explicitly are linted even when git ignores them; `exclude` globs (gitignore syntax, relative to
     the root) apply to everything, explicit files included, so a pre-commit run honours them too.
     """
-    excluded = pathspec.PathSpec.from_lines("gitwildmatch", exclude) if exclude else None
+    excluded = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
     kinds: dict[str, str] = {}
     for rel in _project_files(root):
         if _skipped(rel) or (excluded is not None and excluded.match_file(rel)):
