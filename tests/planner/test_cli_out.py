@@ -1,0 +1,87 @@
+"""`--out DIR`: all or nothing, never over someone else's directory; Parquet tables that match the summary."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.cli import run
+from planner.report import OutputError, write_out
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "examples" / "fleet.toml")
+
+
+def rmqplan(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    return run(list(argv), out, err), out.getvalue(), err.getvalue()
+
+
+def _fake_tables(directory: str) -> None:
+    for name in ("assignments", "groups"):
+        (Path(directory) / name).mkdir()
+        (Path(directory) / name / "part-0.parquet").write_bytes(b"PAR1")
+
+
+def test_a_failure_midway_leaves_nothing_behind(tmp_path):
+    def broken(directory: str) -> None:
+        (Path(directory) / "assignments").mkdir()
+        raise OSError(28, "No space left on device")
+
+    target = tmp_path / "out"
+    with pytest.raises(OutputError, match="No space left on device"):
+        write_out(target, {"findings": []}, {"totals": {}}, broken)
+    assert list(tmp_path.iterdir()) == []  # neither the target nor a temporary directory
+
+
+def test_a_previous_output_is_replaced_whole(tmp_path):
+    target = tmp_path / "out"
+    write_out(target, {"findings": [1]}, {"totals": {"groups": 1}}, _fake_tables)
+    (target / "stale.txt").write_text("from an older run")
+    write_out(target, {"findings": []}, {"totals": {"groups": 2}}, _fake_tables)
+    assert sorted(p.name for p in target.iterdir()) == ["assignments", "findings.json", "groups", "summary.json"]
+    assert json.loads((target / "summary.json").read_text()) == {"totals": {"groups": 2}}
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_someone_elses_directory_is_not_replaced(tmp_path):
+    target = tmp_path / "home"
+    target.mkdir()
+    (target / "notes.txt").write_text("precious")
+    code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--out", str(target))
+    assert code == 2 and out == "" and "refusing to replace it" in err and len(err.splitlines()) == 1
+    assert (target / "notes.txt").read_text() == "precious"
+
+
+def _spark_or_skip():
+    from planner.spark_session import SparkUnavailable, get_session
+
+    try:
+        return get_session()
+    except SparkUnavailable as e:
+        pytest.skip(str(e))
+
+
+def test_local_engine_out_writes_parquet_tables_and_json(tmp_path):
+    spark = _spark_or_skip()
+    target = tmp_path / "plan"
+    code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--out", str(target))
+    assert code == 1 and err == ""
+    summary = json.loads((target / "summary.json").read_text())
+    totals = summary["totals"]
+    assert totals == {"groups": 3, "instances": 8, "queues": 23, "assignments": 27, "orphaned_queues": 7,
+                      "duplicated_queues": 7, "idle_instances": 0}
+    assert summary["scenarios"] == [{"name": "scale-out", "moved_queues": 5}]
+    findings = json.loads((target / "findings.json").read_text())["findings"]
+    assert {f["code"] for f in findings} == {"PLAN001", "PLAN002"}
+    assignments = spark.read.parquet(str(target / "assignments"))
+    assert assignments.columns == ["scenario", "group", "topic", "instance", "client_id", "host", "broker", "queue_id"]
+    assert assignments.filter("scenario = 'baseline'").count() == totals["assignments"]
+    laptop = assignments.filter("`group` = 'consumer_group' AND topic = 'TopicTest'").collect()
+    assert sorted((r.instance, r.queue_id) for r in laptop) == [
+        ("192.168.1.10#1", 0), ("192.168.1.10#1", 1), ("192.168.1.10#2", 0), ("192.168.1.10#2", 1)]
+    groups = spark.read.parquet(str(target / "groups")).collect()
+    assert len(groups) == 8  # 6 baseline group-topics + 2 in the scenario
+    scale = [r for r in groups if r.scenario == "scale-out" and r.topic == "OrderEvents"]
+    assert scale[0].moved == 5 and scale[0].instances == 4
