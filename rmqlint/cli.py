@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] == "explain":
             return _explain_command(argv[1:])
         return _lint_command(argv)
+    except SystemExit as stop:  # argparse: --help, --version, usage errors (already printed)
+        return stop.code if isinstance(stop.code, int) else 2
     except KeyboardInterrupt:
         _emit_err("rmqlint: interrupted")
         return 130

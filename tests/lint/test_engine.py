@@ -1,0 +1,101 @@
+"""The engine end to end on small projects: partial file lists, suppressions, bad input (RMQ900), selection."""
+
+from __future__ import annotations
+
+from rmqlint.engine import MAX_FILE_BYTES, LintOptions, lint, lint_sources
+from tests.lint.test_engine_fixtures import (
+    CONSUMER_FINDING_LINE,
+    CONSUMER_JAVA,
+    OTHER_CONSUMER_JAVA,
+    java_project,
+    write_project,
+)
+
+CONSUMER = "src/main/java/com/app/Consumer.java"
+OTHER = "src/main/java/com/app/Other.java"
+
+
+def run(*paths, **kw):
+    return lint(LintOptions(paths=list(paths), **kw))
+
+
+def codes_at(result):
+    return sorted((f.code, f.location.path, f.location.line) for f in result.findings)
+
+
+def test_constant_from_another_file_is_resolved(tmp_path):
+    root = java_project(tmp_path)
+    (finding,) = run(root).findings
+    assert (finding.code, finding.location.path, finding.location.line) == ("RMQ001", CONSUMER, CONSUMER_FINDING_LINE)
+    assert '"fixed-worker"' in finding.message
+
+
+def test_partial_file_list_sees_the_whole_project_and_reports_only_those_files(tmp_path):
+    """pre-commit passes the changed files only: the constant lives in a file it did not pass."""
+    root = java_project(tmp_path)
+    (root / OTHER).write_text(OTHER_CONSUMER_JAVA, encoding="utf-8")
+    assert codes_at(run(root)) == [("RMQ001", CONSUMER, 8), ("RMQ001", OTHER, 8)]
+    partial = run(root / CONSUMER, root / "src/main/java/com/app/Plain.java")
+    assert codes_at(partial) == [("RMQ001", CONSUMER, 8)]
+    assert '"fixed-worker"' in partial.findings[0].message and partial.files_checked == 2
+
+
+def test_suppression_on_the_line_and_the_line_above(tmp_path):
+    same_line = CONSUMER_JAVA.replace("Names.INSTANCE);", "Names.INSTANCE); // rmqlint: disable=RMQ001")
+    line_above = CONSUMER_JAVA.replace("        consumer.setInstanceName",
+                                       "        // rmqlint: disable=RMQ001\n        consumer.setInstanceName")
+    other_code = CONSUMER_JAVA.replace("Names.INSTANCE);", "Names.INSTANCE); // rmqlint: disable=RMQ002")
+    two_above = CONSUMER_JAVA.replace("        DefaultMQPushConsumer consumer",
+                                      "        // rmqlint: disable=RMQ001\n\n        DefaultMQPushConsumer consumer")
+    for text, expected in [(same_line, 0), (line_above, 0), (other_code, 1), (two_above, 1)]:
+        root = java_project(tmp_path / f"case{len(text)}{expected}")
+        (root / CONSUMER).write_text(text, encoding="utf-8")
+        assert len(run(root, use_cache=False).findings) == expected, text
+
+
+def test_bad_files_give_rmq900_and_the_run_goes_on(tmp_path):
+    root = java_project(tmp_path)
+    broken = "package com.app;\nimport org.apache.rocketmq.client.producer.DefaultMQProducer;\nclass Broken {\n  void f( {\n}\n"
+    huge = b"// DefaultMQPushConsumer\n" + b"class Huge {}\n" * (5 * 1024 * 1024 // 13)
+    write_project(root, {
+        "src/main/java/com/app/Broken.java": broken,
+        "src/main/java/com/app/Binary.java": b"\x00\x01\x02DefaultMQPushConsumer\xff",
+        "src/main/java/com/app/Latin.java": "// DefaultMQPushConsumer caf\u00e9\nclass Latin {}\n".encode("latin-1"),
+        "src/main/java/com/app/Huge.java": huge,
+        "src/main/java/com/app/Unrelated.java": "// caf\u00e9 sans rapport\nclass Unrelated {}\n".encode("latin-1"),
+    })
+    result = run(root)
+    by_path = {f.location.path.rsplit("/", 1)[-1]: f for f in result.findings}
+    assert by_path["Consumer.java"].code == "RMQ001"
+    assert by_path["Broken.java"].code == "RMQ900" and by_path["Broken.java"].location.line == 4
+    assert "binary" in by_path["Binary.java"].message
+    latin = by_path["Latin.java"]
+    assert "UTF-8" in latin.message and (latin.location.line, latin.location.column) == (1, 29)
+    assert f"{MAX_FILE_BYTES >> 20} MB limit" in by_path["Huge.java"].message
+    assert "Unrelated.java" not in by_path  # not about RocketMQ: its encoding is no concern
+    assert {f.severity for f in result.findings if f.code == "RMQ900"} == {"info"}
+    assert not result.failed() or any(f.code == "RMQ001" for f in result.findings)
+    # The warm run reports the same problems.
+    assert codes_at(run(root)) == codes_at(result)
+
+
+def test_select_and_ignore(tmp_path):
+    root = java_project(tmp_path)
+    write_project(root, {"src/main/java/com/app/Bin.java": b"\x00DefaultMQPushConsumer"})
+    assert {f.code for f in run(root).findings} == {"RMQ001", "RMQ900"}
+    assert {f.code for f in run(root, ignore=["RMQ9"]).findings} == {"RMQ001"}
+    assert {f.code for f in run(root, select=["RMQ900"]).findings} == {"RMQ900"}
+    assert run(root, select=["RMQ002"]).findings == []
+
+
+def test_fail_on_decides_failure(tmp_path):
+    root = write_project(tmp_path / "p", {"A.java": b"\x00DefaultMQPushConsumer"})
+    assert not run(root).failed()  # info only; default fail-on is warning
+    assert run(root, fail_on="info").failed()
+
+
+def test_lint_sources_in_memory():
+    findings = lint_sources({
+        "src/com/app/Names.java": (tmp_text := CONSUMER_JAVA.replace("Names.INSTANCE", '"x"')),
+    })
+    assert [(f.code, f.location.line) for f in findings] == [("RMQ001", CONSUMER_FINDING_LINE)], tmp_text
