@@ -111,10 +111,9 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
 def _spark_simulate(fleet: Fleet, options: SimulateOptions, err: TextIO) -> Simulation | int:
     try:
         from planner import spark
+        from planner.spark_session import SparkUnavailable
     except ImportError as e:
         return _engine_error(err, f"the Spark engine is not available ({e}); use --engine local")
-    from planner.spark_session import SparkUnavailable
-
     try:
         return spark.simulate(fleet, options)
     except SparkUnavailable as e:
@@ -128,8 +127,11 @@ def _report(sim: Simulation, options: SimulateOptions, out: TextIO, err: TextIO)
     findings = find(sim)
     if options.out:
         from planner.report import spark_table_writer, write_out
-        from planner.spark_session import SparkUnavailable, get_session
 
+        try:
+            from planner.spark_session import SparkUnavailable, get_session
+        except ImportError as e:
+            return _engine_error(err, f"--out needs Spark to write Parquet, which is not available ({e})")
         writer = sim.write_tables or spark_table_writer(sim, lambda: get_session(options.master, options.conf))
         try:
             write_out(options.out, {"findings": [f.to_json() for f in findings]},
