@@ -109,7 +109,8 @@ def _not_subscribed_reason(r: GroupTopicResult) -> list[str]:
     others = [p.instance for p in r.processes if p.instance not in r.assignment]
     if not others:
         return []
-    return [f"{_names(others)} do(es) not subscribe to {r.topic} but still count in the split "
+    verb = "does" if len(others) == 1 else "do"
+    return [f"{_names(others)} {verb} not subscribe to {r.topic} but still count in the split "
             f"(the broker lists every process of the group), so their shares are never pulled"]
 
 

@@ -114,3 +114,21 @@ def test_without_java_local_engine_works_and_spark_engine_is_one_line():
     assert spark.returncode == 2 and spark.stdout == ""
     assert len(spark.stderr.strip().splitlines()) == 1 and "Traceback" not in spark.stderr
     assert spark.stderr.startswith("rmqplan: ")
+
+
+def test_small_generated_fleet_runs_on_the_local_engine(tmp_path):
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text("[generate]\ngroups = 4\nseed = 7\ninstances = [2, 3]\ncolliding_client_ids = 1.0\n")
+    code, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--format", "json")
+    doc = json.loads(out)
+    topics = [e["topic"] for e in doc["scenarios"][0]["groups"] if not e["topic"].startswith("%RETRY%")]
+    assert len(topics) == 4
+    # every generated group collides (one client id for all its processes): all duplicate their share
+    assert code == 1 and {f["code"] for f in doc["findings"]} >= {"PLAN001", "PLAN002"}
+
+
+def test_huge_generated_fleet_is_refused_by_the_local_engine(tmp_path):
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text("[generate]\ngroups = 1000000\n")
+    code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
+    assert code == 2 and out == "" and "use --engine spark" in err and len(err.splitlines()) == 1
