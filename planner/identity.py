@@ -7,8 +7,7 @@ CLUSTERING consumer replaces "DEFAULT": clients < 4.9.0 with the pid, clients >=
 
 Processes are expanded from instance sets in declaration order: for each set, for each host, `count` processes.
 Each gets the label `<host>#<n>`, the n-th process of this group on that host (1-based, counted over all of the
-group's instance sets). In a scenario, removed processes are the last ones of the baseline list; added processes
-continue each host's numbering after the baseline's (a new process never reuses a removed one's label).
+group's instance sets). Scenarios (`planner.scenarios`) continue each host's numbering for added processes.
 
 Synthetic values, used only when the fleet does not give them (deterministic, so both engines agree):
 - pid absent: pid = 10000 + n, where n is the process's number on its host (so distinct per host);
@@ -21,7 +20,7 @@ from __future__ import annotations
 from typing import Iterable, Optional, Sequence
 
 from planner.fleet import parse_client_version
-from planner.model import BROADCASTING, Group, InstanceSpec, Process, Scenario
+from planner.model import BROADCASTING, Group, InstanceSpec, Process
 
 DEFAULT_INSTANCE_NAME = "DEFAULT"
 NANOTIME_SINCE = (4, 9, 0)  # clients from 4.9.0 on append System.nanoTime() to the pid
@@ -83,14 +82,6 @@ def expand_instances(group: Group, specs: Iterable[InstanceSpec], numbers: Optio
 def group_processes(group: Group) -> list[Process]:
     """The baseline processes of a group."""
     return expand_instances(group, group.instances)
-
-
-def scenario_processes(group: Group, scenario: Scenario) -> list[Process]:
-    """The group's processes in a scenario: the baseline minus the last `remove_instances`, plus the added ones."""
-    numbers: dict[str, int] = {}
-    baseline = expand_instances(group, group.instances, numbers)
-    kept = baseline[: len(baseline) - scenario.remove_instances] if scenario.remove_instances else baseline
-    return kept + expand_instances(group, scenario.add_instances, numbers)
 
 
 def shared_client_ids(processes: Sequence[Process]) -> dict[str, list[Process]]:

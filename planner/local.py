@@ -16,14 +16,14 @@ CLUSTERING group; see `planner.routes`):
 - orphaned = readable queues no process holds; duplicated = queues two or more processes hold (clustering only);
   idle = subscribing processes holding none of the topic's queues (not computed for retry topics, which have one
   queue per broker and would call most processes idle).
-- In a scenario, `moved` = queues whose set of owners (instance labels) differs from the baseline's.
+- In a scenario (`planner.scenarios`), `moved` = queues whose owners (instance labels) differ from the baseline's.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Sequence
 
-from planner.identity import group_processes, scenario_processes
+from planner.identity import group_processes
 from planner.model import (
     BROADCASTING,
     CLUSTERING,
@@ -36,6 +36,7 @@ from planner.model import (
     StrategySpec,
 )
 from planner.routes import readable_queues, retry_queues, retry_topic, subscribed_topics
+from planner.scenarios import moved_queues, scenario_processes
 from planner.strategies import StrategyError, allocate_all
 
 BASELINE = "baseline"
@@ -111,26 +112,6 @@ def simulate_group(fleet: Fleet, group: Group, processes: Sequence[Process],
         out.append(allocate_topic(fleet, group, processes, retry_topic(group.name),
                                   retry_queues(fleet, group.name, topics), scenario, is_retry=True))
     return out
-
-
-def owners(result: GroupTopicResult) -> dict[Queue, frozenset[str]]:
-    """queue -> the instance labels holding it."""
-    held: dict[Queue, set[str]] = {q: set() for q in result.queues}
-    for instance, share in result.assignment.items():
-        for q in share:
-            held.setdefault(q, set()).add(instance)
-    return {q: frozenset(s) for q, s in held.items()}
-
-
-def moved_queues(baseline: Optional[GroupTopicResult], result: GroupTopicResult) -> list[Queue]:
-    """Queues whose set of owners differs from the baseline's (all of them when the baseline lacks the topic)."""
-    now = owners(result)
-    if baseline is None:
-        return [q for q in result.queues if now[q]]
-    before = owners(baseline)
-    changed = [q for q in result.queues if now.get(q, frozenset()) != before.get(q, frozenset())]
-    changed += [q for q in baseline.queues if q not in now and before[q]]
-    return changed
 
 
 def simulate(fleet: Fleet) -> Simulation:

@@ -28,6 +28,7 @@ from typing import Callable, Optional, Sequence
 from planner.findings import PlanFinding, format_queues
 from planner.model import BROADCASTING, GroupTopicResult, Queue, Simulation
 from planner.routes import is_retry_topic
+from planner.scenarios import churn
 
 # (name, Spark SQL type) of the Parquet tables; the Spark engine writes the same columns.
 ASSIGNMENT_COLUMNS = (
@@ -96,14 +97,6 @@ def totals(sim: Simulation) -> dict:
         "duplicated_queues": sum(len(r.duplicated) for r in base),
         "idle_instances": sum(len(r.idle) for r in base),
     }
-
-
-def churn(sim: Simulation) -> list[dict]:
-    moved: dict[str, int] = {name: 0 for name in sim.scenarios[1:]}
-    for r in sim.results:
-        if r.scenario in moved:
-            moved[r.scenario] += len(r.moved)
-    return [{"name": name, "moved_queues": n} for name, n in moved.items()]
 
 
 def summary_json(sim: Simulation, engine: str) -> dict:

@@ -1,7 +1,8 @@
 """Client ids (DESIGN §3): fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
 
 from planner.fleet import parse_fleet_text
-from planner.identity import build_client_id, group_processes, scenario_processes, shared_client_ids
+from planner.identity import build_client_id, group_processes, shared_client_ids
+from planner.scenarios import scenario_processes
 
 BASE = """
 [[brokers]]
