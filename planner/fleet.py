@@ -45,6 +45,8 @@ from planner.model import (
     Topic,
 )
 
+MAX_QUEUES_PER_BROKER = 65_536  # sanity bounds for hand-written fleets: a typo must not hang the engine
+MAX_PROCESSES_PER_SET = 100_000  # processes per host in one instance set
 MAX_FLEET_BYTES = 64 * 1024 * 1024  # a hand-written fleet is small; [generate] builds big ones inside Spark
 PERMS = {"rw": (True, True), "wr": (True, True), "r": (True, False), "w": (False, True), "": (False, False)}
 
@@ -215,16 +217,20 @@ class _Checker:
         return value
 
     def integer(self, table: dict, key: str, path: str, *, minimum: int, default: Any = None,
-                required: bool = False) -> Any:
+                required: bool = False, maximum: Optional[int] = None) -> Any:
         if key not in table:
             if required:
                 self.error(_join(path, key), f"missing (expected an integer >= {minimum})")
             return default
-        return self.integer_value(table[key], _join(path, key), minimum=minimum, default=default)
+        return self.integer_value(table[key], _join(path, key), minimum=minimum, default=default, maximum=maximum)
 
-    def integer_value(self, value: Any, path: str, *, minimum: int, default: Any = None) -> Any:
+    def integer_value(self, value: Any, path: str, *, minimum: int, default: Any = None,
+                      maximum: Optional[int] = None) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             self.error(path, f"expected an integer >= {minimum}, got {_describe(value)}")
+            return default
+        if maximum is not None and value > maximum:
+            self.error(path, f"expected an integer from {minimum} to {maximum}, got {value}")
             return default
         return value
 
@@ -335,11 +341,11 @@ class _Checker:
         if isinstance(value, dict):
             counts = {}
             for broker, n in value.items():
-                count = self.integer_value(n, f'{p}."{broker}"', minimum=0)
+                count = self.integer_value(n, f'{p}."{broker}"', minimum=0, maximum=MAX_QUEUES_PER_BROKER)
                 if count is not None:
                     counts[broker] = count
             return counts
-        count = self.integer_value(value, p, minimum=0)
+        count = self.integer_value(value, p, minimum=0, maximum=MAX_QUEUES_PER_BROKER)
         return None if count is None else {b: count for b in brokers}
 
     def topics(self, value: Any, broker_names: list[str], *, required: bool) -> list[Topic]:
@@ -407,7 +413,7 @@ class _Checker:
                            f"or a Java class name such as AllocateMessageQueueAveragely)")
                 return None
         base = inherited or StrategySpec("AVG")
-        vnodes = self.integer(table, "virtual_nodes", path, minimum=0, default=base.virtual_nodes)
+        vnodes = self.integer(table, "virtual_nodes", path, minimum=0, default=base.virtual_nodes, maximum=100_000)
         idcs = self.string_list(table, "consumer_idcs", path)
         nearby = base.nearby
         if "nearby" in table:
@@ -470,7 +476,7 @@ class _Checker:
             for i, h in enumerate(hosts):
                 if not h.strip():
                     self.error(f"{_join(path, 'hosts')}[{i}]", 'expected an IP address, got ""')
-        count = self.integer(t, "count", path, minimum=1, default=1)
+        count = self.integer(t, "count", path, minimum=1, default=1, maximum=MAX_PROCESSES_PER_SET)
         instance_name = self.string(t, "instance_name", path)
         if instance_name is not None and not instance_name.strip():
             self.error(_join(path, "instance_name"), 'expected a non-empty name (omit it for the client default)')

@@ -153,6 +153,10 @@ def test_every_error_is_reported_one_per_line_with_its_key_path():
     ('[[topics]]\nname = "U"\nread_queues = 4\nbrokers = ["broker-x"]\n[[groups]]\nname = "g"\n'
      'subscriptions = [{ topic = "U" }]\n', "topics[1].brokers[0]", 'unknown broker "broker-x"'),
     ('[generate]\ngroups = 0\n', "generate.groups", "expected an integer >= 1, got 0"),
+    ('[[topics]]\nname = "U"\nread_queues = 99999999999\n', "topics[1].read_queues",
+     "expected an integer from 0 to 65536, got 99999999999"),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+     'count = 1000000000\n', "groups[0].instances[0].count", "expected an integer from 1 to 100000"),
     ('[generate]\ngroups = 5\ninstances = [9, 2]\n', "generate.instances", "expected [low, high]"),
     ('[[groups]]\nname = "g"\nstrategy = "MACHINE_ROOM_NEARBY"\nnearby = "MACHINE_ROOM_NEARBY"\n'
      'subscriptions = [{ topic = "T" }]\n', "groups[0].nearby", "expected a strategy other than"),
