@@ -117,7 +117,8 @@ def _not_subscribed_reason(r: GroupTopicResult) -> list[str]:
 def _errored_reason(r: GroupTopicResult) -> list[str]:
     if not r.errored:
         return []
-    return [f"the strategy throws on {_names(list(r.errored))}, which therefore hold nothing"]
+    failed = list(r.errored)
+    return [f"the strategy throws on {_names(failed)}, so {'it holds' if len(failed) == 1 else 'they hold'} nothing"]
 
 
 def _strategy_reason(r: GroupTopicResult, subscribers: Sequence[Process]) -> list[str]:

@@ -129,9 +129,12 @@ def _group_header(results: list[GroupTopicResult]) -> str:
     r = results[0]
     strategies = list(dict.fromkeys(
         (p.strategy.name + (f"-{p.strategy.nearby.name}" if p.strategy.nearby else "")) for p in r.processes))
-    strategy = ", ".join(strategies) if strategies else "-"
     n = len(r.processes)
-    return f"  group {r.group} ({r.model}, {strategy}, {n} process{'es' if n != 1 else ''})"
+    processes = f"{n} process{'es' if n != 1 else ''}"
+    if r.model == BROADCASTING:  # no strategy: every process takes every queue
+        return f"  group {r.group} ({r.model}, {processes})"
+    strategy = ", ".join(strategies) if strategies else "-"
+    return f"  group {r.group} ({r.model}, {strategy}, {processes})"
 
 
 def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local",
@@ -148,7 +151,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
             out.append(_group_header(group_results))
             for r in group_results:
                 subs = sum(1 for p in r.processes if p.instance in r.assignment)
-                parts = [f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}", f"{subs} processes"]
+                parts = [f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}", f"{subs} process{'es' if subs != 1 else ''}"]
                 if r.model != BROADCASTING:
                     parts += [f"orphaned {len(r.orphaned)}", f"duplicated {len(r.duplicated)}"]
                 if not is_retry_topic(r.topic):

@@ -94,7 +94,7 @@ instance_name = "n"
     assert errored[0].severity == "error"
     assert "10.0.0.1#1" in errored[0].message and "MACHINE_ROOM_NEARBY-AVG throws" in errored[0].message
     orphaned = [f for f in fs if f.code == "PLAN001"][0]
-    assert "the strategy throws on 10.0.0.1#1" in orphaned.message
+    assert "the strategy throws on 10.0.0.1#1, so it holds nothing" in orphaned.message
 
 
 def test_too_many_processes_are_idle_warnings():
