@@ -13,6 +13,7 @@ CLUSTERING group; see `planner.routes`):
   processes' `room`. A strategy that throws: that process gets nothing and is listed in `errored`. A topic with
   no readable queue is not rebalanced (the client would throw on an empty mqAll; nothing can be held anyway).
 - BROADCASTING: every subscribing process takes every readable queue.
+- `assignment` has an entry for each subscribing process only; `processes` lists all of the group's processes.
 - orphaned = readable queues no process holds; duplicated = queues two or more processes hold (clustering only);
   idle = subscribing processes holding none of the topic's queues (not computed for retry topics, which have one
   queue per broker and would call most processes idle).

@@ -249,6 +249,10 @@ def write_out(out_dir: str | Path, findings_doc: dict, summary_doc: dict, write_
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         raise OutputError(f"--out {out_dir}: cannot write: {e.strerror or e}") from None
+    except Exception as e:  # Spark failed (no Java, a Py4J error): one line, nothing left behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise OutputError(f"--out {out_dir}: {first}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

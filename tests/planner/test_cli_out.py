@@ -35,6 +35,16 @@ def test_a_failure_midway_leaves_nothing_behind(tmp_path):
     assert list(tmp_path.iterdir()) == []  # neither the target nor a temporary directory
 
 
+def test_a_writer_error_is_one_line_and_leaves_nothing(tmp_path):
+    def spark_fails(directory: str) -> None:
+        raise RuntimeError("Spark did not start (Java gateway process exited)\nlong JVM log...")
+
+    with pytest.raises(OutputError) as e:
+        write_out(tmp_path / "out", {"findings": []}, {"totals": {}}, spark_fails)
+    assert str(e.value) == f"--out {tmp_path / 'out'}: Spark did not start (Java gateway process exited)"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_previous_output_is_replaced_whole(tmp_path):
     target = tmp_path / "out"
     write_out(target, {"findings": [1]}, {"totals": {"groups": 1}}, _fake_tables)
