@@ -22,7 +22,6 @@ import difflib
 import math
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -30,7 +29,6 @@ from planner.model import (
     BROADCASTING,
     CLUSTERING,
     DEFAULT_CLIENT_VERSION,
-    DEFAULT_VIRTUAL_NODES,
     STRATEGIES,
     STRATEGY_ALIASES,
     Broker,
