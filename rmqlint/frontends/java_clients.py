@@ -8,6 +8,7 @@ holds it: a local of one callable, or a field of one class, so a consumer create
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -54,6 +55,16 @@ _USAGE_QUERY = tree_sitter.Query(
     """,
 )
 
+# Bytes without which a file cannot hold what the usage query looks for (checked before running the query).
+_USAGE_MARKERS = (b"DefaultMQ", b"DefaultLitePullConsumer", b"TransactionMQProducer", b"RocketMQMessageListener",
+                  b"RocketMQTemplate", b"setTag")
+_MESSAGE_CREATION = re.compile(rb"new\s+(?:[\w.]+\.)?Message\b")
+
+
+def may_use_clients(source: bytes) -> bool:
+    return any(marker in source for marker in _USAGE_MARKERS) or bool(_MESSAGE_CREATION.search(source))
+
+
 Key = tuple[str, int, str]  # ("local", callable id, name) | ("field", class body id, name)
 
 
@@ -82,6 +93,8 @@ class ClientExtractor:
         self._messages: dict[Key, list[_Message]] = {}
 
     def run(self) -> None:
+        if not may_use_clients(self.java.source):
+            return
         news: list[tuple[tree_sitter.Node, str]] = []
         calls: list[tuple[tree_sitter.Node, str]] = []
         annotations: list[tree_sitter.Node] = []
@@ -106,6 +119,8 @@ class ClientExtractor:
             self._call(node, method)
         for node in sorted(annotations, key=lambda n: n.start_byte):
             self._spring_listener(node)
+        self.clients.sort(key=lambda c: (c.location.line, c.location.column))
+        self.produced.sort(key=lambda p: (p.location.line, p.location.column))
 
     # --- creations ----------------------------------------------------------------------------------------
 
@@ -113,9 +128,12 @@ class ClientExtractor:
         java = self.java
         key, name = self._target_of(node)
         fact = ClientFact(role=role, api="java", location=java.location(node), name=name)
-        group_node = self._group_argument(_arguments(node))
+        args = _arguments(node)
+        group_node = self._group_argument(args)
         if group_node is not None:
             fact.group = Setting(java.value(group_node), java.location(group_node))
+        elif len(args) >= 2:
+            fact.group = Setting(Dynamic("cannot tell which constructor argument is the group"), fact.location)
         self.clients.append(fact)
         if key is not None:
             self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
@@ -184,7 +202,8 @@ class ClientExtractor:
 
     def _call(self, call: tree_sitter.Node, method: str) -> None:
         if method in TEMPLATE_SENDS:
-            self._template_send(call)
+            if b"RocketMQTemplate" in self.java.source:
+                self._template_send(call)
             return
         if method == "setTags":
             self._message_tags(call)
@@ -517,7 +536,7 @@ def split_destination(destination: Value) -> tuple[Value, Value] | None:
         first = destination.parts[0].text
         if ":" in first:
             topic, _, rest = first.partition(":")
-            return Lit(topic), concat([Lit(rest), *destination.parts[1:]])
+            return Lit(topic), concat(([Lit(rest)] if rest else []) + list(destination.parts[1:]))
     return None
 
 

@@ -1,6 +1,6 @@
 """What one parsed Java file declares and how its names resolve to values.
 
-`JavaFile` indexes classes, fields and imports with one tree-sitter query, then answers lazily: the scope chain of
+`JavaFile` indexes classes, fields and imports (walking only the top level and class bodies), then answers lazily: the scope chain of
 a node (callables and class bodies, innermost first), the declaration a simple name refers to, and the `Value` of
 an expression (literal, concatenation, same-file constant, `ConstRef` to another file, or `Dynamic`).
 Nothing here recurses over the tree's depth: walks use explicit stacks and expression evaluation is depth-capped,
@@ -36,15 +36,9 @@ STRING_TYPES = frozenset({"String", "java.lang.String", "CharSequence"})
 NUMBER_TYPES = frozenset({"int", "Integer", "long", "Long", "short", "Short", "byte", "Byte"})
 MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are reported as Dynamic, not recursed into
 
-_DECL_QUERY = tree_sitter.Query(
+_LOCALS_QUERY = tree_sitter.Query(
     LANGUAGE,
-    """
-    (package_declaration) @package
-    (import_declaration) @import
-    [(class_declaration) (interface_declaration) (enum_declaration) (record_declaration)
-     (annotation_type_declaration)] @class
-    [(field_declaration) (constant_declaration)] @field
-    """,
+    "[(local_variable_declaration) (resource) (enhanced_for_statement) (catch_formal_parameter)] @decl",
 )
 _ASSIGNED_QUERY = tree_sitter.Query(
     LANGUAGE,
@@ -134,29 +128,49 @@ class JavaFile:
     # --- declarations -------------------------------------------------------------------------------------
 
     def _index_declarations(self) -> None:
-        captures = tree_sitter.QueryCursor(_DECL_QUERY).captures(self.tree.root_node)
-        for node in captures.get("package", []):
-            for child in node.named_children:
-                if child.type in ("scoped_identifier", "identifier"):
-                    self.package = _squash(self.text(child))
-        for node in captures.get("import", []):
-            self._index_import(node)
-        for node in sorted(captures.get("class", []), key=lambda n: n.start_byte):
-            body = node.child_by_field_name("body")
-            name_node = node.child_by_field_name("name")
-            if body is None or name_node is None:
-                continue
-            info = ClassInfo(self.text(name_node), body, node, self._supertypes(node))
-            self._class_by_body[body.id] = info
-            self.classes.append(info)
+        # Declarations live at the top level and in class bodies: walk only those, never method bodies, which
+        # is much cheaper than a query over the whole tree. (Local classes inside methods are not indexed.)
+        found: list[ClassInfo] = []
+        stack = [self.tree.root_node]
+        while stack:
+            parent = stack.pop()
+            for child in parent.named_children:
+                kind = child.type
+                if kind in ("field_declaration", "constant_declaration"):
+                    self._index_field(child, parent)
+                elif kind in CLASS_DECLS:
+                    body = child.child_by_field_name("body")
+                    name_node = child.child_by_field_name("name")
+                    if body is None or name_node is None:
+                        continue
+                    info = ClassInfo(self.text(name_node), body, child, self._supertypes(child))
+                    self._class_by_body[body.id] = info
+                    found.append(info)
+                    stack.append(body)
+                elif kind in ("enum_body_declarations", "ERROR", "enum_body"):
+                    stack.append(child)
+                elif kind == "import_declaration":
+                    self._index_import(child)
+                elif kind == "package_declaration":
+                    for part in child.named_children:
+                        if part.type in ("scoped_identifier", "identifier"):
+                            self.package = _squash(self.text(part))
+        found.sort(key=lambda info: info.body.start_byte)
+        self.classes = found
+        for info in found:
             self.classes_by_name.setdefault(info.name, info)
-        for node in captures.get("field", []):
-            self._index_field(node)
 
     def _index_import(self, node: tree_sitter.Node) -> None:
-        is_static = any(child.type == "static" for child in node.children)
-        wildcard = any(child.type == "asterisk" for child in node.children)
-        target = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
+        is_static = wildcard = False
+        target = None
+        for child in node.children:
+            kind = child.type
+            if kind == "static":
+                is_static = True
+            elif kind == "asterisk":
+                wildcard = True
+            elif kind in ("scoped_identifier", "identifier"):
+                target = child
         if target is None:
             return
         name = _squash(self.text(target))
@@ -182,9 +196,8 @@ class JavaFile:
                 superclass.extend(type_name(self, t) for t in child.named_children)
         return [name for name in interfaces + superclass if name]
 
-    def _index_field(self, node: tree_sitter.Node) -> None:
-        parent = node.parent
-        if parent is not None and parent.type == "enum_body_declarations":
+    def _index_field(self, node: tree_sitter.Node, parent: tree_sitter.Node) -> None:
+        if parent.type == "enum_body_declarations":
             parent = parent.parent
         if parent is None:
             return
@@ -229,7 +242,7 @@ class JavaFile:
         self._class_by_body[body.id] = info
         for child in body.named_children:
             if child.type in ("field_declaration", "constant_declaration"):
-                self._index_field(child)
+                self._index_field(child, body)
         return info
 
     def constants(self) -> dict[str, Value]:
@@ -246,26 +259,49 @@ class JavaFile:
 
     # --- scopes -------------------------------------------------------------------------------------------
 
-    def scopes(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
-        """Callables and class bodies enclosing `node`, innermost first (memoized per scope node)."""
+    def ancestors(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """The nodes enclosing `node`, outermost first.
+
+        Found by descending from the root towards the node's start byte: `Node.parent` costs O(depth) in
+        tree-sitter, so walking up a 10,000-deep tree parent by parent would be quadratic.
+        """
+        cursor = self.tree.walk()
         path: list[tree_sitter.Node] = []
+        target = node.id
+        start = node.start_byte
+        while True:
+            current = cursor.node
+            if current is None or current.id == target:
+                return path
+            path.append(current)
+            if cursor.goto_first_child_for_byte(start) is None or cursor.node.start_byte > start:
+                break
+        # A zero-width node the descent cannot reach: fall back to parent links.
+        path = []
         current = node.parent
         while current is not None:
-            cached = self._chain.get(current.id)
-            if cached is not None:
-                break
-            if _is_scope(current):
-                path.append(current)
+            path.append(current)
             current = current.parent
-        tail = self._chain.get(current.id, ()) if current is not None else ()
-        # Memoize the chain of every scope node met on the way up.
-        chain = tail
-        for scope in reversed(path):
-            chain = (scope,) + chain
-            self._chain[scope.id] = chain
-        if _is_scope(node):
-            return chain
-        return chain
+        path.reverse()
+        return path
+
+    def scopes(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
+        """Callables and class bodies enclosing `node`, innermost first."""
+        cached = self._chain.get(node.id)
+        if cached is not None:
+            return cached
+        path = self.ancestors(node)
+        chain = []
+        for index, ancestor in enumerate(path):
+            kind = ancestor.type
+            if kind in CALLABLES or kind in CLASS_BODIES or (
+                kind == "block" and index > 0 and path[index - 1].type == "class_body"  # an initializer
+            ):
+                chain.append(ancestor)
+        chain.reverse()
+        result = tuple(chain)
+        self._chain[node.id] = result
+        return result
 
     def scopes_from(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
         """Like `scopes`, but including `node` itself when it is a scope."""
@@ -293,51 +329,53 @@ class JavaFile:
             return cached
         found: dict[str, list[LocalInfo]] = {}
 
-        def add(name_node, type_text, value, declaration, is_parameter):
+        def add(name_node, type_node, value, declaration, is_parameter):
             if name_node is not None:
                 name = self.text(name_node)
+                type_text = _squash(self.text(type_node)) if type_node is not None else ""
                 found.setdefault(name, []).append(LocalInfo(name, type_text, value, declaration, is_parameter))
 
         params = callable_node.child_by_field_name("parameters")
-        if params is not None:
-            if params.type == "identifier":  # x -> ...
-                add(params, "", None, params, True)
+        if params is not None and params.type == "identifier":  # x -> ...
+            add(params, None, None, params, True)
+        elif params is not None:
             for param in params.named_children:
                 if param.type == "identifier":  # (x, y) -> ...
-                    add(param, "", None, param, True)
+                    add(param, None, None, param, True)
                 elif param.type in ("formal_parameter", "spread_parameter"):
-                    type_node = param.child_by_field_name("type")
                     name_node = param.child_by_field_name("name")
                     if name_node is None:  # spread_parameter keeps its name in a declarator
                         declarator = next((c for c in param.named_children if c.type == "variable_declarator"), None)
                         name_node = declarator.child_by_field_name("name") if declarator is not None else None
-                    add(name_node, _squash(self.text(type_node)) if type_node else "", None, param, True)
+                    add(name_node, param.child_by_field_name("type"), None, param, True)
         body = callable_node.child_by_field_name("body")
-        if body is None and callable_node.type == "static_initializer":
-            body = next((c for c in callable_node.named_children if c.type == "block"), None)
-        if body is None and callable_node.type == "block":
-            body = callable_node
-        stack = [body] if body is not None else []
-        while stack:
-            node = stack.pop()
-            kind = node.type
-            if kind in ("local_variable_declaration", "resource"):
-                type_node = node.child_by_field_name("type")
-                type_text = _squash(self.text(type_node)) if type_node else ""
-                if kind == "resource":
-                    add(node.child_by_field_name("name"), type_text, node.child_by_field_name("value"), node, False)
-                for declarator in node.children_by_field_name("declarator"):
-                    add(declarator.child_by_field_name("name"), type_text, declarator.child_by_field_name("value"),
-                        declarator, False)
-            elif kind in ("enhanced_for_statement", "catch_formal_parameter"):
-                type_node = node.child_by_field_name("type")
-                add(node.child_by_field_name("name"), _squash(self.text(type_node)) if type_node else "", None,
-                    node, True)
-            if node is not body and (kind in CALLABLES or kind in CLASS_BODIES):
-                continue  # a nested scope declares its own locals
-            stack.extend(node.named_children)
+        if body is None:  # a static or instance initializer
+            body = callable_node if callable_node.type == "block" else next(
+                (c for c in callable_node.named_children if c.type == "block"), None)
+        if body is not None:
+            # The query finds declarations at any depth; keep those whose nearest scope is this callable.
+            for node in tree_sitter.QueryCursor(_LOCALS_QUERY).captures(body).get("decl", []):
+                if self._nearest_scope_id(node) != callable_node.id:
+                    continue
+                kind = node.type
+                if kind == "local_variable_declaration":
+                    type_node = node.child_by_field_name("type")
+                    for declarator in node.children_by_field_name("declarator"):
+                        add(declarator.child_by_field_name("name"), type_node,
+                            declarator.child_by_field_name("value"), declarator, False)
+                elif kind == "resource":
+                    add(node.child_by_field_name("name"), node.child_by_field_name("type"),
+                        node.child_by_field_name("value"), node, False)
+                else:  # enhanced for, catch parameter: values we cannot know
+                    add(node.child_by_field_name("name"), node.child_by_field_name("type"), None, node, True)
+        for entries in found.values():
+            entries.sort(key=lambda entry: entry.declaration.start_byte)
         self._locals[callable_node.id] = found
         return found
+
+    def _nearest_scope_id(self, node: tree_sitter.Node) -> int | None:
+        chain = self.scopes(node)
+        return chain[0].id if chain else None
 
     def assigned_names(self) -> set[str]:
         """Names assigned anywhere in the file after their declaration (so not constant)."""
@@ -520,10 +558,36 @@ class JavaFile:
                 return Dynamic(f"local {name} is reassigned"), type_kind
             result, value_kind = self._eval(info.value, depth + 1)
             return result, (type_kind if type_kind != "unknown" else value_kind)
+        inherited = self._inherited_field(name, at)
+        if inherited is not None:
+            return self._field_value(inherited, depth)
         scopes = self.unqualified_scopes(name, at)
         if not scopes:
             return Dynamic(f"{name} is not declared in this file"), "unknown"
         return ConstRef("java", scopes, name), "unknown"
+
+    def _inherited_field(self, name: str, at: tree_sitter.Node) -> FieldInfo | None:
+        """A static field inherited from a supertype declared in this same file."""
+        queue: list[str] = []
+        for scope in self.scopes(at):
+            if scope.type in CLASS_BODIES:
+                info = self.class_of_body(scope)
+                if info is not None:
+                    queue.extend(info.supertypes)
+        seen: set[str] = set()
+        while queue:
+            supertype = queue.pop(0)
+            if supertype in seen:
+                continue
+            seen.add(supertype)
+            owner = self.local_class(supertype)
+            if owner is None:
+                continue
+            found = owner.fields.get(name)
+            if found is not None and found.static:
+                return found
+            queue.extend(owner.supertypes)
+        return None
 
     def unqualified_scopes(self, name: str, at: tree_sitter.Node) -> tuple[str, ...]:
         """Candidate classes for a name not declared in the file: static imports, interfaces, superclasses."""

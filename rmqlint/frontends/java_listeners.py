@@ -101,17 +101,18 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
     captures = tree_sitter.QueryCursor(_BODY_QUERY).captures(body)
     retries = {}
     for node in captures.get("retry", []):
-        if not _belongs_to(node, body):
-            continue
-        statement = _statement_of(node, body)
-        retries[statement.id] = statement
+        inner = _inside(java, node, body)
+        if inner is not None:
+            statement = _statement_of(node, inner)
+            retries[statement.id] = statement
     listener.reconsume_later = [java.location(n) for n in sorted(retries.values(), key=lambda n: n.start_byte)]
     for node in sorted(captures.get("throw", []), key=lambda n: n.start_byte):
-        if _belongs_to(node, body) and _escapes(java, node, body):
+        inner = _inside(java, node, body)
+        if inner is not None and _escapes(java, node, inner):
             listener.throws.append(java.location(node))
     for node in sorted(captures.get("delay", []), key=lambda n: n.start_byte):
         args = node.child_by_field_name("arguments")
-        if _belongs_to(node, body) and args is not None and len(args.named_children) == 1:
+        if args is not None and len(args.named_children) == 1 and _inside(java, node, body) is not None:
             code.delay_levels.append(Setting(java.value(args.named_children[0]), java.location(node)))
     return code
 
@@ -231,42 +232,40 @@ def _declaration(java: JavaFile, node: tree_sitter.Node):
     return None
 
 
-def _belongs_to(node: tree_sitter.Node, body: tree_sitter.Node) -> bool:
-    """True when no lambda or class body lies between `node` and the listener `body`."""
-    current = node.parent
-    while current is not None and current.id != body.id:
-        if current.type in CALLABLES or current.type in CLASS_BODIES:
-            return False
-        current = current.parent
-    return current is not None
+def _inside(java: JavaFile, node: tree_sitter.Node, body: tree_sitter.Node) -> list[tree_sitter.Node] | None:
+    """The nodes between the listener `body` and `node` (outermost first), or None when `node` belongs to a
+    nested lambda or class (its returns and throws are not the listener's)."""
+    path = java.ancestors(node)
+    for index, ancestor in enumerate(path):
+        if ancestor.id == body.id:
+            inner = path[index + 1 :]
+            if any(n.type in CALLABLES or n.type in CLASS_BODIES for n in inner):
+                return None
+            return inner
+    return None
 
 
-def _statement_of(node: tree_sitter.Node, body: tree_sitter.Node) -> tree_sitter.Node:
-    current = node
-    while current.parent is not None and current.id != body.id:
-        if current.type.endswith("_statement") or current.type == "local_variable_declaration":
-            return current
-        current = current.parent
+def _statement_of(node: tree_sitter.Node, inner: list[tree_sitter.Node]) -> tree_sitter.Node:
+    for ancestor in reversed(inner):
+        if ancestor.type.endswith("_statement") or ancestor.type == "local_variable_declaration":
+            return ancestor
     return node
 
 
-def _escapes(java: JavaFile, throw: tree_sitter.Node, body: tree_sitter.Node) -> bool:
+def _escapes(java: JavaFile, throw: tree_sitter.Node, inner: list[tree_sitter.Node]) -> bool:
     """A throw escapes unless a try around it (inside the body) has a catch that may catch it."""
     thrown = throw.named_children[0] if throw.named_children else None
     thrown_type = None
     if thrown is not None and thrown.type == "object_creation_expression":
         thrown_type = simple_type_name(java, thrown.child_by_field_name("type"))
-    child = throw
-    current = throw.parent
-    while current is not None and current.id != body.id:
-        if current.type in ("try_statement", "try_with_resources_statement"):
-            guarded = current.child_by_field_name("body")
-            if guarded is not None and guarded.id == child.id:
-                for clause in current.named_children:
+    chain = inner + [throw]
+    for index, ancestor in enumerate(chain[:-1]):
+        if ancestor.type in ("try_statement", "try_with_resources_statement"):
+            guarded = ancestor.child_by_field_name("body")
+            if guarded is not None and guarded.id == chain[index + 1].id:
+                for clause in ancestor.named_children:
                     if clause.type == "catch_clause" and _catches(java, clause, thrown_type):
                         return False
-        child = current
-        current = current.parent
     return True
 
 
