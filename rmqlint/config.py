@@ -9,7 +9,6 @@ one line naming the file and the key, exit 2.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +58,8 @@ def load_settings(root: Path, known_codes: set[str]) -> Settings:
 
 
 def _read_toml(path: Path) -> dict:
+    import tomllib  # only projects with a settings file pay for the parser
+
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

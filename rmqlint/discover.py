@@ -13,8 +13,6 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 ROOT_MARKERS = (".git", "pyproject.toml", ".rmqlint.toml")
 # Directories never worth reading: build output, dependencies, virtualenvs, our own cache.
 SKIPPED_DIRS = frozenset({"target", "build", "node_modules", ".venv", ".git", ".rmqlint_cache"})
@@ -71,7 +69,7 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
     Files named explicitly are linted even when git ignores them; `exclude` globs (gitignore syntax, relative to
     the root) apply to everything, explicit files included, so a pre-commit run honours them too.
     """
-    excluded = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+    excluded = _gitignore_spec(exclude) if exclude else None
     kinds: dict[str, str] = {}
     for rel in _project_files(root):
         if _skipped(rel) or (excluded is not None and excluded.match_file(rel)):
@@ -101,6 +99,12 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
     return Discovery(root=root, files=sorted(kinds), report=report, kinds=kinds)
 
 
+def _gitignore_spec(lines):
+    import pathspec  # imported when needed: most runs (git, no excludes) never match a pattern themselves
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
 def _skipped(rel: str) -> bool:
     parts = rel.split("/")
     return any(part in SKIPPED_DIRS for part in parts[:-1])
@@ -124,13 +128,9 @@ def _git_files(root: Path) -> list[str] | None:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    files = []
-    for raw in out.split(b"\0"):
-        if raw:
-            rel = os.fsdecode(raw)
-            if os.path.isfile(os.path.join(root, rel)):  # tracked but deleted in the work tree: gone
-                files.append(rel)
-    return files
+    # Tracked files deleted in the work tree are still listed: the engine skips what it cannot stat. Nothing
+    # listed at all (a project inside an ignored directory of another repository): walk instead.
+    return [os.fsdecode(raw) for raw in out.split(b"\0") if raw] or None
 
 
 def _inside_git_repo(root: Path) -> bool:
@@ -141,7 +141,7 @@ def _walk(root: Path) -> list[str]:
     """Without git: walk the tree, honouring every .gitignore on the way down."""
     files: list[str] = []
     # Each entry: (directory relative to root, spec of that directory's .gitignore)
-    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    specs: list[tuple[str, object]] = []
 
     def ignored(rel: str, is_dir: bool) -> bool:
         for base, spec in specs:
@@ -159,7 +159,7 @@ def _walk(root: Path) -> list[str]:
         if ".gitignore" in filenames:
             try:
                 with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as fh:
-                    specs.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(fh.read().splitlines())))
+                    specs.append((rel_dir, _gitignore_spec(fh.read().splitlines())))
             except OSError:
                 pass
         join = (lambda n: f"{rel_dir}/{n}") if rel_dir else (lambda n: n)

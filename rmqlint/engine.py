@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from rmqlint.cache import Entry, FactsCache, content_hash
+from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts
 from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
-from rmqlint.facts import FileFacts, Location, Problem, facts_from_json, facts_to_json
+from rmqlint.facts import FileFacts, Location, Problem, facts_to_json
 from rmqlint.findings import Finding, severity_rank
 from rmqlint.linker import Linker, module_of
 from rmqlint.project import Project
@@ -171,6 +171,7 @@ class SourceIndex:
 
     def __init__(self, discovery: Discovery, cache: FactsCache | None):
         self.root = discovery.root
+        self._root_str = str(discovery.root)
         self.kinds = discovery.kinds
         self.cache = cache
         self.facts: dict[str, FileFacts] = {}
@@ -214,7 +215,9 @@ class SourceIndex:
         st = self._stats.get(rel)
         if self._memory is None and st is None:
             try:
-                st = self._stats[rel] = os.stat(self.root / rel)
+                st = self._stats[rel] = os.stat(os.path.join(self._root_str, rel))
+            except FileNotFoundError:
+                return  # listed by git but deleted in the work tree: nothing to lint
             except OSError as err:
                 self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
                 return
@@ -270,7 +273,7 @@ class SourceIndex:
         if eager and not entry.relevant:
             return True  # parsed on demand in an earlier run; stays unparsed until asked for again
         try:
-            facts = facts_from_json(entry.facts)
+            facts = decode_facts(entry.facts)
         except Exception:  # a damaged or foreign entry is never trusted: parse again
             return False
         if not isinstance(facts, FileFacts) or facts.path != rel:
@@ -282,7 +285,7 @@ class SourceIndex:
         if self._memory is not None:
             return self._memory[rel]
         try:
-            with open(self.root / rel, "rb") as fh:
+            with open(os.path.join(self._root_str, rel), "rb") as fh:
                 return fh.read(MAX_FILE_BYTES + 1)
         except OSError as err:
             self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
@@ -346,7 +349,7 @@ class SourceIndex:
         if self._memory is not None:
             return self._memory.get(rel)
         try:
-            with open(self.root / rel, "rb") as fh:
+            with open(os.path.join(self._root_str, rel), "rb") as fh:
                 return fh.read(MAX_FILE_BYTES + 1)
         except OSError:
             return None
