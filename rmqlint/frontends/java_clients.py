@@ -91,6 +91,7 @@ class ClientExtractor:
         self.produced: list[ProducedTag] = []
         self._clients: dict[Key, list[_Client]] = {}
         self._messages: dict[Key, list[_Message]] = {}
+        self._calls: list[tuple[tree_sitter.Node, str]] = []
 
     def run(self) -> None:
         if not may_use_clients(self.java.source):
@@ -107,6 +108,7 @@ class ClientExtractor:
                 annotations.append(match["annotation"][0])
         news.sort(key=lambda item: item[0].start_byte)
         calls.sort(key=lambda item: item[0].start_byte)
+        self._calls = calls
         for node, type_simple in news:
             if type_simple in CLIENT_ROLES:
                 self._client_created(node, CLIENT_ROLES[type_simple])
@@ -430,7 +432,26 @@ class ClientExtractor:
             method_body = method.child_by_field_name("body")
             if method_body is not None:
                 fact.listeners.append(scan_body(java, method_body, "spring", java.location(method)).listener)
+        if owner is not None:
+            self._prepare_start(owner, fact)
         self.clients.append(fact)
+
+    def _prepare_start(self, owner, fact: ClientFact) -> None:
+        """RocketMQPushConsumerLifecycleListener.prepareStart(consumer): the container calls it after applying
+        the annotation, so its setter calls on the parameter configure this listener's consumer."""
+        java = self.java
+        for method in find_methods(owner, java, "prepareStart"):
+            params = method.child_by_field_name("parameters")
+            body = method.child_by_field_name("body")
+            formal = [p for p in params.named_children if p.type == "formal_parameter"] if params is not None else []
+            if body is None or len(formal) != 1 or formal[0].child_by_field_name("name") is None:
+                continue
+            name = java.text(formal[0].child_by_field_name("name"))
+            for call, method_name in self._calls:
+                receiver = call.child_by_field_name("object")
+                if (method_name in CLIENT_SETTERS and body.start_byte <= call.start_byte < body.end_byte
+                        and receiver is not None and receiver.type == "identifier" and java.text(receiver) == name):
+                    self._configure(fact, call, method_name)
 
     # --- variables ----------------------------------------------------------------------------------------
 

@@ -250,6 +250,22 @@ def test_spring_listener_attributes_placeholders_and_escaping_throws():
     assert [l.throws for l in plain.listeners] == [[]]
 
 
+def test_spring_prepare_start_value_fields_and_locals():
+    facts, source = load("SpringConfigured.java")
+    path = "src/SpringConfigured.java"
+    listener, bean = facts.clients
+    assert (listener.api, bean.api) == ("spring-listener", "java")
+    # prepareStart(consumer) runs after the annotation is applied: its setters configure the listener's consumer.
+    assert listener.instance_name.value == Placeholder("app.instance", Lit("node-a"))  # an @Value field
+    assert listener.instance_name.location == span(source, "consumer.setInstanceName(instance)", path)
+    assert listener.max_reconsume_times.value == Lit("4")
+    assert bean.instance_name is None and bean.max_reconsume_times is None
+    assert bean.group.value == Dynamic("field spel is injected by Spring")  # SpEL is not a placeholder
+    (subscription,) = bean.subscriptions
+    assert subscription.topic == Lit("bean_topic")  # an effectively final local
+    assert subscription.expression == Dynamic("local tags is reassigned")
+
+
 def test_rocketmq_template_destinations():
     facts, source = load("TemplateSends.java")
     path = "src/TemplateSends.java"
