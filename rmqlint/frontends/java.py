@@ -38,9 +38,12 @@ def parse_java(path: str, data: bytes) -> FileFacts:
     try:
         _parse(path, data, facts)
     except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
-        facts.problems.append(Problem(f"internal error while analysing Java: {type(error).__name__}: {error}",
-                                      Location(path, 1, 1, 1, 1)))
+        facts.problems.append(_internal_error(path, error))
     return facts
+
+
+def _internal_error(path: str, error: Exception) -> Problem:
+    return Problem(f"internal error while analysing Java: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
 
 
 def _parse(path: str, data: bytes, facts: FileFacts) -> None:
@@ -67,14 +70,19 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     facts.package = java.package
     facts.imports = dict(java.imports)
     facts.classes = [info.name for info in java.classes]
-    facts.constants = java.constants()
     if b"rmqlint" in source:
         facts.suppressions = _suppressions(java)
+    facts.constants = java.constants()
     if mentions_rocketmq(source):
-        extractor = ClientExtractor(java)
-        extractor.run()
-        facts.clients = extractor.clients
-        facts.produced = extractor.produced
+        # A bug in client extraction must not cost the file its constants, which other files may need.
+        try:
+            extractor = ClientExtractor(java)
+            extractor.run()
+        except Exception as error:  # noqa: BLE001
+            facts.problems.append(_internal_error(path, error))
+        else:
+            facts.clients = extractor.clients
+            facts.produced = extractor.produced
 
 
 def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:
