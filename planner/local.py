@@ -36,7 +36,7 @@ from planner.model import (
     Simulation,
     StrategySpec,
 )
-from planner.routes import readable_queues, retry_queues, retry_topic, subscribed_topics
+from planner.routes import readable_queues, retry_queues, retry_topic, subscribed_topics, topic_by_name
 from planner.scenarios import moved_queues, scenario_processes
 from planner.strategies import StrategyError, allocate_all
 
@@ -105,9 +105,8 @@ def _tally(result: GroupTopicResult, subscribers: Sequence[Process], is_retry: b
 def simulate_group(fleet: Fleet, group: Group, processes: Sequence[Process],
                    scenario: str = BASELINE) -> list[GroupTopicResult]:
     """Every topic the group rebalances, in order, with the retry topic last for clustering groups."""
-    topic_by_name = {t.name: t for t in fleet.topics}
     topics = rebalanced_topics(group, processes)
-    out = [allocate_topic(fleet, group, processes, t, readable_queues(fleet, topic_by_name[t]), scenario)
+    out = [allocate_topic(fleet, group, processes, t, readable_queues(fleet, topic_by_name(fleet, t)), scenario)
            for t in topics]
     if group.model == CLUSTERING:
         out.append(allocate_topic(fleet, group, processes, retry_topic(group.name),

@@ -11,9 +11,10 @@ Queue lists come back in RocketMQ order (`planner.javaorder.queue_key`: topic, b
 
 from __future__ import annotations
 
+import weakref
 from typing import Iterable
 
-from planner.javaorder import queue_key
+from planner.javaorder import sort_queues
 from planner.model import DEFAULT_RETRY_QUEUES, Broker, Fleet, Queue, SubscriptionSpec, Topic
 
 RETRY_PREFIX = "%RETRY%"
@@ -27,8 +28,26 @@ def is_retry_topic(topic: str) -> bool:
     return topic.startswith(RETRY_PREFIX)
 
 
+_INDEX: dict[int, tuple] = {}  # id(fleet) -> (weakref to it, brokers by name, topics by name)
+
+
+def _index(fleet: Fleet) -> tuple[dict[str, Broker], dict[str, Topic]]:
+    """Brokers and topics by name, built once per fleet (lookups per group must not scan every topic).
+    Keyed by identity: a Fleet holds dicts, so it cannot be hashed."""
+    found = _INDEX.get(id(fleet))
+    if found is None or found[0]() is not fleet:
+        ref = weakref.ref(fleet, lambda _, key=id(fleet): _INDEX.pop(key, None))
+        found = (ref, {b.name: b for b in fleet.brokers}, {t.name: t for t in fleet.topics})
+        _INDEX[id(fleet)] = found
+    return found[1], found[2]
+
+
 def _broker_map(fleet: Fleet) -> dict[str, Broker]:
-    return {b.name: b for b in fleet.brokers}
+    return _index(fleet)[0]
+
+
+def topic_by_name(fleet: Fleet, name: str) -> Topic:
+    return _index(fleet)[1][name]
 
 
 def readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
@@ -36,7 +55,7 @@ def readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
     if not topic.readable:
         return []
     qs = [Queue(topic.name, b, i) for b in topic.brokers if brokers[b].readable for i in range(topic.read_queues[b])]
-    return sorted(qs, key=queue_key)
+    return sort_queues(qs)
 
 
 def writable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
@@ -44,7 +63,7 @@ def writable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
     if not topic.writable:
         return []
     qs = [Queue(topic.name, b, i) for b in topic.brokers if brokers[b].writable for i in range(topic.write_queues[b])]
-    return sorted(qs, key=queue_key)
+    return sort_queues(qs)
 
 
 def unreadable_written_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
@@ -74,11 +93,10 @@ def subscribed_topics(subscription_lists: Iterable[Iterable[SubscriptionSpec]]) 
 
 def retry_queues(fleet: Fleet, group: str, topics: Iterable[str], per_broker: int = DEFAULT_RETRY_QUEUES) -> list[Queue]:
     """`%RETRY%<group>` queues on the (readable) brokers of the subscribed `topics`."""
-    by_name = {t.name: t for t in fleet.topics}
     brokers = _broker_map(fleet)
     names: dict[str, None] = {}
     for t in topics:
-        for b in by_name[t].brokers:
+        for b in topic_by_name(fleet, t).brokers:
             names.setdefault(b, None)
     qs = [Queue(retry_topic(group), b, i) for b in names if brokers[b].readable for i in range(per_broker)]
-    return sorted(qs, key=queue_key)
+    return sort_queues(qs)
