@@ -156,9 +156,10 @@ def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
     if not subs:
         reasons = [f"no process of the group subscribes to {r.topic}"] + reasons
     what = "retry queues" if is_retry_topic(r.topic) else "queues"
+    fallback = f"the strategy leaves them to nobody ({_strategy_text(subs[0]) if subs else r.model})"
     msg = (f"{len(r.orphaned)} of {len(r.queues)} {what} of {r.topic} are consumed by no process of group "
            f"{r.group} ({format_queues(r.orphaned)}): "
-           f"{_because(reasons, f'the strategy leaves them to nobody ({_strategy_text(subs[0]) if subs else r.model})')}"
+           f"{_because(reasons, fallback)}"
            f"; their messages pile up unread")
     return _finding("PLAN001", r.scenario, r.group, r.topic, msg, list(r.orphaned))
 

@@ -467,7 +467,8 @@ class _Checker:
                 out.append(SubscriptionSpec(topic, expression))
         return tuple(out)
 
-    def instance(self, t: dict, path: str, topics: dict, group_strategy: Optional[StrategySpec]) -> Optional[InstanceSpec]:
+    def instance(self, t: dict, path: str, topics: dict,
+                 group_strategy: Optional[StrategySpec]) -> Optional[InstanceSpec]:
         self.keys(t, INSTANCE_KEYS, path)
         hosts = self.string_list(t, "hosts", path, required=True, nonempty=True)
         if hosts is not None:

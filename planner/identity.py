@@ -53,7 +53,8 @@ def instance_name_for(spec: InstanceSpec, model: str, n: int) -> tuple[str, str]
     return f"{pid}#{nano}", f"{pid_text} on client {spec.client_version} (>= 4.9.0 appends System.nanoTime())"
 
 
-def expand_instances(group: Group, specs: Iterable[InstanceSpec], numbers: Optional[dict[str, int]] = None) -> list[Process]:
+def expand_instances(group: Group, specs: Iterable[InstanceSpec],
+                     numbers: Optional[dict[str, int]] = None) -> list[Process]:
     """Processes of `specs` in declaration order. `numbers` (host -> last n used) is updated in place."""
     numbers = {} if numbers is None else numbers
     out = []

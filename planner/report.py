@@ -151,7 +151,8 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
             out.append(_group_header(group_results))
             for r in group_results:
                 subs = sum(1 for p in r.processes if p.instance in r.assignment)
-                parts = [f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}", f"{subs} process{'es' if subs != 1 else ''}"]
+                parts = [f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}",
+                         f"{subs} process{'es' if subs != 1 else ''}"]
                 if r.model != BROADCASTING:
                     parts += [f"orphaned {len(r.orphaned)}", f"duplicated {len(r.duplicated)}"]
                 if not is_retry_topic(r.topic):

@@ -91,7 +91,8 @@ def subscribed_topics(subscription_lists: Iterable[Iterable[SubscriptionSpec]]) 
     return list(seen)
 
 
-def retry_queues(fleet: Fleet, group: str, topics: Iterable[str], per_broker: int = DEFAULT_RETRY_QUEUES) -> list[Queue]:
+def retry_queues(fleet: Fleet, group: str, topics: Iterable[str],
+                 per_broker: int = DEFAULT_RETRY_QUEUES) -> list[Queue]:
     """`%RETRY%<group>` queues on the (readable) brokers of the subscribed `topics`."""
     brokers = _broker_map(fleet)
     names: dict[str, None] = {}

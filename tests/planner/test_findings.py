@@ -24,7 +24,8 @@ read_queues = {queues}
 
 
 def group_fleet(queues: int, body: str, keys: str = "", extra: str = "") -> str:
-    return HEAD.format(queues=queues) + f'[[groups]]\nname = "g"\nsubscriptions = [{{ topic = "T" }}]\n{keys}\n{body}\n{extra}'
+    group = '[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n'
+    return HEAD.format(queues=queues) + f"{group}{keys}\n{body}\n{extra}"
 
 
 def test_seed_004_orphaned_and_duplicated_name_the_shared_client_id():

@@ -41,7 +41,8 @@ T, W, SEALED = FLEET.topics
 
 
 def test_readable_queues_are_ids_below_read_queues_in_rocketmq_order():
-    assert readable_queues(FLEET, T) == [Queue("T", "broker-a", 0), Queue("T", "broker-b", 0), Queue("T", "broker-b", 1)]
+    assert readable_queues(FLEET, T) == [Queue("T", "broker-a", 0), Queue("T", "broker-b", 0),
+                                         Queue("T", "broker-b", 1)]
 
 
 def test_write_beyond_read_is_written_but_unreadable():
