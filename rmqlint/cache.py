@@ -103,6 +103,8 @@ class FactsCache:
         self._old: dict[str, dict] = {}
         self._new: dict[str, dict] = {}
         self._dirty = False
+        self._memo_old: dict | None = None
+        self._memo_new: dict | None = None
         if enabled:
             self._old = self._load()
 
@@ -115,7 +117,45 @@ class FactsCache:
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
             self._dirty = True  # another version's cache: replace it
             return {}
+        memo = data.get("memo")
+        self._memo_old = memo if isinstance(memo, dict) else None
         return data["files"]
+
+    # --- the whole-run memo ---------------------------------------------------------------------------------
+    # Cross-file rules make per-file findings unsound to cache, but when no file of the project changed (same
+    # list, every stat trusted and equal) and the settings are the same, the previous run's findings stand.
+
+    def snapshot(self, stats: dict[str, os.stat_result], settings: str, after_run: bool) -> str | None:
+        """The project's state as the memo key, or None when any file's stat cannot be trusted."""
+        if not self.enabled:
+            return None
+        entries = self._new if after_run else self._old
+        parts = [settings]
+        for rel in sorted(stats):
+            st = stats[rel]
+            raw = entries.get(rel)
+            if not (isinstance(raw, dict) and raw.get("stat_ok") and raw.get("size") == st.st_size
+                    and raw.get("mtime_ns") == st.st_mtime_ns and raw.get("ino") == st.st_ino):
+                return None
+            parts.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
+        return "\n".join(parts)
+
+    def memo_findings(self, snapshot: str | None) -> list | None:
+        memo = self._memo_old
+        if snapshot is None or memo is None or memo.get("snapshot") != snapshot:
+            return None
+        findings = memo.get("findings")
+        if not isinstance(findings, list):
+            return None
+        self._new = dict(self._old)  # every file is unchanged: keep every entry
+        self._memo_new = memo
+        return findings
+
+    def remember(self, snapshot: str | None, findings: list) -> None:
+        memo = None if snapshot is None else {"snapshot": snapshot, "findings": findings}
+        if memo != self._memo_old:
+            self._dirty = True
+        self._memo_new = memo
 
     # --- lookups --------------------------------------------------------------------------------------------
 
@@ -157,10 +197,6 @@ class FactsCache:
             self._new[rel] = raw
             self._dirty = True
 
-    def keep(self, rel: str, st: os.stat_result, entry: Entry) -> None:
-        """Record a file reused from the cache after a content check (its stat changed, its content did not)."""
-        self.store(rel, st, entry)
-
     def save(self) -> None:
         """Write the entries seen in this run (files gone from the project are dropped). Never raises."""
         if not self.enabled:
@@ -170,7 +206,8 @@ class FactsCache:
         try:
             self.dir.mkdir(exist_ok=True)
             _write_marker_files(self.dir)
-            payload = json.dumps({"key": self.key, "files": self._new}, separators=(",", ":"))
+            payload = json.dumps({"key": self.key, "files": self._new, "memo": self._memo_new},
+                                 separators=(",", ":"))
             import tempfile
 
             fd, tmp = tempfile.mkstemp(prefix=".facts-", suffix=".tmp", dir=self.dir)

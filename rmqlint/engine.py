@@ -91,14 +91,35 @@ def lint(options: LintOptions) -> LintResult:
     discovery = discover(options.paths, root, settings.exclude)
     cache = FactsCache(root, enabled=options.use_cache)
     loader = SourceIndex(discovery, cache)
-    loader.scan()
-    project = Linker(loader.facts, loader, root=str(root)).link()
+    rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
+
+    stats = loader.stat_all()
+    state = repr((sorted(r.CODE for r in rules), settings.enabled(PROBLEM_CODE)))
+    findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
+    if findings is None:
+        loader.scan()
+        project = Linker(loader.facts, loader, root=str(root)).link()
+        findings = run_rules(project, rules, settings)
+        cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
-    rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
-    findings = run_rules(project, rules, settings)
     findings = [f for f in findings if f.location.path in discovery.report]
     return LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
+
+
+def finding_to_json(finding: Finding) -> list:
+    loc = finding.location
+    return [finding.code, finding.severity, finding.message, loc.path, loc.line, loc.column, loc.end_line,
+            loc.end_column]
+
+
+def _from_memo(items: list | None) -> list[Finding] | None:
+    if items is None:
+        return None
+    try:
+        return [Finding(c, s, m, Location(p, a, b, c2, d)) for c, s, m, p, a, b, c2, d in items]
+    except (TypeError, ValueError):  # a damaged memo: lint for real
+        return None
 
 
 def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:
@@ -199,6 +220,20 @@ class SourceIndex:
         return index
 
     # --- scanning -------------------------------------------------------------------------------------------
+
+    def stat_all(self) -> dict[str, os.stat_result]:
+        """Stat every file once (the scan reuses the results). A file that cannot be statted (other than gone)
+        leaves the result incomplete on purpose: the memo then never applies."""
+        if self._memory is not None:
+            return {}
+        for rel in self.kinds:
+            try:
+                self._stats[rel] = os.stat(os.path.join(self._root_str, rel))
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return {"\0unstatable": os.stat(self._root_str)}
+        return self._stats
 
     def scan(self) -> None:
         for rel in sorted(self.kinds):

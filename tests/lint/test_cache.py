@@ -7,7 +7,7 @@ import os
 
 from rmqlint.cache import CACHE_DIR, CACHE_FILE
 from rmqlint.engine import LintOptions, lint
-from tests.lint.test_engine_fixtures import CONSUMER_JAVA, OLD, java_project
+from tests.lint.test_engine_fixtures import CONSUMER_JAVA, OLD, OTHER_CONSUMER_JAVA, java_project
 
 CONSUMER = "src/main/java/com/app/Consumer.java"
 NAMES = "src/main/java/com/app/Names.java"
@@ -79,6 +79,7 @@ def test_damaged_entry_is_never_trusted(tmp_path):
     data = json.loads(cache_file.read_text(encoding="utf-8"))
     data["files"][CONSUMER]["facts"]["clients"] = [{"role": 3}]  # wrong shape
     data["files"][NAMES]["facts"] = "garbage"
+    data["memo"] = None  # else the unchanged project is answered from the memo without reading any facts
     cache_file.write_text(json.dumps(data), encoding="utf-8")
     result = run(root)
     assert summary(result) == expected and result.parsed == 2
@@ -111,3 +112,35 @@ def test_cache_dir_ignores_itself_for_git(tmp_path):
     root = java_project(tmp_path)
     run(root)
     assert (root / CACHE_DIR / ".gitignore").read_text(encoding="utf-8").strip().endswith("*")
+
+
+def test_unchanged_project_is_answered_from_the_memo(tmp_path):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    cache_file = root / CACHE_DIR / CACHE_FILE
+    data = json.loads(cache_file.read_text(encoding="utf-8"))
+    assert data["memo"]["findings"]
+    # Prove the memo is what answers: facts are gone, findings are not.
+    for entry in data["files"].values():
+        entry["facts"] = None
+        entry["relevant"] = False
+    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    assert summary(run(root)) == expected
+
+
+def test_memo_does_not_survive_a_change_of_rules_or_files(tmp_path):
+    root = java_project(tmp_path)
+    run(root)
+    assert run(root, select=["RMQ003"]).findings == []  # other rules: not the memo's answer
+    (root / "src/main/java/com/app/Other.java").write_text(OTHER_CONSUMER_JAVA, encoding="utf-8")
+    assert [f[1] for f in summary(run(root))] == [CONSUMER, "src/main/java/com/app/Other.java"]
+
+
+def test_damaged_memo_means_a_real_run(tmp_path):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    cache_file = root / CACHE_DIR / CACHE_FILE
+    data = json.loads(cache_file.read_text(encoding="utf-8"))
+    data["memo"]["findings"] = [["RMQ001", "error"]]
+    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    assert summary(run(root)) == expected
