@@ -15,7 +15,7 @@ import tree_sitter
 
 from rmqlint.facts import ClientFact, ProducedTag, Setting, Subscription
 from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
-from rmqlint.frontends.java_listeners import analyze_listener, find_methods, scan_body
+from rmqlint.frontends.java_listeners import V5, analyze_listener, find_methods, scan_body
 from rmqlint.values import Concat, Dynamic, Lit, Value, concat
 
 CLIENT_ROLES = {
@@ -38,11 +38,13 @@ CLIENT_SETTERS = frozenset(
      "setMaxReconsumeTimes", "subscribe", "registerMessageListener", "setMessageListener"}
 )
 MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
+# RocketMQ 5 clients (rocketmq-clients): consumers are built by a method chain on these builders.
+V5_BUILDERS = {"newPushConsumerBuilder": "push_consumer", "newSimpleConsumerBuilder": "simple_consumer"}
 SPRING_LISTENER = "RocketMQMessageListener"
 ENUM_CONSTANTS = frozenset({"CLUSTERING", "BROADCASTING", "ORDERLY", "CONCURRENTLY", "TAG", "SQL92"})
 
 _NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS}))
-_METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS))
+_METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS)))
 _USAGE_QUERY = tree_sitter.Query(
     LANGUAGE,
     f"""
@@ -57,7 +59,7 @@ _USAGE_QUERY = tree_sitter.Query(
 
 # Bytes without which a file cannot hold what the usage query looks for (checked before running the query).
 _USAGE_MARKERS = (b"DefaultMQ", b"DefaultLitePullConsumer", b"TransactionMQProducer", b"RocketMQMessageListener",
-                  b"RocketMQTemplate", b"setTag")
+                  b"RocketMQTemplate", b"setTag", b"ConsumerBuilder")
 _MESSAGE_CREATION = re.compile(rb"new\s+(?:[\w.]+\.)?Message\b")
 
 
@@ -213,6 +215,9 @@ class ClientExtractor:
         if method == "setTag":
             self._builder_tag(call)
             return
+        if method in V5_BUILDERS:
+            self._v5_consumer(call, V5_BUILDERS[method])
+            return
         if method not in CLIENT_SETTERS:
             return
         client = self._receiver(call, self._clients)
@@ -349,6 +354,86 @@ class ClientExtractor:
                 self.produced.append(ProducedTag(topic, self.java.value(args[0]), self.java.location(call)))
                 return
             current = current.child_by_field_name("object")
+
+    def _v5_consumer(self, builder: tree_sitter.Node, role: str) -> None:
+        """provider.newPushConsumerBuilder().setConsumerGroup(g).setSubscriptionExpressions(m)
+        .setMessageListener(l).build(): the links of the chain, walked outwards from the builder call."""
+        java = self.java
+        links: list[tuple[str, tree_sitter.Node, tree_sitter.Node]] = []  # (method, name node, invocation)
+        current = builder
+        parent = current.parent
+        while parent is not None and parent.type == "method_invocation":
+            target = parent.child_by_field_name("object")
+            name = parent.child_by_field_name("name")
+            if target is None or target.id != current.id or name is None:
+                break
+            links.append((java.text(name), name, parent))
+            current, parent = parent, parent.parent
+        if not links or links[-1][0] != "build":
+            return  # a builder kept in a variable and configured elsewhere: not followed
+        _key, variable = self._target_of(current)
+        fact = ClientFact(role=role, api="java", location=java.location(builder), name=variable)
+        for method, name, invocation in links:
+            args = _arguments(invocation)
+            where = java.span(name, invocation)
+            if method == "setConsumerGroup" and len(args) == 1:
+                fact.group = Setting(java.value(args[0]), where)
+            elif method == "setSubscriptionExpressions" and len(args) == 1:
+                for topic, (expression, selector) in self._v5_subscriptions(args[0]):
+                    fact.subscriptions.append(Subscription(topic, expression, selector, where))
+            elif method == "setMessageListener" and len(args) == 1:
+                fact.listeners.append(analyze_listener(java, args[0], V5).listener)
+        self.clients.append(fact)
+
+    def _v5_subscriptions(self, node: tree_sitter.Node) -> list[tuple[Value, tuple[Value, str]]]:
+        """Topic -> filter expression pairs of `Collections.singletonMap(t, f)` / `Map.of(t1, f1, ...)`, directly
+        or through a variable initialised with one; anything else is not followed (no subscription is guessed)."""
+        java = self.java
+        current = self._follow(node)
+        if current is None or current.type != "method_invocation":
+            return []
+        name = java.text(current.child_by_field_name("name"))
+        args = _arguments(current)
+        if name not in ("singletonMap", "of") or len(args) % 2:
+            return []
+        return [(java.value(args[i]), self._v5_filter(args[i + 1])) for i in range(0, len(args), 2)]
+
+    def _v5_filter(self, node: tree_sitter.Node) -> tuple[Value, str]:
+        java = self.java
+        current = self._follow(node)
+        if current is not None and current.type == "field_access":
+            field = current.child_by_field_name("field")
+            if field is not None and java.text(field) == "SUB_ALL":
+                return Lit("*"), "TAG"
+        if current is None or current.type != "object_creation_expression":
+            return Dynamic("filter expression not followed"), "TAG"
+        args = _arguments(current)
+        if not args:
+            return Lit("*"), "TAG"
+        selector = "TAG"
+        if len(args) >= 2:
+            kind = self._enum_value(args[1])
+            if not isinstance(kind, Lit):
+                return java.value(args[0]), "TAG"
+            selector = "SQL92" if kind.text == "SQL92" else "TAG"
+        return java.value(args[0]), selector
+
+    def _follow(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+        """Through parentheses and effectively final variables to the expression that made a value."""
+        for _ in range(8):
+            if node is None:
+                return None
+            if node.type == "parenthesized_expression" and node.named_children:
+                node = node.named_children[0]
+                continue
+            if node.type in ("identifier", "field_access"):
+                declared = self._declared(node)
+                if declared is None or declared.value is None or declared.name in self.java.assigned_names():
+                    return node
+                node = declared.value
+                continue
+            return node
+        return node
 
     def _template_send(self, call: tree_sitter.Node) -> None:
         receiver = call.child_by_field_name("object")

@@ -120,6 +120,12 @@ class JavaFile:
             self._char_column(node.end_byte, col1) + 1,
         )
 
+    def span(self, first: tree_sitter.Node, last: tree_sitter.Node) -> Location:
+        """From the start of `first` to the end of `last` (a link of a method chain: `.setX(..)` without the
+        receiver in front of it)."""
+        start, end = self.location(first), self.location(last)
+        return Location(self.path, start.line, start.column, end.end_line, end.end_column)
+
     def _char_column(self, byte: int, byte_column: int) -> int:
         # tree-sitter columns count bytes; users count characters.
         segment = self.source[byte - byte_column : byte]

@@ -30,13 +30,24 @@ LISTENER_KINDS = {
     "ConsumeConcurrentlyContext": "concurrently",
     "ConsumeOrderlyContext": "orderly",
 }
-LISTENER_METHOD = "consumeMessage"
+
+
+@dataclass(frozen=True)
+class ListenerFlavor:
+    """Which client API a listener belongs to: its callback method and the status that asks for a retry."""
+
+    method: str
+    retry_status: str
+
+
+V4 = ListenerFlavor("consumeMessage", "RECONSUME_LATER")  # MessageListenerConcurrently / Orderly
+V5 = ListenerFlavor("consume", "FAILURE")  # rocketmq-clients: MessageListener.consume -> ConsumeResult
 MAX_INDIRECTIONS = 8  # variable -> variable -> ... chains followed before giving up
 
 _BODY_QUERY = tree_sitter.Query(
     LANGUAGE,
     """
-    ((identifier) @retry (#eq? @retry "RECONSUME_LATER"))
+    ((identifier) @retry (#any-of? @retry "RECONSUME_LATER" "FAILURE"))
     (throw_statement) @throw
     (method_invocation name: (identifier) @delay_name (#eq? @delay_name "setDelayLevelWhenNextConsume")) @delay
     """,
@@ -53,7 +64,7 @@ class ListenerCode:
     delay_levels: list[Setting] = field(default_factory=list)
 
 
-def analyze_listener(java: JavaFile, expression: tree_sitter.Node) -> ListenerCode:
+def analyze_listener(java: JavaFile, expression: tree_sitter.Node, flavor: ListenerFlavor = V4) -> ListenerCode:
     """The listener an argument of registerMessageListener/setMessageListener stands for."""
     kind_hint = "unknown"
     node: tree_sitter.Node | None = expression
@@ -69,15 +80,15 @@ def analyze_listener(java: JavaFile, expression: tree_sitter.Node) -> ListenerCo
             node = node.child_by_field_name("value")
             continue
         if kind == "object_creation_expression":
-            return _from_creation(java, node, kind_hint)
+            return _from_creation(java, node, kind_hint, flavor)
         if kind == "lambda_expression":
-            return _from_lambda(java, node, kind_hint)
+            return _from_lambda(java, node, kind_hint, flavor)
         if kind == "method_reference":
-            return _from_method_reference(java, node, kind_hint, expression)
+            return _from_method_reference(java, node, kind_hint, expression, flavor)
         if kind == "this":
             owner = java.enclosing_class(node)
             if owner is not None:
-                return _from_class(java, owner, kind_hint, expression)
+                return _from_class(java, owner, kind_hint, expression, flavor)
             break
         if kind in ("identifier", "field_access"):
             declared = _declaration(java, node)
@@ -88,19 +99,22 @@ def analyze_listener(java: JavaFile, expression: tree_sitter.Node) -> ListenerCo
                 continue
             owner = java.classes_by_name.get(declared.type_text.rpartition(".")[2])
             if owner is not None:
-                return _from_class(java, owner, kind_hint, expression)
+                return _from_class(java, owner, kind_hint, expression, flavor)
             break
         break
     return ListenerCode(Listener(kind_hint, java.location(expression)))
 
 
-def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location) -> ListenerCode:
+def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location,
+              flavor: ListenerFlavor = V4) -> ListenerCode:
     """Search a listener body for retries, escaping throws and delay levels."""
     listener = Listener(kind, where)
     code = ListenerCode(listener)
     captures = tree_sitter.QueryCursor(_BODY_QUERY).captures(body)
     retries = {}
     for node in captures.get("retry", []):
+        if java.text(node) != flavor.retry_status:
+            continue
         inner = _inside(java, node, body)
         if inner is not None:
             statement = _statement_of(node, inner)
@@ -127,26 +141,26 @@ def find_methods(info: ClassInfo, java: JavaFile, name: str) -> list[tree_sitter
     return methods
 
 
-def _from_creation(java: JavaFile, node: tree_sitter.Node, kind_hint: str) -> ListenerCode:
+def _from_creation(java: JavaFile, node: tree_sitter.Node, kind_hint: str, flavor: ListenerFlavor) -> ListenerCode:
     type_simple = simple_type_name(java, node.child_by_field_name("type"))
     kind = LISTENER_KINDS.get(type_simple, kind_hint)
     body = next((c for c in node.named_children if c.type == "class_body"), None)
     if body is not None:
         info = java.class_of_body(body)
         if info is not None:
-            return _from_class(java, info, kind, node, anonymous=True)
+            return _from_class(java, info, kind, node, flavor, anonymous=True)
     owner = java.classes_by_name.get(type_simple)
     if owner is not None:
-        return _from_class(java, owner, kind, node)
+        return _from_class(java, owner, kind, node, flavor)
     return ListenerCode(Listener(kind, java.location(node)))
 
 
 def _from_class(java: JavaFile, info: ClassInfo, kind_hint: str, expression: tree_sitter.Node,
-                anonymous: bool = False) -> ListenerCode:
+                flavor: ListenerFlavor, anonymous: bool = False) -> ListenerCode:
     kind = kind_hint
     for supertype in info.supertypes:
         kind = LISTENER_KINDS.get(supertype.rpartition(".")[2], kind)
-    methods = find_methods(info, java, LISTENER_METHOD)
+    methods = find_methods(info, java, flavor.method)
     if not methods:
         return ListenerCode(Listener(kind, java.location(expression)))
     method = methods[0]
@@ -155,10 +169,10 @@ def _from_class(java: JavaFile, info: ClassInfo, kind_hint: str, expression: tre
     where = java.location(expression if anonymous else method)
     if body is None:
         return ListenerCode(Listener(kind, where))
-    return scan_body(java, body, kind, where)
+    return scan_body(java, body, kind, where, flavor)
 
 
-def _from_lambda(java: JavaFile, node: tree_sitter.Node, kind_hint: str) -> ListenerCode:
+def _from_lambda(java: JavaFile, node: tree_sitter.Node, kind_hint: str, flavor: ListenerFlavor) -> ListenerCode:
     kind = kind_hint
     params = node.child_by_field_name("parameters")
     if kind == "unknown" and params is not None:
@@ -168,14 +182,14 @@ def _from_lambda(java: JavaFile, node: tree_sitter.Node, kind_hint: str) -> List
     body = node.child_by_field_name("body")
     if body is None:
         return ListenerCode(Listener(kind, java.location(node)))
-    code = scan_body(java, body, kind, java.location(node))
+    code = scan_body(java, body, kind, java.location(node), flavor)
     if kind == "unknown":
         code.listener.kind = _kind_from_status(java, body)
     return code
 
 
 def _from_method_reference(java: JavaFile, node: tree_sitter.Node, kind_hint: str,
-                           expression: tree_sitter.Node) -> ListenerCode:
+                           expression: tree_sitter.Node, flavor: ListenerFlavor) -> ListenerCode:
     parts = node.named_children
     if len(parts) < 2 and not (parts and node.children and node.children[0].type == "this"):
         return ListenerCode(Listener(kind_hint, java.location(expression)))
@@ -200,7 +214,7 @@ def _from_method_reference(java: JavaFile, node: tree_sitter.Node, kind_hint: st
     body = method.child_by_field_name("body")
     if body is None:
         return ListenerCode(Listener(kind, java.location(method)))
-    return scan_body(java, body, kind, java.location(method))
+    return scan_body(java, body, kind, java.location(method), flavor)
 
 
 def _kind_from_method(java: JavaFile, method: tree_sitter.Node, kind: str) -> str:

@@ -300,6 +300,23 @@ def test_message_constructors_set_tags_and_v5_builder():
     assert facts.produced[0].location == span(source, 'built.setTags("Created ")', path)
 
 
+def test_rocketmq5_consumer_builder_chains():
+    facts, source = load("V5Consumers.java")
+    path = "src/V5Consumers.java"
+    push, simple = facts.clients
+    assert (push.role, push.api, push.name) == ("push_consumer", "java", "pushConsumer")
+    assert push.location == span(source, "provider.newPushConsumerBuilder()", path)
+    assert push.group.value == Lit("v5_group")
+    assert push.group.location == span(source, 'setConsumerGroup("v5_group")', path)
+    assert [(s.topic, s.expression, s.selector) for s in push.subscriptions] == [
+        (Lit("v5_orders"), Lit("TagA"), "TAG")]
+    (listener,) = push.listeners
+    assert listener.reconsume_later == [span(source, "return ConsumeResult.FAILURE;", path)]
+    assert simple.role == "simple_consumer" and simple.listeners == []
+    assert [(s.topic, s.expression, s.selector) for s in simple.subscriptions] == [
+        (Lit("a"), Lit("x > 1"), "SQL92"), (Lit("b"), Lit("*"), "TAG")]
+
+
 def test_suppression_comments():
     facts, _ = load("Suppressed.java")
     assert facts.suppressions == {8: ["RMQ001", "RMQ003"], 10: ["*"], 12: ["RMQ002"]}
