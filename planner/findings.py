@@ -109,9 +109,10 @@ def _not_subscribed_reason(r: GroupTopicResult) -> list[str]:
     others = [p.instance for p in r.processes if p.instance not in r.assignment]
     if not others:
         return []
-    verb = "does" if len(others) == 1 else "do"
-    return [f"{_names(others)} {verb} not subscribe to {r.topic} but still count in the split "
-            f"(the broker lists every process of the group), so their shares are never pulled"]
+    one = len(others) == 1
+    return [f"{_names(others)} {'does' if one else 'do'} not subscribe to {r.topic} but still "
+            f"{'counts' if one else 'count'} in the split (the broker lists every process of the group), "
+            f"so {'its share is' if one else 'their shares are'} never pulled"]
 
 
 def _errored_reason(r: GroupTopicResult) -> list[str]:

@@ -146,3 +146,24 @@ def test_findings_are_reported_per_scenario():
     assert [(f.code, f.topic, f.queues) for f in fs if f.topic == "T"] == [
         ("PLAN001", "T", [Queue("T", "broker-a", 3)]), ("PLAN002", "T", [Queue("T", "broker-a", 2)])]
     assert all(f.scenario == "more" for f in fs)  # the baseline is fine
+
+
+def test_inconsistent_subscriptions_orphan_the_non_subscribers_share():
+    fs = findings_of(HEAD.format(queues=2) + """
+[[topics]]
+name = "U"
+read_queues = 4
+[[groups]]
+name = "g"
+subscriptions = [{ topic = "T" }]
+[[groups.instances]]
+hosts = ["h"]
+instance_name = "a"
+[[groups.instances]]
+hosts = ["h"]
+instance_name = "b"
+subscriptions = [{ topic = "T" }, { topic = "U" }]
+""")
+    (f,) = fs
+    assert (f.code, f.topic) == ("PLAN001", "U") and [q.queue_id for q in f.queues] == [0, 1]
+    assert "h#1 does not subscribe to U but still counts in the split" in f.message
