@@ -1,0 +1,972 @@
+"""Python frontend: libcst turns a module into RocketMQ facts.
+
+Two client generations are recognised by where their names are imported from:
+- 2.x (`rocketmq.client`, `rocketmq.ffi`; apache/rocketmq-client-python): `PushConsumer(group_id, orderly,
+  message_model)`, `set_group`, `set_instance_name`, `set_message_model`, `subscribe(topic, callback, expression)`
+  with a callback returning `ConsumeStatus`; `Producer(group_id, ...)`, `TransactionMQProducer`, `PullConsumer`;
+  `Message(topic)` with `set_tags`.
+- 5.x (package `rocketmq`, `rocketmq.v5.*`; apache/rocketmq-clients python/): `PushConsumer(config, group,
+  listener, {topic: FilterExpression(expr, FilterType.SQL)})`, `SimpleConsumer(config, group, {..})`,
+  `subscribe(topic, FilterExpression(..))`, a `MessageListener` class whose `consume` returns `ConsumeResult`;
+  `Message()` with `msg.topic = ..` / `msg.tag = ..`.
+
+Values are resolved from literals, module constants, function locals assigned once, `self.x` assigned once in a
+class, imports (`ConstRef` for the linker) and f-strings of constants; anything else is `Dynamic`.
+libcst's Python-side tree walk recurses, and its native parser can overflow the C stack on absurdly nested input,
+so the stdlib parser (which has nesting limits) checks the text and its depth first.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from rmqlint.facts import ClientFact, FileFacts, Listener, Location, Problem, ProducedTag, Setting, Subscription
+from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat
+
+# Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
+# recursive tree walk fails around 150-300 levels and slows down badly before that.
+MAX_DEPTH = 120
+
+_SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*,\s]+))?")
+
+
+def mentions_rocketmq(data: bytes) -> bool:
+    """Cheap prefilter: only files naming the client package are parsed."""
+    return b"rocketmq" in data
+
+
+def module_name(path: str) -> str:
+    """`pkg/settings.py` -> `pkg.settings`; `pkg/__init__.py` -> `pkg`."""
+    stem = path[:-3] if path.endswith(".py") else path
+    parts = [p for p in stem.split("/") if p]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def parse_python(path: str, data: bytes) -> FileFacts:
+    facts = FileFacts(path=path, language="python")
+    try:
+        _parse_into(facts, path, data)
+    except RecursionError:
+        facts.clients, facts.produced = [], []
+        facts.problems.append(Problem("code nested too deeply to analyse", _loc(path, 1, 1)))
+    except Exception as err:  # never a traceback for a user's file
+        facts.clients, facts.produced = [], []
+        facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
+    return facts
+
+
+def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        facts.problems.append(Problem("binary file (NUL byte), not Python source", _loc(path, line, 1)))
+        return
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        facts.problems.append(Problem(f"not UTF-8 text (byte 0x{data[err.start]:02x})", _loc(path, line, column)))
+        return
+    facts.suppressions = _suppressions(text)
+    problem = _precheck(path, text)
+    if problem is not None:
+        facts.problems.append(problem)
+        return
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as err:
+        facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, err.raw_line, err.raw_column + 1)))
+        return
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    _Analyzer(path, module, positions).run(facts)
+
+
+def _precheck(path: str, text: str) -> Problem | None:
+    """The stdlib parser rejects what libcst would choke on (and reports syntax errors with a position)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as err:
+        line = err.lineno or 1
+        return Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))
+    except (RecursionError, MemoryError):
+        return Problem("code nested too deeply to analyse", _loc(path, 1, 1))
+    except ValueError as err:
+        return Problem(f"not Python source: {err}", _loc(path, 1, 1))
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.BoolOp):  # libcst nests `a or b or c` pairwise
+            depth += len(node.values)
+        if depth > MAX_DEPTH:
+            line = getattr(node, "lineno", 1)
+            return Problem(f"code nested more than {MAX_DEPTH} levels deep: not analysed", _loc(path, line, 1))
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    run, run_line = 0, 1
+    for tok in _tokens(text):
+        if tok.type == tokenize.STRING:  # libcst nests implicitly concatenated strings pairwise
+            run += 1
+            if run > MAX_DEPTH:
+                return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, run_line, 1))
+        elif tok.type not in (tokenize.NL, tokenize.COMMENT):
+            run, run_line = 0, tok.start[0]
+    return None
+
+
+def _tokens(text: str):
+    try:
+        yield from tokenize.generate_tokens(io.StringIO(text).readline)
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
+def _suppressions(text: str) -> dict[int, list[str]]:
+    found: dict[int, list[str]] = {}
+    for tok in _tokens(text):
+        if tok.type != tokenize.COMMENT:
+            continue
+        match = _SUPPRESS.search(tok.string)
+        if match is None:
+            continue
+        codes = [c.strip().upper() for c in (match.group(1) or "*").split(",") if c.strip()]
+        found.setdefault(tok.start[0], []).extend(codes or ["*"])
+    return found
+
+
+def _loc(path: str, line: int, column: int) -> Location:
+    return Location(path, line, column, line, column + 1)
+
+
+# --- scopes ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Binding:
+    """How a name is bound in one scope: simple assignments (their value nodes), or something else."""
+
+    values: list = field(default_factory=list)
+    other: str = ""  # "parameter", "loop variable", ... : not a constant
+    import_target: str | None = None  # `from a import b` -> "a.b"; `import a.b as s` -> "a.b"; `import a.b` -> "a"
+    is_module: bool = False  # an `import` statement (not `from`): the name is a module
+    definition: cst.CSTNode | None = None  # FunctionDef / ClassDef
+
+
+@dataclass
+class _Scope:
+    kind: str  # "module" | "function" | "class"
+    node: cst.CSTNode
+    parent: "_Scope | None"
+    bindings: dict[str, _Binding] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    star_imports: list[str] = field(default_factory=list)
+    class_scope: "_Scope | None" = None  # for a method: the class it is defined in
+    self_name: str | None = None  # for a method: its first parameter
+
+    def bind(self, name: str) -> _Binding:
+        return self.bindings.setdefault(name, _Binding())
+
+
+class _ScopeBuilder(cst.CSTVisitor):
+    """Collects every scope's bindings; function and class bodies become child scopes."""
+
+    def __init__(self, module: cst.Module, package: list[str]):
+        self.package = package
+        self.scopes: dict[int, _Scope] = {}
+        self.root = _Scope("module", module, None)
+        self.scopes[id(module)] = self.root
+        self.stack = [self.root]
+
+    @property
+    def scope(self) -> _Scope:
+        return self.stack[-1]
+
+    def _target_scope(self, name: str) -> _Scope:
+        return self.root if name in self.scope.globals else self.scope
+
+    def _enter(self, kind: str, node: cst.CSTNode) -> _Scope:
+        scope = _Scope(kind, node, self.scope)
+        self.scopes[id(node)] = scope
+        self.stack.append(scope)
+        return scope
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._target_scope(node.name.value).bind(node.name.value).definition = node
+        for deco in node.decorators:
+            deco.visit(self)
+        outer = self.scope
+        scope = self._enter("function", node)
+        params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        for extra in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                params.append(extra)
+        for param in params:
+            scope.bind(param.name.value).other = "parameter"
+        if outer.kind == "class":
+            scope.class_scope = outer
+            positional = [*node.params.posonly_params, *node.params.params]
+            is_static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
+            if positional and not is_static:
+                scope.self_name = positional[0].name.value
+        node.body.visit(self)
+        self.stack.pop()
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        scope = self._enter("function", node)
+        for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
+            scope.bind(param.name.value).other = "parameter"
+        node.body.visit(self)
+        self.stack.pop()
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._target_scope(node.name.value).bind(node.name.value).definition = node
+        self._enter("class", node)
+        node.body.visit(self)
+        self.stack.pop()
+        return False
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.scope.globals.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for n in node.names:
+            self.scope.bind(n.name.value).other = "nonlocal"
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assign(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assign(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._other(node.target, "augmented assignment")
+
+    def visit_For(self, node: cst.For) -> None:
+        self._other(node.target, "loop variable")
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._other(node.asname.name, "with target")
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._other(node.name.name, "exception")
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._other(node.target, "assignment expression")
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        return True  # comprehension variables live in their own scope: not bindings of this one
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._other(node.target, "deleted")
+
+    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self._target_scope(target.value).bind(target.value).values.append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._other(target, "unpacked")
+
+    def _other(self, target: cst.CSTNode, why: str) -> None:
+        if isinstance(target, cst.Name):
+            self._target_scope(target.value).bind(target.value).other = why
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._other(element.value, why)
+        elif isinstance(target, cst.StarredElement):
+            self._other(target.value, why)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = _dotted(alias.name)
+            if dotted is None:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                binding = self._target_scope(alias.asname.name.value).bind(alias.asname.name.value)
+                binding.import_target = dotted
+            else:
+                head = dotted.split(".")[0]
+                binding = self._target_scope(head).bind(head)
+                binding.import_target = head
+            binding.is_module = True
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        base = _dotted(node.module) if node.module is not None else ""
+        if base is None:
+            return
+        level = len(node.relative)
+        if level:
+            if level - 1 > len(self.package):
+                return
+            prefix = self.package[: len(self.package) - (level - 1)]
+            base = ".".join([*prefix, base] if base else prefix)
+        if isinstance(node.names, cst.ImportStar):
+            self.scope.star_imports.append(base)
+            return
+        for alias in node.names:
+            name = _dotted(alias.name)
+            if name is None:
+                continue
+            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                else name
+            self._target_scope(local).bind(local).import_target = f"{base}.{name}" if base else name
+
+
+def _dotted(node: cst.CSTNode | None) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else None
+    return None
+
+
+# --- RocketMQ API ------------------------------------------------------------------------------------------
+
+_V2_MODULES = ("rocketmq.client", "rocketmq.ffi", "rocketmq.consts")
+# class -> (role, group argument position) per generation
+_V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer", "Producer": "producer",
+               "TransactionMQProducer": "producer"}
+_V5_CLIENTS = {"PushConsumer": "push_consumer", "LitePushConsumer": "push_consumer",
+               "SimpleConsumer": "simple_consumer", "Producer": "producer"}
+_V2_SETTERS = {"set_group": "group", "set_instance_name": "instance_name", "set_message_model": "message_model"}
+
+
+def _api_of(qualified: str | None) -> tuple[str, str] | None:
+    """("python2" | "python5", class name) for a name imported from a RocketMQ client package."""
+    if not qualified or not qualified.startswith("rocketmq."):
+        return None
+    module, _, name = qualified.rpartition(".")
+    if module in _V2_MODULES:
+        return "python2", name
+    return "python5", name
+
+
+# --- analysis ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Client:
+    fact: ClientFact
+    version: str
+    order: tuple[int, int]
+
+
+@dataclass
+class _Message:
+    version: str
+    topic: Value | None
+    order: tuple[int, int]
+    topics: list[tuple[tuple[int, int], Value]] = field(default_factory=list)  # 5.x `msg.topic = ..`
+
+
+class _Analyzer(cst.CSTVisitor):
+    def __init__(self, path: str, module: cst.Module, positions):
+        self.path = path
+        self.module = module
+        self.positions = positions
+        mod = module_name(path).split(".") if module_name(path) else []
+        self.package = mod if path.endswith("__init__.py") else mod[:-1]
+        builder = _ScopeBuilder(module, self.package)
+        module.visit(builder)
+        self.scopes = builder.scopes
+        self.root = builder.root
+        self.stack: list[_Scope] = [self.root]
+        self.memo: dict[tuple[int, str], Value] = {}
+        self.active: set[tuple[int, str]] = set()
+        self.handled: set[int] = set()  # constructor calls already attached to a receiver
+        self.clients: dict[tuple, list[_Client]] = {}
+        self.anonymous: list[_Client] = []
+        self.messages: dict[tuple, list[_Message]] = {}
+        self.calls: list[tuple[tuple, str, cst.Call, _Scope]] = []  # receiver key, method, call, scope
+        self.tag_assigns: list[tuple[tuple, cst.CSTNode, cst.BaseExpression, _Scope]] = []
+        self.attr_assigns: dict[tuple, list[tuple[cst.BaseExpression, _Scope]]] = {}  # self.x = .. per class
+
+    # -- driver
+
+    def run(self, facts: FileFacts) -> None:
+        self.module.visit(self)
+        for name, binding in self.root.bindings.items():
+            if binding.definition is not None:
+                continue
+            if binding.is_module or (binding.import_target is not None and _api_of(binding.import_target)):
+                continue
+            if binding.values or binding.import_target is not None or binding.other:
+                facts.constants[name] = self.lookup(name, self.root)
+        self._link(facts)
+
+    def loc(self, node: cst.CSTNode) -> Location:
+        rng = self.positions[node]
+        return Location(self.path, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
+
+    def order(self, node: cst.CSTNode) -> tuple[int, int]:
+        rng = self.positions[node]
+        return rng.start.line, rng.start.column
+
+    @property
+    def scope(self) -> _Scope:
+        return self.stack[-1]
+
+    def _push(self, node: cst.CSTNode) -> bool:
+        self.stack.append(self.scopes[id(node)])
+        return True
+
+    def _pop(self, _node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+    visit_FunctionDef = visit_ClassDef = visit_Lambda = _push
+    leave_FunctionDef = leave_ClassDef = leave_Lambda = _pop
+
+    # -- names and values
+
+    def find(self, name: str, scope: _Scope) -> tuple[_Scope, _Binding] | None:
+        """The scope binding `name` as Python resolves it from `scope` (class bodies are not seen by methods)."""
+        current: _Scope | None = scope
+        first = True
+        while current is not None:
+            if name in current.globals:
+                current = self.root
+            if (first or current.kind != "class") and name in current.bindings:
+                return current, current.bindings[name]
+            first = False
+            current = current.parent
+        return None
+
+    def qualified(self, node: cst.BaseExpression, scope: _Scope) -> str | None:
+        """The imported dotted name an expression denotes (`mq.PushConsumer` -> `rocketmq.client.PushConsumer`)."""
+        if isinstance(node, cst.Name):
+            found = self.find(node.value, scope)
+            if found is None:
+                for star in self.root.star_imports:
+                    if star.startswith("rocketmq"):
+                        return f"{star}.{node.value}"
+                return None
+            return found[1].import_target
+        if isinstance(node, cst.Attribute):
+            head = self.qualified(node.value, scope)
+            return f"{head}.{node.attr.value}" if head else None
+        return None
+
+    def rocketmq(self, node: cst.BaseExpression, scope: _Scope) -> tuple[str, str] | None:
+        return _api_of(self.qualified(node, scope))
+
+    def lookup(self, name: str, scope: _Scope) -> Value:
+        found = self.find(name, scope)
+        if found is None:
+            return Dynamic(f"name {name} is not a constant")
+        owner, binding = found
+        key = (id(owner.node), name)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.active:
+            return Dynamic(f"{name} refers to itself")
+        self.active.add(key)
+        try:
+            value = self._binding_value(name, binding, owner)
+        finally:
+            self.active.discard(key)
+        self.memo[key] = value
+        return value
+
+    def _binding_value(self, name: str, binding: _Binding, owner: _Scope) -> Value:
+        if binding.other:
+            return Dynamic(f"{name} is a {binding.other}")
+        if binding.definition is not None:
+            return Dynamic(f"{name} is a function or class")
+        if binding.import_target is not None:
+            if binding.values:
+                return Dynamic(f"{name} is imported and reassigned")
+            if binding.is_module or _api_of(binding.import_target) is not None:
+                return Dynamic(f"{name} is a module or client class")
+            module, _, attr = binding.import_target.rpartition(".")
+            return ConstRef("python", (module,), attr) if module else Dynamic(f"{name} is a module")
+        if len(binding.values) != 1:
+            return Dynamic(f"{name} is assigned {len(binding.values)} times")
+        return self.value(binding.values[0], owner)
+
+    def value(self, node: cst.BaseExpression, scope: _Scope) -> Value:
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            evaluated = node.evaluated_value
+            if isinstance(evaluated, bytes):
+                try:
+                    return Lit(evaluated.decode("utf-8"))
+                except UnicodeDecodeError:
+                    return Dynamic("bytes that are not UTF-8")
+            return Lit(evaluated) if isinstance(evaluated, str) else Dynamic("f-string")
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return Lit(node.value)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+                and isinstance(node.expression, (cst.Integer, cst.Float)):
+            return Lit("-" + node.expression.value)
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False"):
+                return Lit(node.value)
+            if node.value == "None":
+                return Dynamic("None")
+            return self.lookup(node.value, scope)
+        if isinstance(node, cst.FormattedString):
+            return self._fstring(node, scope)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            if self._numeric(node.left, scope) or self._numeric(node.right, scope):
+                return Dynamic("arithmetic")
+            return concat([self.value(node.left, scope), self.value(node.right, scope)])
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, scope)
+        if isinstance(node, cst.Call):
+            return Dynamic(_call_reason(self.qualified(node.func, scope) or _dotted(node.func)))
+        if isinstance(node, cst.Subscript):
+            target = self.qualified(node.value, scope) or _dotted(node.value)
+            if target == "os.environ":
+                return Dynamic("environment variable")
+            return Dynamic("subscript")
+        return Dynamic(f"{type(node).__name__} expression")
+
+    def _numeric(self, node: cst.BaseExpression, scope: _Scope) -> bool:
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            return True
+        if isinstance(node, cst.Name):
+            found = self.find(node.value, scope)
+            if found is not None and len(found[1].values) == 1:
+                return isinstance(found[1].values[0], (cst.Integer, cst.Float, cst.Imaginary))
+        return False
+
+    def _fstring(self, node: cst.FormattedString, scope: _Scope) -> Value:
+        parts: list[Value] = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                parts.append(Lit(part.value.replace("{{", "{").replace("}}", "}")))
+            elif isinstance(part, cst.FormattedStringExpression):
+                if part.conversion is not None or part.format_spec is not None:
+                    return Dynamic("formatted f-string field")
+                value = self.value(part.expression, scope)
+                if isinstance(value, Dynamic):
+                    return value
+                parts.append(value)
+        if "r" not in node.prefix.lower():
+            for i, part in enumerate(parts):
+                if isinstance(part, Lit) and "\\" in part.text:
+                    return Dynamic("f-string with escapes")
+        return concat(parts)
+
+    def _attribute(self, node: cst.Attribute, scope: _Scope) -> Value:
+        attr = node.attr.value
+        api = self.rocketmq(node.value, scope)
+        if api is not None:
+            return Lit(attr)  # an enum constant of the client: MessageModel.BROADCASTING, FilterType.SQL
+        qualified = self.qualified(node.value, scope)
+        if qualified is not None:
+            if qualified in ("os.environ",):
+                return Dynamic("environment variable")
+            return ConstRef("python", (qualified,), attr)
+        owner = self._class_of(node.value, scope)
+        if owner is not None:
+            return self._class_attribute(owner, attr)
+        return Dynamic(f"attribute {attr}")
+
+    def _class_of(self, node: cst.BaseExpression, scope: _Scope) -> _Scope | None:
+        """The class scope `self`/`cls`/`ClassName` denotes in `scope`."""
+        if not isinstance(node, cst.Name):
+            return None
+        if scope.kind == "function" and scope.class_scope is not None and node.value == scope.self_name:
+            return scope.class_scope
+        found = self.find(node.value, scope)
+        if found is not None and isinstance(found[1].definition, cst.ClassDef):
+            return self.scopes.get(id(found[1].definition))
+        return None
+
+    def _class_attribute(self, cls: _Scope, attr: str) -> Value:
+        """A class attribute, or `self.attr` assigned exactly once in the class's methods (and not both)."""
+        assigned = self.attr_assigns.get((id(cls.node), attr), [])
+        binding = cls.bindings.get(attr)
+        if binding is not None and not assigned:
+            return self.lookup(attr, cls)
+        if binding is None and len(assigned) == 1:
+            value_node, where = assigned[0]
+            return self.value(value_node, where)
+        return Dynamic(f"attribute {attr} is not assigned exactly once")
+
+    # -- collecting
+
+    def receiver(self, node: cst.BaseExpression, scope: _Scope) -> tuple | None:
+        """A stable key for the variable or attribute that holds an object."""
+        if isinstance(node, cst.Name):
+            found = self.find(node.value, scope)
+            owner = found[0] if found else self.root
+            return ("name", id(owner.node), node.value)
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            cls = self._class_of(node.value, scope)
+            if cls is not None:
+                return ("attr", id(cls.node), node.attr.value)
+        return None
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        keys = [self.receiver(t.target, self.scope) for t in node.targets]
+        self._note_attribute_assignments([t.target for t in node.targets], node.value)
+        self._construct(node.value, [k for k in keys if k is not None])
+        for target in node.targets:
+            self._note_message_field(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is None:
+            return
+        key = self.receiver(node.target, self.scope)
+        self._note_attribute_assignments([node.target], node.value)
+        self._construct(node.value, [key] if key else [])
+        self._note_message_field(node.target, node.value)
+
+    def _note_attribute_assignments(self, targets, value) -> None:
+        for target in targets:
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+                scope = self.scope
+                if scope.class_scope is not None and target.value.value == scope.self_name:
+                    key = (id(scope.class_scope.node), target.attr.value)
+                    self.attr_assigns.setdefault(key, []).append((value, scope))
+
+    def _note_message_field(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Attribute) and target.attr.value in ("topic", "tag"):
+            key = self.receiver(target.value, self.scope)
+            if key is not None:
+                self.tag_assigns.append((key, target, value, self.scope))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) not in self.handled:
+            self._construct(node, [])
+        if isinstance(node.func, cst.Attribute):
+            key = self.receiver(node.func.value, self.scope)
+            if key is not None:
+                self.calls.append((key, node.func.attr.value, node, self.scope))
+
+    def _construct(self, value: cst.BaseExpression, keys: list[tuple]) -> None:
+        if not isinstance(value, cst.Call):
+            return
+        api = self.rocketmq(value.func, self.scope)
+        if api is None:
+            return
+        version, name = api
+        self.handled.add(id(value))
+        if name == "Message":
+            topic = self._arg(value, 0, "topic") if version == "python2" else None
+            message = _Message(version, self.value(topic, self.scope) if topic is not None else None,
+                               self.order(value))
+            for key in keys:
+                self.messages.setdefault(key, []).append(message)
+            return
+        roles = _V2_CLIENTS if version == "python2" else _V5_CLIENTS
+        if name not in roles:
+            return
+        client = _Client(self._client_fact(value, version, roles[name], keys), version, self.order(value))
+        if not keys:
+            self.anonymous.append(client)
+        for key in keys:
+            self.clients.setdefault(key, []).append(client)
+
+    def _arg(self, call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == keyword:
+                return arg.value
+        if any(a.star for a in call.args[: position + 1]):
+            return None
+        return positional[position].value if position < len(positional) else None
+
+    def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: _Scope) -> Setting:
+        return Setting(self.value(node, scope), self.loc(where))
+
+    def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple]) -> ClientFact:
+        scope = self.scope
+        name = next((k[2] if k[0] == "name" else f"self.{k[2]}" for k in keys), "")
+        fact = ClientFact(role=role, api=version, location=self.loc(call), name=name)
+        if version == "python2":
+            group = self._arg(call, 0, "group_id")
+            if group is not None:
+                fact.group = self._setting(group, call, scope)
+            if role == "push_consumer":
+                orderly = self._arg(call, 1, "orderly")
+                if orderly is not None:
+                    flag = self.value(orderly, scope)
+                    mode = {"True": "ORDERLY", "False": "CONCURRENTLY"}.get(flag.text) if isinstance(flag, Lit) \
+                        else None
+                    fact.consume_mode = Setting(Lit(mode) if mode else Dynamic("orderly flag"), self.loc(call))
+                model = self._arg(call, 2, "message_model")
+                if model is not None:
+                    fact.message_model = self._setting(model, call, scope)
+            return fact
+        if role == "producer":
+            return fact
+        group = self._arg(call, 1, "consumer_group")
+        if group is not None:
+            fact.group = self._setting(group, call, scope)
+        if role == "push_consumer":
+            listener = self._arg(call, 2, "message_listener")
+            if listener is not None:
+                found = self._listener_v5(listener, scope)
+                if found is not None:
+                    fact.listeners.append(found)
+        subscription = self._arg(call, 3 if role == "push_consumer" else 2, "subscription")
+        if subscription is not None:
+            fact.subscriptions.extend(self._subscription_dict(subscription, scope))
+        return fact
+
+    # -- 5.x subscriptions
+
+    def _resolve_node(self, node: cst.BaseExpression, scope: _Scope) -> tuple[cst.BaseExpression, _Scope]:
+        """Follow a name assigned exactly once to the expression it holds (for dicts, calls, lambdas)."""
+        seen = 0
+        while isinstance(node, cst.Name) and seen < 20:
+            found = self.find(node.value, scope)
+            if found is None or found[1].other or len(found[1].values) != 1:
+                break
+            scope, node = found[0], found[1].values[0]
+            seen += 1
+        return node, scope
+
+    def _subscription_dict(self, node: cst.BaseExpression, scope: _Scope) -> list[Subscription]:
+        node, scope = self._resolve_node(node, scope)
+        if not isinstance(node, cst.Dict):
+            return []
+        subs = []
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                expression, selector = self._filter_expression(element.value, scope)
+                subs.append(Subscription(self.value(element.key, scope), expression, selector, self.loc(element)))
+        return subs
+
+    def _filter_expression(self, node: cst.BaseExpression | None, scope: _Scope) -> tuple[Value, str]:
+        """(expression, "TAG" | "SQL92") of a 5.x FilterExpression; absent means all tags."""
+        if node is None:
+            return Lit("*"), "TAG"
+        node, scope = self._resolve_node(node, scope)
+        if not isinstance(node, cst.Call) or self.rocketmq(node.func, scope) is None \
+                or self.rocketmq(node.func, scope)[1] != "FilterExpression":
+            return Dynamic("filter expression"), "TAG"
+        expression = self._arg(node, 0, "expression")
+        kind = self._arg(node, 1, "filter_type")
+        value = self.value(expression, scope) if expression is not None else Lit("*")
+        if kind is None:
+            return value, "TAG"
+        kind_value = self.value(kind, scope)
+        if isinstance(kind_value, Lit) and kind_value.text.upper() in ("SQL", "SQL92"):
+            return value, "SQL92"
+        if isinstance(kind_value, Lit) and kind_value.text.upper() == "TAG":
+            return value, "TAG"
+        return Dynamic("filter type is not known"), "TAG"
+
+    # -- listeners
+
+    def _function(self, node: cst.BaseExpression, scope: _Scope) -> cst.CSTNode | None:
+        """The def or lambda a callback expression denotes."""
+        node, scope = self._resolve_node(node, scope)
+        if isinstance(node, cst.Lambda):
+            return node
+        if isinstance(node, cst.Name):
+            found = self.find(node.value, scope)
+            if found is not None and isinstance(found[1].definition, cst.FunctionDef):
+                return found[1].definition
+        if isinstance(node, cst.Attribute):
+            cls = self._class_of(node.value, scope)
+            if cls is not None:
+                binding = cls.bindings.get(node.attr.value)
+                if binding is not None and isinstance(binding.definition, cst.FunctionDef):
+                    return binding.definition
+        return None
+
+    def _listener_v2(self, callback: cst.BaseExpression, scope: _Scope) -> Listener | None:
+        function = self._function(callback, scope)
+        if function is None:
+            return None
+        listener = Listener(kind="python", location=self.loc(function))
+        self._scan_returns(function, "RECONSUME_LATER", listener)
+        return listener
+
+    def _listener_v5(self, node: cst.BaseExpression, scope: _Scope) -> Listener | None:
+        node, scope = self._resolve_node(node, scope)
+        cls = None
+        if isinstance(node, cst.Call):
+            cls = self._class_of(node.func, scope)
+        elif isinstance(node, cst.Name):
+            cls = self._class_of(node, scope)  # `self` passed as the listener
+        if cls is None:
+            return None
+        binding = cls.bindings.get("consume")
+        if binding is None or not isinstance(binding.definition, cst.FunctionDef):
+            return None
+        listener = Listener(kind="python", location=self.loc(binding.definition))
+        self._scan_returns(binding.definition, "FAILURE", listener)
+        return listener
+
+    def _scan_returns(self, function: cst.CSTNode, status: str, listener: Listener) -> None:
+        scope = self.scopes[id(function)]
+        if isinstance(function, cst.Lambda):
+            for hit in self._statuses(function.body, status, scope):
+                listener.reconsume_later.append(self.loc(hit))
+            return
+        collector = _ReturnsAndRaises()
+        function.body.visit(collector)
+        for ret in collector.returns:
+            if ret.value is None:
+                continue
+            hits = self._statuses(ret.value, status, scope)
+            if hits and isinstance(ret.value, (cst.Attribute, cst.Name)):
+                listener.reconsume_later.append(self.loc(ret))  # `return ConsumeStatus.RECONSUME_LATER`
+            else:
+                listener.reconsume_later.extend(self.loc(h) for h in hits)  # a branch of `a if c else b`
+        listener.throws.extend(self.loc(r) for r in collector.raises)
+
+    def _statuses(self, node: cst.BaseExpression, status: str, scope: _Scope, depth: int = 0) -> list[cst.CSTNode]:
+        """The `<Enum>.<status>` nodes an expression may evaluate to (branches of `x if c else y`, a local)."""
+        if depth > 10:
+            return []
+        if isinstance(node, cst.Attribute) and node.attr.value == status:
+            api = self.rocketmq(node.value, scope)
+            if api is not None and api[1] in ("ConsumeStatus", "ConsumeResult"):
+                return [node]
+            return []
+        if isinstance(node, cst.IfExp):
+            return self._statuses(node.body, status, scope, depth + 1) + \
+                self._statuses(node.orelse, status, scope, depth + 1)
+        if isinstance(node, cst.BooleanOperation):
+            return self._statuses(node.left, status, scope, depth + 1) + \
+                self._statuses(node.right, status, scope, depth + 1)
+        if isinstance(node, cst.Name):
+            resolved, where = self._resolve_node(node, scope)
+            if resolved is not node:
+                return self._statuses(resolved, status, where, depth + 1)
+        return []
+
+    # -- linking method calls and message fields to their objects
+
+    @staticmethod
+    def _owner(candidates: list, order: tuple[int, int]):
+        """Among objects assigned to one variable, the last one created before the use, else the first."""
+        before = [c for c in candidates if c.order <= order]
+        return before[-1] if before else candidates[0]
+
+    def _link(self, facts: FileFacts) -> None:
+        for key, method, call, scope in self.calls:
+            order = self.order(call)
+            if key in self.clients:
+                self._client_call(self._owner(self.clients[key], order), method, call, scope)
+            elif key in self.messages and method == "set_tags":
+                message = self._owner(self.messages[key], order)
+                tag = self._arg(call, 0, "tags")
+                if message.version == "python2" and tag is not None:
+                    topic = message.topic if message.topic is not None else Dynamic("message topic")
+                    facts.produced.append(ProducedTag(topic, self.value(tag, scope), self.loc(call)))
+        for key, target, value, scope in self.tag_assigns:
+            if key not in self.messages:
+                continue
+            message = self._owner(self.messages[key], self.order(target))
+            if message.version != "python5":
+                continue
+            if target.attr.value == "topic":
+                message.topics.append((self.order(target), self.value(value, scope)))
+        for key, target, value, scope in self.tag_assigns:
+            if key not in self.messages or target.attr.value != "tag":
+                continue
+            message = self._owner(self.messages[key], self.order(target))
+            if message.version != "python5":
+                continue
+            topics = {repr(t) for _o, t in message.topics}
+            if len(topics) == 1:
+                topic = message.topics[0][1]
+            else:
+                topic = Dynamic("message topic is not set exactly once")
+            facts.produced.append(ProducedTag(topic, self.value(value, scope), self.loc(target)))
+        seen: set[int] = set()
+        for client in [*self.anonymous, *(c for group in self.clients.values() for c in group)]:
+            if id(client) not in seen:
+                seen.add(id(client))
+                facts.clients.append(client.fact)
+        facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
+        facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
+
+    def _client_call(self, client: _Client, method: str, call: cst.Call, scope: _Scope) -> None:
+        fact = client.fact
+        if client.version == "python2":
+            if method in _V2_SETTERS:
+                arg = self._arg(call, 0, {"set_group": "group_id", "set_instance_name": "name",
+                                          "set_message_model": "model"}[method])
+                if arg is not None:
+                    setattr(fact, _V2_SETTERS[method], self._setting(arg, call, scope))
+            elif method == "subscribe" and fact.role == "push_consumer":
+                topic = self._arg(call, 0, "topic")
+                expression = self._arg(call, 2, "expression")
+                if topic is not None:
+                    fact.subscriptions.append(Subscription(
+                        self.value(topic, scope),
+                        self.value(expression, scope) if expression is not None else Lit("*"),
+                        "TAG", self.loc(call)))
+                callback = self._arg(call, 1, "callback")
+                if callback is not None:
+                    listener = self._listener_v2(callback, scope)
+                    fact.listeners.append(listener or Listener(kind="unknown", location=self.loc(call)))
+            elif method == "pull" and fact.role == "pull_consumer":
+                topic = self._arg(call, 0, "topic")
+                expression = self._arg(call, 1, "expression")
+                if topic is not None:
+                    fact.subscriptions.append(Subscription(
+                        self.value(topic, scope),
+                        self.value(expression, scope) if expression is not None else Lit("*"),
+                        "TAG", self.loc(call)))
+            return
+        if method == "subscribe" and fact.role != "producer":
+            topic = self._arg(call, 0, "topic")
+            if topic is not None:
+                expression, selector = self._filter_expression(self._arg(call, 1, "filter_expression"), scope)
+                fact.subscriptions.append(Subscription(self.value(topic, scope), expression, selector,
+                                                       self.loc(call)))
+
+
+class _ReturnsAndRaises(cst.CSTVisitor):
+    """Return statements of one function body, and raise statements not inside a try (nested defs excluded)."""
+
+    def __init__(self):
+        self.returns: list[cst.Return] = []
+        self.raises: list[cst.Raise] = []
+        self.try_depth = 0
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Try(self, node: cst.Try) -> bool:
+        self.try_depth += 1
+        node.body.visit(self)
+        self.try_depth -= 1
+        for part in (*node.handlers, node.orelse, node.finalbody):
+            if part is not None:
+                part.visit(self)
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node)
+
+    def visit_Raise(self, node: cst.Raise) -> None:
+        if self.try_depth == 0:
+            self.raises.append(node)
+
+
+def _call_reason(name: str | None) -> str:
+    reasons = {"os.getenv": "environment variable", "os.environ.get": "environment variable",
+               "socket.gethostname": "hostname", "platform.node": "hostname", "os.getpid": "process id",
+               "uuid.uuid4": "random", "uuid.uuid1": "random"}
+    if name in reasons:
+        return reasons[name]
+    return f"call {name}()" if name else "call"
