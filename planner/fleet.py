@@ -318,7 +318,7 @@ class _Checker:
             if required:
                 self.error("brokers", "missing: a fleet needs at least one [[brokers]] entry")
             return []
-        out = []
+        out, paths = [], []
         for path, b in self.tables(value, "brokers"):
             self.keys(b, BROKER_KEYS, path)
             name = self.string(b, "name", path, required=True, nonempty=True)
@@ -326,9 +326,9 @@ class _Checker:
             readable, writable = self.perm(b, path)
             if name is not None:
                 out.append(Broker(name, room or None, readable, writable))
+                paths.append(path)
         if required and not out and isinstance(value, list) and not value:
             self.error("brokers", "expected at least one broker, got an empty array")
-        paths = [f"brokers[{i}]" for i in range(len(out))]
         self.unique([b.name for b in out], paths, "broker")
         return out
 
@@ -352,7 +352,7 @@ class _Checker:
                 self.error("topics", "missing: a fleet needs at least one [[topics]] entry")
             return []
         known = set(broker_names)
-        out = []
+        out, paths = [], []
         for path, t in self.tables(value, "topics"):
             self.keys(t, TOPIC_KEYS, path)
             name = self.string(t, "name", path, required=True, nonempty=True)
@@ -387,7 +387,8 @@ class _Checker:
                 continue
             out.append(Topic(name, {b: read[b] for b in listed}, {b: write[b] for b in listed}, tuple(listed),
                              readable, writable))
-        self.unique([t.name for t in out], [f"topics[{i}]" for i in range(len(out))], "topic")
+            paths.append(path)
+        self.unique([t.name for t in out], paths, "topic")
         return out
 
     def strategy(self, table: dict, path: str, inherited: Optional[StrategySpec]) -> Optional[StrategySpec]:

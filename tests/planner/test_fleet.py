@@ -152,6 +152,8 @@ def test_every_error_is_reported_one_per_line_with_its_key_path():
      'no count for broker "broker-b"'),
     ('[[topics]]\nname = "U"\nread_queues = 4\nbrokers = ["broker-x"]\n[[groups]]\nname = "g"\n'
      'subscriptions = [{ topic = "U" }]\n', "topics[1].brokers[0]", 'unknown broker "broker-x"'),
+    ('[[brokers]]\nname = 7\n[[brokers]]\nname = "broker-a"\n', "brokers[3].name",
+     'duplicate broker name "broker-a" (first at brokers[0])'),
     ('[generate]\ngroups = 0\n', "generate.groups", "expected an integer >= 1, got 0"),
     ('[[topics]]\nname = "U"\nread_queues = 99999999999\n', "topics[1].read_queues",
      "expected an integer from 0 to 65536, got 99999999999"),
