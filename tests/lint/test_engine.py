@@ -99,3 +99,58 @@ def test_lint_sources_in_memory():
         "src/com/app/Names.java": (tmp_text := CONSUMER_JAVA.replace("Names.INSTANCE", '"x"')),
     })
     assert [(f.code, f.location.line) for f in findings] == [("RMQ001", CONSUMER_FINDING_LINE)], tmp_text
+
+
+PY_SETTINGS = 'PREFIX = "billing-"\nINSTANCE = PREFIX + "worker"\nTOPIC = "orders"\n'
+PY_CONSUMER = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+from app.conf.settings import INSTANCE, TOPIC
+from .conf import settings
+
+
+def callback(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("group_py")
+consumer.set_instance_name(INSTANCE)
+consumer.subscribe(TOPIC, callback)
+other = PushConsumer("group_py2")
+# rmqlint: disable=RMQ001
+other.set_instance_name(settings.INSTANCE)
+consumer.start()
+"""
+
+
+def python_project(root):
+    return write_project(root, {
+        "app/__init__.py": "",
+        "app/conf/__init__.py": "",
+        "app/conf/settings.py": PY_SETTINGS,
+        "app/consumer.py": PY_CONSUMER,
+    }, git=True)
+
+
+def test_python_constants_across_modules_and_suppression(tmp_path):
+    root = python_project(tmp_path)
+    result = run(root)
+    assert codes_at(result) == [("RMQ001", "app/consumer.py", 12)]
+    assert '"billing-worker"' in result.findings[0].message
+    assert result.parsed == 2  # the consumer, and the settings module it imports from; never the __init__ files
+
+
+def test_python_syntax_error_is_rmq900_with_position(tmp_path):
+    root = python_project(tmp_path)
+    write_project(root, {"app/broken.py": "from rocketmq.client import PushConsumer\n\ndef f(:\n    pass\n"})
+    broken = [f for f in run(root).findings if f.location.path == "app/broken.py"]
+    assert [(f.code, f.location.line) for f in broken] == [("RMQ900", 3)]
+
+
+def test_deeply_nested_python_does_not_stop_the_run(tmp_path):
+    root = python_project(tmp_path)
+    deep = "import rocketmq.client\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n"
+    write_project(root, {"app/deep.py": deep})
+    result = run(root)
+    assert ("RMQ001", "app/consumer.py", 12) in codes_at(result)
+    assert [f.code for f in result.findings if f.location.path == "app/deep.py"] == ["RMQ900"]
