@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--assignments", action="store_true", help="list every process's queues")
     sim.add_argument("--out", metavar="DIR", help="write Parquet tables, findings.json and summary.json")
     sim.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
-    sim.add_argument("--conf", action="append", default=[], metavar="k=v", help="a Spark setting (repeatable)")
+    sim.add_argument("--conf", action="extend", nargs="+", default=[], metavar="k=v",
+                     help="Spark settings: --conf a=1 b=2, or --conf repeated")
     return parser
 
 

@@ -132,3 +132,18 @@ def test_huge_generated_fleet_is_refused_by_the_local_engine(tmp_path):
     fleet.write_text("[generate]\ngroups = 1000000\n")
     code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
     assert code == 2 and out == "" and "use --engine spark" in err and len(err.splitlines()) == 1
+
+
+def test_conf_and_master_reach_the_engine_options(monkeypatch):
+    seen = {}
+
+    def fake_report(sim, options, out, err):
+        seen["options"] = options
+        return 0
+
+    monkeypatch.setattr("planner.cli._report", fake_report)
+    code, _, _ = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--master", "local[2]",
+                         "--conf", "spark.a=1", "spark.b=2", "--conf", "spark.c=3", "--assignments")
+    options = seen["options"]
+    assert code == 0 and options.master == "local[2]" and options.assignments and options.engine == "local"
+    assert options.conf == ("spark.a=1", "spark.b=2", "spark.c=3")
