@@ -112,7 +112,7 @@ def parse_fleet_bytes(data: bytes, label: str) -> Fleet:
     if nul >= 0:
         raise FleetError([f"{label}: binary file (NUL byte at offset {nul}), expected TOML text"])
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise FleetError([f"{label}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}), TOML must be UTF-8"]) from None

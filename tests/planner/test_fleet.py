@@ -222,3 +222,9 @@ def test_example_fleet_and_golden_fleet_are_valid():
     assert [s.name for s in example.scenarios] == ["scale-out"]
     golden = load_fleet(ROOT / "tests" / "golden" / "fleet-cases.toml")
     assert len(golden.groups) == 120 and len(golden.brokers) == 4
+
+
+def test_a_utf8_bom_is_accepted(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + (BASE + '[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n').encode())
+    assert load_fleet(path).groups[0].name == "g"
