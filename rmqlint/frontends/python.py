@@ -691,23 +691,23 @@ class _Analyzer(cst.CSTVisitor):
         if version == "python2":
             group = self._arg(call, 0, "group_id")
             if group is not None:
-                fact.group = self._setting(group, call, scope)
+                fact.group = self._setting(group, group, scope)
             if role == "push_consumer":
                 orderly = self._arg(call, 1, "orderly")
                 if orderly is not None:
                     flag = self.value(orderly, scope)
                     mode = {"True": "ORDERLY", "False": "CONCURRENTLY"}.get(flag.text) if isinstance(flag, Lit) \
                         else None
-                    fact.consume_mode = Setting(Lit(mode) if mode else Dynamic("orderly flag"), self.loc(call))
+                    fact.consume_mode = Setting(Lit(mode) if mode else Dynamic("orderly flag"), self.loc(orderly))
                 model = self._arg(call, 2, "message_model")
                 if model is not None:
-                    fact.message_model = self._setting(model, call, scope)
+                    fact.message_model = self._setting(model, model, scope)
             return fact
         if role == "producer":
             return fact
         group = self._arg(call, 1, "consumer_group")
         if group is not None:
-            fact.group = self._setting(group, call, scope)
+            fact.group = self._setting(group, group, scope)
         if role == "push_consumer":
             listener = self._arg(call, 2, "message_listener")
             if listener is not None:
