@@ -147,3 +147,14 @@ def test_conf_and_master_reach_the_engine_options(monkeypatch):
     options = seen["options"]
     assert code == 0 and options.master == "local[2]" and options.assignments and options.engine == "local"
     assert options.conf == ("spark.a=1", "spark.b=2", "spark.c=3")
+
+
+def test_the_process_map_is_for_small_groups_unless_assignments_are_asked(tmp_path):
+    fleet = tmp_path / "big.toml"
+    fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 40\n[[groups]]\nname = "g"\n'
+                     'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\ncount = 20\n')
+    _, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
+    assert "    T: 40 queues, 20 processes, orphaned 0, duplicated 0, idle 0" in out.splitlines()
+    assert "h#20" not in out  # 20 processes: too many for the map
+    _, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--assignments")
+    assert any(line.split()[:1] == ["h#20"] and line.endswith("b: 38, 39") for line in out.splitlines())
