@@ -27,12 +27,6 @@ def mentions_rocketmq(data: bytes) -> bool:
     return any(marker in data for marker in _ROCKETMQ_MARKERS)
 
 
-def may_declare_type(data: bytes, simple_name: str) -> bool:
-    """Cheap byte-level test for lazy constant lookup: False means the file cannot declare `simple_name`
-    (a True may be a mention only; parse to be sure)."""
-    return simple_name.encode("utf-8") in data
-
-
 def parse_java(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="java")
     try:

@@ -43,6 +43,8 @@ class ListenerFlavor:
 V4 = ListenerFlavor("consumeMessage", "RECONSUME_LATER")  # MessageListenerConcurrently / Orderly
 V5 = ListenerFlavor("consume", "FAILURE")  # rocketmq-clients: MessageListener.consume -> ConsumeResult
 MAX_INDIRECTIONS = 8  # variable -> variable -> ... chains followed before giving up
+MAX_DELEGATION = 3  # `return handle(msgs, ctx);` -> handle's body -> ... followed this deep
+STATUS_TYPES = frozenset({"ConsumeConcurrentlyStatus", "ConsumeOrderlyStatus", "ConsumeResult"})
 
 _BODY_QUERY = tree_sitter.Query(
     LANGUAGE,
@@ -50,6 +52,7 @@ _BODY_QUERY = tree_sitter.Query(
     ((identifier) @retry (#any-of? @retry "RECONSUME_LATER" "FAILURE"))
     (throw_statement) @throw
     (method_invocation name: (identifier) @delay_name (#eq? @delay_name "setDelayLevelWhenNextConsume")) @delay
+    (return_statement (method_invocation) @delegate)
     """,
 )
 _CATCH_ALL = frozenset({"Throwable", "Exception", "RuntimeException", "java.lang.Throwable", "java.lang.Exception",
@@ -106,8 +109,9 @@ def analyze_listener(java: JavaFile, expression: tree_sitter.Node, flavor: Liste
 
 
 def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location,
-              flavor: ListenerFlavor = V4) -> ListenerCode:
-    """Search a listener body for retries, escaping throws and delay levels."""
+              flavor: ListenerFlavor = V4, _seen: tuple[int, ...] = ()) -> ListenerCode:
+    """Search a listener body for retries, escaping throws and delay levels, following `return helper(..)` into
+    a method of the same class that returns the consume status."""
     listener = Listener(kind, where)
     code = ListenerCode(listener)
     captures = tree_sitter.QueryCursor(_BODY_QUERY).captures(body)
@@ -128,7 +132,43 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
         args = node.child_by_field_name("arguments")
         if args is not None and len(args.named_children) == 1 and _inside(java, node, body) is not None:
             code.delay_levels.append(Setting(java.value(args.named_children[0]), java.location(node)))
+    if len(_seen) < MAX_DELEGATION:
+        for call in sorted(captures.get("delegate", []), key=lambda n: n.start_byte):
+            inner = _inside(java, call, body)
+            helper = _status_helper(java, call) if inner is not None else None
+            if helper is None or helper.id in _seen or helper.id == body.id:
+                continue
+            helper_body = helper.child_by_field_name("body")
+            if helper_body is None:
+                continue
+            found = scan_body(java, helper_body, kind, where, flavor, _seen + (body.id, helper.id))
+            listener.reconsume_later.extend(found.listener.reconsume_later)
+            if not any(n.type in ("try_statement", "try_with_resources_statement") for n in inner):
+                listener.throws.extend(found.listener.throws)
+            code.delay_levels.extend(found.delay_levels)
     return code
+
+
+def _status_helper(java: JavaFile, call: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The method of this file's enclosing classes that `helper(..)` / `this.helper(..)` calls, when it returns
+    a consume status (an overload is matched by its number of parameters)."""
+    target = call.child_by_field_name("object")
+    name = call.child_by_field_name("name")
+    if name is None or (target is not None and target.type != "this"):
+        return None
+    args = call.child_by_field_name("arguments")
+    count = len(args.named_children) if args is not None else 0
+    for scope in java.scopes(call):
+        info = java.class_of_body(scope) if scope.type in CLASS_BODIES else None
+        if info is None:
+            continue
+        for method in find_methods(info, java, java.text(name)):
+            params = method.child_by_field_name("parameters")
+            arity = len([p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")]) \
+                if params is not None else 0
+            if arity == count and simple_type_name(java, method.child_by_field_name("type")) in STATUS_TYPES:
+                return method
+    return None
 
 
 def find_methods(info: ClassInfo, java: JavaFile, name: str) -> list[tree_sitter.Node]:

@@ -168,6 +168,16 @@ def test_listener_forms_lambda_method_reference_this_field_and_class():
     assert typed.reconsume_later == [span(source, "return RECONSUME_LATER;", path)]  # via the static import
 
 
+def test_listener_returning_a_helper_status_is_followed_into_the_helper():
+    facts, source = load("DelegatingListener.java")
+    path = "src/DelegatingListener.java"
+    (listener,) = facts.clients[0].listeners
+    # return handle(msgs) -> handle's throw and return retryAll(msgs) -> retryAll's RECONSUME_LATER; the
+    # two-parameter overload of handle is not the one called.
+    assert listener.reconsume_later == [span(source, "return ConsumeConcurrentlyStatus.RECONSUME_LATER;", path)]
+    assert listener.throws == [span(source, 'throw new IllegalArgumentException("empty");', path)]
+
+
 # --- constants --------------------------------------------------------------------------------------------------
 
 
