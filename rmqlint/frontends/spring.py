@@ -1,0 +1,319 @@
+"""Spring Boot configuration frontend: `application*.properties|yml|yaml` and `bootstrap*.*`.
+
+Every key becomes a `ConfigEntry` (flattened as written, value split into text and `${..}` placeholders, located at
+its value) for the linker's merged configuration. The `rocketmq.*` keys of rocketmq-spring-boot also describe
+clients that Spring creates (RocketMQProperties / RocketMQAutoConfiguration):
+- `rocketmq.producer.*` with a `group`: a DefaultMQProducer (instance-name since 2.2.3);
+- `rocketmq.pull-consumer.*` (2.2.3+) and `rocketmq.consumer.*` (2.2.0-2.2.2) with group/topic: the
+  DefaultLitePullConsumer behind RocketMQTemplate#receive (message-model, selector-type, selector-expression,
+  instance-name);
+- `rocketmq.simple-consumer.*` (rocketmq-v5-client-spring-boot): a SimpleConsumer (consumer-group, topic, tag,
+  filter-expression-type).
+Keys are matched with Spring's relaxed binding (`instance-name` = `instanceName` = `instance_name`).
+
+Properties keep their positions through a logical-line scan of the format (comments, `\\` continuations); each
+logical line is then parsed by jproperties, which handles separators and escapes. YAML uses PyYAML's node graph,
+whose marks carry line and column.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+import jproperties
+import yaml
+
+from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, Problem, Setting, Subscription
+from rmqlint.values import Dynamic, Lit, Value, parse_spring_string
+
+_SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*,\s]+))?")
+_CONFIG_NAME = re.compile(r"^(application|bootstrap)([-.][^/]*)?\.(properties|ya?ml)$")
+MAX_ENTRIES = 200_000  # YAML aliases can multiply a small file; beyond this the file is not analysed
+
+
+def is_spring_config(path: str) -> bool:
+    """`application.yml`, `application-prod.properties`, `bootstrap.yaml`... (by base name)."""
+    return _CONFIG_NAME.match(posixpath.basename(path.replace("\\", "/"))) is not None
+
+
+def canonical_key(key: str) -> str:
+    """Spring's uniform form for relaxed binding: lower case, without '-' and '_'."""
+    return key.lower().replace("-", "").replace("_", "")
+
+
+# --- reading ---------------------------------------------------------------------------------------------------
+
+
+def _text(facts: FileFacts, data: bytes) -> str | None:
+    """The file as text, or None with a Problem for binary or non-UTF-8 bytes."""
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        facts.problems.append(Problem("binary file (NUL byte), not configuration", _loc(facts.path, line, 1)))
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        facts.problems.append(Problem(f"not UTF-8 text (byte 0x{data[err.start]:02x})",
+                                      _loc(facts.path, line, column)))
+        return None
+
+
+def _loc(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Location:
+    if end_line is None:
+        end_line, end_column = line, column + 1
+    return Location(path, line, column, end_line, end_column)
+
+
+def _suppression_codes(comment: str) -> list[str] | None:
+    match = _SUPPRESS.search(comment)
+    if match is None:
+        return None
+    return [c.strip().upper() for c in (match.group(1) or "*").split(",") if c.strip()] or ["*"]
+
+
+# --- .properties -----------------------------------------------------------------------------------------------
+
+
+def parse_properties(path: str, data: bytes) -> FileFacts:
+    facts = FileFacts(path=path, language="properties")
+    try:
+        text = _text(facts, data)
+        if text is not None:
+            _read_properties(facts, text)
+            _clients(facts)
+    except Exception as err:  # never a traceback for a user's file
+        facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
+    return facts
+
+
+def _read_properties(facts: FileFacts, text: str) -> None:
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        first = i
+        raw = lines[i]
+        stripped = raw.lstrip(" \t\f")
+        i += 1
+        if not stripped:
+            continue
+        if stripped[0] in "#!":
+            codes = _suppression_codes(stripped)
+            if codes:
+                facts.suppressions.setdefault(first + 1, []).extend(codes)
+            continue
+        # A natural line ending in an odd number of backslashes continues on the next one.
+        parts = [raw]
+        while _continues(parts[-1]) and i < len(lines):
+            parts.append(lines[i])
+            i += 1
+        logical = "\n".join(parts)
+        props = jproperties.Properties()
+        try:
+            props.load(logical, "utf-8")
+        except jproperties.PropertyError as err:
+            facts.problems.append(Problem(f"properties error: {err}", _loc(facts.path, first + 1, 1)))
+            continue
+        for key, (value, _meta) in props.items():
+            facts.config.append(ConfigEntry(key, parse_spring_string(value), _value_location(facts.path, first, parts)))
+
+
+def _continues(line: str) -> bool:
+    trailing = len(line) - len(line.rstrip("\\"))
+    return trailing % 2 == 1
+
+
+def _value_location(path: str, first: int, parts: list[str]) -> Location:
+    """Where the value starts (after the key and its separator) up to the end of the logical line."""
+    line = parts[0]
+    pos = len(line) - len(line.lstrip(" \t\f"))
+    while pos < len(line) and line[pos] not in "=: \t\f":
+        pos += 2 if line[pos] == "\\" else 1
+    while pos < len(line) and line[pos] in " \t\f":
+        pos += 1
+    if pos < len(line) and line[pos] in "=:":
+        pos += 1
+        while pos < len(line) and line[pos] in " \t\f":
+            pos += 1
+    start_line, start_col = first + 1, min(pos, len(line)) + 1
+    end_line = first + len(parts)
+    end_col = len(parts[-1]) + 1
+    if (end_line, end_col) <= (start_line, start_col):
+        end_line, end_col = start_line, start_col + 1
+    return Location(path, start_line, start_col, end_line, end_col)
+
+
+# --- YAML ------------------------------------------------------------------------------------------------------
+
+
+def parse_yaml(path: str, data: bytes) -> FileFacts:
+    facts = FileFacts(path=path, language="yaml")
+    try:
+        text = _text(facts, data)
+        if text is not None:
+            _yaml_suppressions(facts, text)
+            _read_yaml(facts, text)
+            _clients(facts)
+    except RecursionError:
+        facts.problems.append(Problem("YAML nested too deeply to analyse", _loc(path, 1, 1)))
+    except Exception as err:  # never a traceback for a user's file
+        facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
+    return facts
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _read_yaml(facts: FileFacts, text: str) -> None:
+    try:
+        for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
+            if document is not None:
+                _flatten(facts, document, "", [0])
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        what = err.problem or err.context or "invalid YAML"
+        facts.problems.append(Problem(f"YAML error: {what}", _loc(facts.path, line, column)))
+    except yaml.YAMLError as err:
+        facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
+    except _TooLarge:
+        facts.config.clear()
+        facts.problems.append(Problem(f"more than {MAX_ENTRIES} keys (YAML aliases?): not analysed",
+                                      _loc(facts.path, 1, 1)))
+
+
+def _flatten(facts: FileFacts, node: yaml.Node, prefix: str, count: list[int]) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *defaults`
+                merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for item in merged:
+                    _flatten(facts, item, prefix, count)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+            _flatten(facts, value_node, key, count)
+        return
+    if isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _flatten(facts, item, f"{prefix}[{index}]", count)
+        return
+    if not prefix:
+        return  # a document that is a bare scalar
+    count[0] += 1
+    if count[0] > MAX_ENTRIES:
+        raise _TooLarge()
+    text = "" if node.tag == "tag:yaml.org,2002:null" and node.value in ("", "~", "null", "Null", "NULL") \
+        else node.value
+    start, end = node.start_mark, node.end_mark
+    location = Location(facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    if (location.end_line, location.end_column) <= (location.line, location.column):
+        location = _loc(facts.path, start.line + 1, start.column + 1)
+    facts.config.append(ConfigEntry(prefix, parse_spring_string(text), location))
+
+
+def _yaml_suppressions(facts: FileFacts, text: str) -> None:
+    """`# rmqlint: disable=...` comments. PyYAML drops comments, so a `#` counts as one when no token of the
+    scanner covers it and it starts a line or follows a blank (YAML's comment rule)."""
+    if "rmqlint" not in text:
+        return
+    lines = text.splitlines()
+    covered: dict[int, list[tuple[int, int]]] = {}
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            start, end = token.start_mark, token.end_mark
+            for line in range(start.line, end.line + 1):
+                first = start.column if line == start.line else 0
+                last = end.column if line == end.line else 1 << 30
+                covered.setdefault(line, []).append((first, last))
+    except yaml.YAMLError:
+        pass  # broken YAML: scalars after the error are not known; `#` that start a line still count
+    for number, line in enumerate(lines):
+        for column, char in enumerate(line):
+            if char != "#" or (column and line[column - 1] not in " \t"):
+                continue
+            if any(a <= column < b for a, b in covered.get(number, ())):
+                continue
+            codes = _suppression_codes(line[column:])
+            if codes:
+                facts.suppressions.setdefault(number + 1, []).extend(codes)
+            break
+
+
+# --- clients from rocketmq.* keys --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Section:
+    """The entries under one prefix, by canonical key suffix; a key set twice to different values is dynamic."""
+
+    entries: dict[str, list[ConfigEntry]]
+
+    def setting(self, name: str) -> Setting | None:
+        found = self.entries.get(canonical_key(name))
+        if not found:
+            return None
+        values = {repr(e.value) for e in found}
+        if len(values) == 1:
+            return Setting(found[0].value, found[0].location)
+        return Setting(Dynamic(f"{found[0].key} is set to different values in one file"), found[-1].location)
+
+
+def _section(facts: FileFacts, prefix: str) -> _Section:
+    entries: dict[str, list[ConfigEntry]] = {}
+    head = canonical_key(prefix) + "."
+    for entry in facts.config:
+        canon = canonical_key(entry.key)
+        if canon.startswith(head):
+            entries.setdefault(canon[len(head):], []).append(entry)
+    return _Section(entries)
+
+
+def _clients(facts: FileFacts) -> None:
+    producer = _section(facts, "rocketmq.producer")
+    group = producer.setting("group")
+    if group is not None:
+        fact = ClientFact(role="producer", api="spring-config", location=group.location, name="rocketmq.producer",
+                          group=group, instance_name=producer.setting("instance-name"))
+        facts.clients.append(fact)
+    for prefix in ("rocketmq.pull-consumer", "rocketmq.consumer"):
+        section = _section(facts, prefix)
+        group, topic = section.setting("group"), section.setting("topic")
+        if group is None and topic is None:
+            continue
+        fact = ClientFact(role="lite_pull_consumer", api="spring-config", location=(group or topic).location,
+                          name=prefix, group=group, message_model=section.setting("message-model"),
+                          instance_name=section.setting("instance-name"))
+        if topic is not None:
+            expression = section.setting("selector-expression")
+            selector, expression_value = _selector(section.setting("selector-type"),
+                                                   expression.value if expression else Lit("*"), "TAG", "SQL92")
+            fact.subscriptions.append(Subscription(topic.value, expression_value, selector, topic.location))
+        facts.clients.append(fact)
+    simple = _section(facts, "rocketmq.simple-consumer")
+    group, topic = simple.setting("consumer-group"), simple.setting("topic")
+    if group is not None or topic is not None:
+        fact = ClientFact(role="simple_consumer", api="spring-config", location=(group or topic).location,
+                          name="rocketmq.simple-consumer", group=group)
+        if topic is not None:
+            tag = simple.setting("tag")
+            selector, expression_value = _selector(simple.setting("filter-expression-type"),
+                                                   tag.value if tag else Lit("*"), "tag", "sql92")
+            fact.subscriptions.append(Subscription(topic.value, expression_value, selector, topic.location))
+        facts.clients.append(fact)
+
+
+def _selector(kind: Setting | None, expression: Value, tag: str, sql: str) -> tuple[str, Value]:
+    """("TAG" | "SQL92", expression); a selector type that is not literal text makes the expression dynamic."""
+    if kind is None:
+        return "TAG", expression
+    if isinstance(kind.value, Lit) and kind.value.text.strip().upper() == tag.upper():
+        return "TAG", expression
+    if isinstance(kind.value, Lit) and kind.value.text.strip().upper() == sql.upper():
+        return "SQL92", expression
+    return "TAG", Dynamic("selector type is not known")
