@@ -1,8 +1,9 @@
 """What one parsed Java file declares and how its names resolve to values.
 
-`JavaFile` indexes classes, fields and imports (walking only the top level and class bodies), then answers lazily: the scope chain of
-a node (callables and class bodies, innermost first), the declaration a simple name refers to, and the `Value` of
-an expression (literal, concatenation, same-file constant, `ConstRef` to another file, or `Dynamic`).
+`JavaFile` indexes classes, fields and imports (walking only the top level and class bodies), then answers
+lazily: the scope chain of a node (callables and class bodies, innermost first), the declaration a simple name
+refers to, and the `Value` of an expression (literal, concatenation, same-file constant, `ConstRef` to another
+file, or `Dynamic`).
 Nothing here recurses over the tree's depth: walks use explicit stacks and expression evaluation is depth-capped,
 so a 10,000-deep file cannot hit Python's recursion limit.
 """
@@ -34,6 +35,9 @@ CONSTANT_TYPES = frozenset(
 )
 STRING_TYPES = frozenset({"String", "java.lang.String", "CharSequence"})
 NUMBER_TYPES = frozenset({"int", "Integer", "long", "Long", "short", "Short", "byte", "Byte"})
+_INTEGER_LITERALS = frozenset(
+    {"decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"}
+)
 MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are reported as Dynamic, not recursed into
 
 _LOCALS_QUERY = tree_sitter.Query(
@@ -309,11 +313,6 @@ class JavaFile:
         self._chain[node.id] = result
         return result
 
-    def scopes_from(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
-        """Like `scopes`, but including `node` itself when it is a scope."""
-        chain = self.scopes(node)
-        return ((node,) + chain) if _is_scope(node) else chain
-
     def enclosing_class(self, node: tree_sitter.Node, named: bool = False) -> ClassInfo | None:
         for scope in self.scopes(node):
             if scope.type in CLASS_BODIES:
@@ -392,7 +391,7 @@ class JavaFile:
 
     def lookup(self, name: str, at: tree_sitter.Node) -> tuple[str, tree_sitter.Node, LocalInfo | FieldInfo] | None:
         """The declaration `name` refers to at `at`: ("local", callable, info) or ("field", class body, info)."""
-        for scope in self.scopes_from(at) if at.type in CALLABLES else self.scopes(at):
+        for scope in self.scopes(at):
             if scope.type in CLASS_BODIES:
                 info = self.class_of_body(scope)
                 if info is not None and name in info.fields:
@@ -459,7 +458,7 @@ class JavaFile:
         if kind == "character_literal":
             text = _unescape(self.text(node)[1:-1])
             return (Lit(text) if text is not None else Dynamic("malformed character literal")), "str"
-        if kind in ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"):
+        if kind in _INTEGER_LITERALS:
             number = _integer(self.text(node), kind)
             return (Lit(str(number)) if number is not None else Dynamic("malformed number")), "num"
         if kind in ("true", "false"):
@@ -758,16 +757,6 @@ def _kind_of_type(type_text: str) -> str:
     if type_text == "boolean":
         return "bool"
     return "unknown"
-
-
-def _is_scope(node: tree_sitter.Node) -> bool:
-    kind = node.type
-    if kind in CALLABLES or kind in CLASS_BODIES:
-        return True
-    if kind == "block":  # an instance initializer
-        parent = node.parent
-        return parent is not None and parent.type == "class_body"
-    return False
 
 
 def _squash(text: str) -> str:
