@@ -15,8 +15,8 @@ import tree_sitter
 
 from rmqlint.facts import ClientFact, ProducedTag, Setting, Subscription
 from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
-from rmqlint.frontends.java_listeners import V5, analyze_listener, find_methods, scan_body
-from rmqlint.values import Concat, Dynamic, Lit, Value, concat
+from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
+from rmqlint.values import Concat, Dynamic, Lit, Placeholder, Value, concat
 
 CLIENT_ROLES = {
     "DefaultMQPushConsumer": "push_consumer",
@@ -41,6 +41,7 @@ MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
 # RocketMQ 5 clients (rocketmq-clients): consumers are built by a method chain on these builders.
 V5_BUILDERS = {"newPushConsumerBuilder": "push_consumer", "newSimpleConsumerBuilder": "simple_consumer"}
 SPRING_LISTENER = "RocketMQMessageListener"
+SPRING_V5_PACKAGE = "org.apache.rocketmq.client.annotation."
 ENUM_CONSTANTS = frozenset({"CLUSTERING", "BROADCASTING", "ORDERLY", "CONCURRENTLY", "TAG", "SQL92"})
 
 _NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS}))
@@ -496,27 +497,34 @@ class ClientExtractor:
         fact.instance_name = value_of("instanceName")
         fact.max_reconsume_times = value_of("maxReconsumeTimes", spring=False)
         fact.delay_level = value_of("delayLevelWhenNextConsume", spring=False)
+        # rocketmq-v5-client-spring-boot has its own annotation: `tag` / `filterExpressionType` ("tag"|"sql92"),
+        # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
+        v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)
         topic = value_of("topic")
-        if topic is not None:
-            expression = value_of("selectorExpression") or value_of("tag")  # `tag`: the RocketMQ 5 annotation
-            selector = enum_of("selectorType") or enum_of("filterExpressionType")
-            selector_text = "TAG"
-            if selector is not None:
-                text = selector.value.text if isinstance(selector.value, Lit) else ""
-                selector_text = "SQL92" if text.upper() == "SQL92" else "TAG"
+        expression = value_of("tag") if v5 else value_of("selectorExpression")
+        selector = enum_of("filterExpressionType") if v5 else enum_of("selectorType")
+        selector_text = "TAG"
+        if selector is not None:
+            text = selector.value.text if isinstance(selector.value, Lit) else ""
+            selector_text = "SQL92" if text.upper() == "SQL92" else "TAG"
+        if topic is not None or v5:
+            where = expression or topic
             fact.subscriptions.append(Subscription(
-                topic.value,
-                expression.value if expression is not None else Lit("*"),
+                topic.value if topic is not None else Placeholder("rocketmq.push-consumer.topic", Lit("")),
+                expression.value if expression is not None else (
+                    Placeholder("rocketmq.push-consumer.tag", Lit("")) if v5 else Lit("*")),
                 selector_text,
-                expression.location if expression is not None else topic.location,
+                where.location if where is not None else fact.location,
             ))
         body = declaration.child_by_field_name("body")
         owner = java.class_of_body(body) if body is not None else None
-        methods = find_methods(owner, java, "onMessage") if owner is not None else []
+        flavor = V5 if v5 else V4
+        methods = find_methods(owner, java, "consume" if v5 else "onMessage") if owner is not None else []
         for method in methods[:1]:
             method_body = method.child_by_field_name("body")
             if method_body is not None:
-                fact.listeners.append(scan_body(java, method_body, "spring", java.location(method)).listener)
+                fact.listeners.append(
+                    scan_body(java, method_body, "spring", java.location(method), flavor).listener)
         if owner is not None:
             self._prepare_start(owner, fact)
         self.clients.append(fact)

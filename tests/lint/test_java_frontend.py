@@ -276,6 +276,24 @@ def test_spring_prepare_start_value_fields_and_locals():
     assert subscription.expression == Dynamic("local tags is reassigned")
 
 
+def test_spring_v5_listener_annotation():
+    facts, source = load("SpringV5Listener.java")
+    path = "src/SpringV5Listener.java"
+    written, configured = facts.clients
+    (subscription,) = written.subscriptions
+    assert (subscription.topic, subscription.expression, subscription.selector) == (
+        Lit("normalTopic"), Lit("TagA || tagB"), "TAG")
+    assert subscription.location == span(source, 'tag = "TagA || tagB"', path)
+    (listener,) = written.listeners
+    assert listener.reconsume_later == [span(source, "return ConsumeResult.FAILURE;", path)]
+    # Not written: topic and tag come from the v5 starter's configuration keys.
+    (from_config,) = configured.subscriptions
+    assert from_config.topic == Placeholder("rocketmq.push-consumer.topic", Lit(""))
+    assert from_config.expression == Placeholder("rocketmq.push-consumer.tag", Lit(""))
+    assert from_config.selector == "SQL92"
+    assert configured.group.value == Placeholder("v5.group", None)
+
+
 def test_rocketmq_template_destinations():
     facts, source = load("TemplateSends.java")
     path = "src/TemplateSends.java"
