@@ -176,7 +176,7 @@ class ClientExtractor:
             if declared is not None:
                 return declared.type_text.rpartition(".")[2] == "String" if declared.type_text else None
             name = java.text(node).rpartition(".")[2]
-            return True if name.isupper() or "_" in name and name.upper() == name else None
+            return True if name.isupper() else None  # CONSTANT_CASE: a String constant elsewhere
         return None
 
     def _message_created(self, node: tree_sitter.Node) -> None:

@@ -87,6 +87,7 @@ class LocalInfo:
     value: tree_sitter.Node | None  # initializer, None for parameters and loop/catch variables
     declaration: tree_sitter.Node
     is_parameter: bool
+    annotations: list[tree_sitter.Node] = field(default_factory=list)  # a parameter's, e.g. @Value("${..}")
 
 
 class JavaFile:
@@ -353,6 +354,10 @@ class JavaFile:
                         declarator = next((c for c in param.named_children if c.type == "variable_declarator"), None)
                         name_node = declarator.child_by_field_name("name") if declarator is not None else None
                     add(name_node, param.child_by_field_name("type"), None, param, True)
+                    if name_node is not None:
+                        found[self.text(name_node)][-1].annotations = [
+                            a for m in param.named_children if m.type == "modifiers"
+                            for a in m.named_children if a.type in ("annotation", "marker_annotation")]
         body = callable_node.child_by_field_name("body")
         if body is None:  # a static or instance initializer
             body = callable_node if callable_node.type == "block" else next(
@@ -421,9 +426,9 @@ class JavaFile:
         self._field_values[key] = result
         return result
 
-    def _field_value(self, info: FieldInfo, depth: int) -> tuple[Value, str]:
-        kind = _kind_of_type(info.type_text)
-        for annotation in info.annotations:
+    def spring_injected(self, annotations: list[tree_sitter.Node], what: str) -> Value | None:
+        """The value Spring injects through `@Value("${key:default}")`, None without such an annotation."""
+        for annotation in annotations:
             name_node = annotation.child_by_field_name("name")
             if name_node is not None and self.text(name_node).rpartition(".")[2] == "Value":
                 args = annotation.child_by_field_name("arguments")
@@ -431,8 +436,15 @@ class JavaFile:
                 if literal is not None and literal.type == "string_literal":
                     text = string_literal_text(self, literal)
                     if text is not None and "#{" not in text:
-                        return parse_spring_string(text), kind
-                return Dynamic(f"field {info.name} is injected by Spring"), kind
+                        return parse_spring_string(text)
+                return Dynamic(f"{what} is injected by Spring")
+        return None
+
+    def _field_value(self, info: FieldInfo, depth: int) -> tuple[Value, str]:
+        kind = _kind_of_type(info.type_text)
+        injected = self.spring_injected(info.annotations, f"field {info.name}")
+        if injected is not None:
+            return injected, kind
         if info.value is None:
             return Dynamic(f"field {info.name} has no initializer"), kind
         if not info.final and info.name in self.assigned_names():
@@ -557,6 +569,9 @@ class JavaFile:
                 return self._field_value(info, depth)
             assert isinstance(info, LocalInfo)
             type_kind = _kind_of_type(info.type_text)
+            injected = self.spring_injected(info.annotations, f"parameter {name}")
+            if injected is not None and name not in self.assigned_names():
+                return injected, type_kind
             if info.is_parameter or info.value is None:
                 return Dynamic(f"{name} is a parameter or has no initializer"), type_kind
             if name in self.assigned_names():

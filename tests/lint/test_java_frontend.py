@@ -263,7 +263,8 @@ def test_spring_listener_attributes_placeholders_and_escaping_throws():
 def test_spring_prepare_start_value_fields_and_locals():
     facts, source = load("SpringConfigured.java")
     path = "src/SpringConfigured.java"
-    listener, bean = facts.clients
+    listener, bean, injected = facts.clients
+    assert injected.group.value == Placeholder("mq.group", Lit("fallback"))  # an @Value parameter
     assert (listener.api, bean.api) == ("spring-listener", "java")
     # prepareStart(consumer) runs after the annotation is applied: its setters configure the listener's consumer.
     assert listener.instance_name.value == Placeholder("app.instance", Lit("node-a"))  # an @Value field
