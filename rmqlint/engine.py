@@ -183,6 +183,17 @@ def _decode_error(rel: str, kind: str, data: bytes) -> FileFacts | None:
     return None
 
 
+def parse_file(kind: str, rel: str, data: bytes) -> tuple[FileFacts, bool]:
+    """The file's facts, and whether the frontend crashed (such results are not cached)."""
+    parse, _mentions = _frontend(kind, rel)
+    try:
+        return parse(rel, data), False
+    except RecursionError:
+        return _problem_facts(rel, kind, "too deeply nested to parse: not linted"), True
+    except Exception as err:  # a frontend bug must not stop the run: report the file and go on
+        return _problem_facts(rel, kind, f"internal error while parsing ({type(err).__name__}: {err})"), True
+
+
 # --- the source index -----------------------------------------------------------------------------------------
 
 
@@ -282,21 +293,25 @@ class SourceIndex:
 
         parse, mentions = _frontend(kind, rel)
         if b"\0" in data:
-            facts = _problem_facts(rel, kind, "binary file (contains NUL bytes): not linted")
-            relevant, crashed = True, False
-        else:
-            relevant = mentions is None or mentions(data)
-            facts, crashed = None, False
-            if relevant or not eager:
-                # Only files worth parsing must be UTF-8: an unrelated file in another encoding is no concern.
-                facts = _decode_error(rel, kind, data)
-                if facts is None:
-                    facts, crashed = self._parse(parse, rel, data)
-        entry = Entry(digest, relevant, facts_to_json(facts) if facts is not None else None)
+            self._finish(rel, st, digest, True, _problem_facts(rel, kind, "binary file (contains NUL bytes): not linted"))
+            return
+        relevant = mentions is None or mentions(data)
+        facts, crashed = None, False
+        if relevant or not eager:
+            # Only files worth parsing must be UTF-8: an unrelated file in another encoding is no concern.
+            facts = _decode_error(rel, kind, data)
+            if facts is None:
+                self.parsed_count += 1
+                facts, crashed = parse_file(kind, rel, data)
+        self._finish(rel, st, digest, relevant, facts, crashed)
+
+    def _finish(self, rel: str, st, digest: str, relevant: bool, facts: FileFacts | None, crashed: bool = False):
+        caching = self.cache is not None and self.cache.enabled and st is not None and not crashed
+        entry = Entry(digest, relevant, facts_to_json(facts) if caching and facts is not None else None)
         self._entries[rel] = entry
         if facts is not None:
             self._add(facts)
-        if self.cache is not None and st is not None and not crashed:
+        if caching:
             self.cache.store(rel, st, entry)
 
     def _use_entry(self, rel: str, entry: Entry, eager: bool) -> bool:
@@ -325,17 +340,6 @@ class SourceIndex:
         except OSError as err:
             self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
             return None
-
-    def _parse(self, parse: Callable[[str, bytes], FileFacts], rel: str, data: bytes) -> tuple[FileFacts, bool]:
-        """The file's facts, and whether the frontend crashed (such results are not cached)."""
-        self.parsed_count += 1
-        kind = self.kinds[rel]
-        try:
-            return parse(rel, data), False
-        except RecursionError:
-            return _problem_facts(rel, kind, "too deeply nested to parse: not linted"), True
-        except Exception as err:  # a frontend bug must not stop the run: report the file and go on
-            return _problem_facts(rel, kind, f"internal error while parsing ({type(err).__name__}: {err})"), True
 
     def _add(self, facts: FileFacts) -> None:
         if facts.path in self.facts:
