@@ -111,3 +111,31 @@ def test_module_entry_point_runs_without_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "rmqlint", "nowhere"], capture_output=True, text=True, env=env,
                           cwd=root, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_pre_commit_style_file_list(tmp_path, capsys, monkeypatch):
+    """pre-commit runs from the repository root and passes the changed files only."""
+    from tests.lint.test_engine_fixtures import OTHER_CONSUMER_JAVA
+
+    root = java_project(tmp_path, git=True)
+    (root / "src/main/java/com/app/Other.java").write_text(OTHER_CONSUMER_JAVA, encoding="utf-8")
+    monkeypatch.chdir(root)
+    code, out, _ = cli(capsys, "src/main/java/com/app/Plain.java", "src/main/java/com/app/Names.java")
+    assert code == 0 and out == "No findings in 2 files.\n"  # the consumer using Names.INSTANCE was not passed
+    code, out, _ = cli(capsys, "src/main/java/com/app/Other.java", "--format", "json")
+    assert code == 1 and [f["path"] for f in json.loads(out)["findings"]] == ["src/main/java/com/app/Other.java"]
+
+
+def test_exclude_setting(tmp_path, capsys):
+    root = java_project(tmp_path)
+    (root / ".rmqlint.toml").write_text('exclude = ["src/main/java/com/app/Consumer.java"]\n', encoding="utf-8")
+    assert cli(capsys, str(root)) == (0, "No findings in 2 files.\n", "")
+
+
+def test_pre_commit_hook_definition():
+    import yaml
+
+    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert (hook["id"], hook["entry"], hook["language"]) == ("rmqlint", "rmqlint", "python")
+    assert set(hook["types_or"]) == {"java", "python", "yaml", "java-properties"}
+    assert hook["require_serial"] is True
