@@ -1,0 +1,338 @@
+"""The Python frontend on fixtures: exact facts (roles, values, locations) for each construct it understands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rmqlint.facts import ClientFact, FileFacts, Location, facts_from_json, facts_to_json
+from rmqlint.frontends.python import mentions_rocketmq, module_name, parse_python
+from rmqlint.values import Concat, ConstRef, Dynamic, Lit
+
+FIXTURES = Path(__file__).parent / "fixtures" / "python"
+
+
+def load(name: str) -> tuple[FileFacts, str, str]:
+    data = (FIXTURES / name).read_bytes()
+    path = f"app/{name}"
+    return parse_python(path, data), data.decode("utf-8"), path
+
+
+def span(source: str, snippet: str, path: str, occurrence: int = 1) -> Location:
+    """The exact location of the n-th occurrence of `snippet` in `source` (1-based, end column exclusive)."""
+    index = -1
+    for _ in range(occurrence):
+        index = source.index(snippet, index + 1)
+    line = source.count("\n", 0, index) + 1
+    column = index - (source.rfind("\n", 0, index) + 1) + 1
+    end = index + len(snippet)
+    end_line = source.count("\n", 0, end) + 1
+    end_column = end - (source.rfind("\n", 0, end) + 1) + 1
+    return Location(path, line, column, end_line, end_column)
+
+
+def client_named(facts: FileFacts, name: str) -> ClientFact:
+    (client,) = [c for c in facts.clients if c.name == name]
+    return client
+
+
+# --- seeds ----------------------------------------------------------------------------------------------------
+
+
+def test_seed_004_fixed_instance_name_on_a_module_level_consumer():
+    facts, source, path = load("seed004_consumer.py")
+    assert facts.problems == []
+    (consumer,) = facts.clients
+    assert (consumer.role, consumer.api, consumer.name) == ("push_consumer", "python2", "consumer")
+    assert consumer.location == span(source, 'PushConsumer("consumer_group")', path)
+    assert consumer.group.value == Lit("consumer_group")
+    assert consumer.group.location == span(source, '"consumer_group"', path)
+    assert consumer.instance_name.value == Lit("XUJIAN_MACBOOK")
+    assert consumer.instance_name.location == span(source, 'consumer.set_instance_name("XUJIAN_MACBOOK")', path)
+    assert consumer.message_model is None and consumer.consume_mode is None  # client defaults
+    (subscription,) = consumer.subscriptions
+    assert (subscription.topic, subscription.expression, subscription.selector) == (Lit("TopicTest"), Lit("*"), "TAG")
+    assert subscription.location == span(source, 'consumer.subscribe("TopicTest", on_message)', path)
+    (listener,) = consumer.listeners
+    assert listener.kind == "python"
+    assert listener.location.line == span(source, "def on_message", path).line
+    assert listener.reconsume_later == [] and listener.throws == []
+
+
+def test_seed_001_producer_tag_and_consumer_expression_differ_in_case():
+    facts, source, path = load("seed001_tags.py")
+    assert facts.problems == []
+    producer = client_named(facts, "producer")
+    assert (producer.role, producer.group.value) == ("producer", Lit("producer_group"))
+    (produced,) = facts.produced
+    assert (produced.topic, produced.tag) == (Lit("TopicTest"), Lit("aaaaa"))
+    assert produced.location == span(source, 'msg.set_tags("aaaaa")', path)
+    consumer = client_named(facts, "consumer")
+    (subscription,) = consumer.subscriptions
+    assert (subscription.topic, subscription.expression) == (Lit("TopicTest"), Lit("Aaaaa"))
+    (listener,) = consumer.listeners
+    assert listener.location == span(source, "lambda msg: ConsumeStatus.CONSUME_SUCCESS", path)
+    assert listener.reconsume_later == []
+    assert facts.constants == {"TOPIC": Lit("TopicTest")}
+
+
+def test_seed_003_broadcasting_consumer_returning_reconsume_later():
+    facts, source, path = load("seed003_broadcast.py")
+    (consumer,) = facts.clients
+    assert consumer.message_model.value == Lit("BROADCASTING")
+    assert consumer.message_model.location == span(source, "MessageModel.BROADCASTING", path)
+    (listener,) = consumer.listeners
+    assert listener.reconsume_later == [span(source, "return ConsumeStatus.RECONSUME_LATER", path)]
+    assert listener.throws == [span(source, 'raise ValueError("empty")', path)]
+
+
+# --- receivers, listeners, settings -------------------------------------------------------------------------------
+
+
+def test_self_attribute_is_one_client_across_methods_defined_in_any_order():
+    facts, source, path = load("receivers.py")
+    assert facts.problems == []
+    refresher = client_named(facts, "self.consumer")
+    assert refresher.location == span(source, "mq.PushConsumer(self.GROUP, True)", path)
+    assert refresher.group.value == Lit("refresher_group")  # a class attribute through self
+    assert refresher.consume_mode.value == Lit("ORDERLY")
+    assert refresher.message_model.value == Lit("BROADCASTING")
+    assert refresher.message_model.location == span(
+        source, "self.consumer.set_message_model(MessageModel.BROADCASTING)", path)
+    (subscription,) = refresher.subscriptions
+    assert (subscription.topic, subscription.expression) == (Lit("RefreshTopic"), Lit("TagA || TagB"))
+    (listener,) = refresher.listeners
+    assert listener.location.line == span(source, "def handle", path).line
+    # `return status if ... else ...`: the branch holding RECONSUME_LATER through a local assigned once
+    assert listener.reconsume_later == [span(source, "ConsumeStatus.RECONSUME_LATER", path, occurrence=1)]
+
+
+def test_keyword_arguments_class_constant_and_lambda_variable():
+    facts, source, path = load("receivers.py")
+    other = client_named(facts, "consumer")
+    assert other.group.value == Lit("other_group")
+    assert other.consume_mode.value == Lit("CONCURRENTLY")
+    assert other.instance_name.value == Lit("refresher_group")
+    (subscription,) = other.subscriptions
+    assert subscription.topic == Lit("OtherTopic")
+    (listener,) = other.listeners
+    assert listener.location == span(
+        source, "lambda m: ConsumeStatus.RECONSUME_LATER if m else ConsumeStatus.CONSUME_SUCCESS", path)
+    assert listener.reconsume_later == [span(source, "ConsumeStatus.RECONSUME_LATER", path, occurrence=2)]
+
+
+# --- values -------------------------------------------------------------------------------------------------------
+
+
+def test_module_constants_fold_or_stay_dynamic():
+    facts, _source, _path = load("values.py")
+    assert facts.problems == []
+    c = facts.constants
+    assert c["PREFIX"] == Lit("app")
+    assert c["NAME"] == Lit("app-worker")
+    assert c["FOLDED"] == Lit("app_app-worker")
+    assert c["SPLIT"] == Lit("implicit-concat")
+    assert c["ANNOTATED"] == Lit("annotated")
+    assert c["COUNT"] == Lit("3")
+    assert isinstance(c["REASSIGNED"], Dynamic)
+    assert c["FROM_ENV"] == Dynamic("environment variable")
+    assert c["FROM_GETENV"] == Dynamic("environment variable")
+    assert c["HOST"] == Dynamic("hostname")
+    assert isinstance(c["PID_NAME"], Dynamic)
+    assert c["SUM"] == Dynamic("arithmetic")
+    assert isinstance(c["FORMATTED"], Dynamic)
+    assert c["WITH_HOST"] == Dynamic("hostname")
+    assert "os" not in c and "socket" not in c and "PushConsumer" not in c and "configure" not in c
+
+
+def test_locals_parameters_and_calls_in_settings():
+    facts, source, path = load("values.py")
+    consumer = client_named(facts, "consumer")
+    assert consumer.group.value == Lit("local-app")  # a local assigned once
+    assert consumer.instance_name.value == Lit("app-worker")
+    producer = client_named(facts, "producer")
+    assert isinstance(producer.group.value, Dynamic)  # a parameter
+    assert producer.instance_name.value == Dynamic("hostname")
+    assert producer.instance_name.location == span(source, 'producer.set_instance_name(f"p-{socket.gethostname()}")',
+                                                   path)
+
+
+def test_imports_become_constant_references_resolved_against_the_package():
+    data = (FIXTURES / "shop/orders/consumer.py").read_bytes()
+    facts = parse_python("shop/orders/consumer.py", data)
+    assert facts.problems == []
+    (consumer,) = facts.clients
+    assert consumer.group.value == ConstRef("python", ("shop.settings",), "GROUP")
+    topics = [s.topic for s in consumer.subscriptions]
+    assert topics == [ConstRef("python", ("shop.settings",), "ORDER_TOPIC")] * 3
+    assert consumer.subscriptions[0].expression == ConstRef("python", ("shop.orders.tags",), "PAID")
+    assert [listener.kind for listener in consumer.listeners] == ["unknown"] * 3  # the builtin print
+    assert facts.constants == {
+        "G": ConstRef("python", ("shop.settings",), "GROUP"),
+        "ORDER_TOPIC": ConstRef("python", ("shop.settings",), "ORDER_TOPIC"),
+        "ALIAS": ConstRef("python", ("shop.settings",), "ORDER_TOPIC"),
+        "tags": ConstRef("python", ("shop.orders",), "tags"),
+    }
+
+
+def test_a_settings_module_without_rocketmq_still_exports_its_constants():
+    data = (FIXTURES / "shop/settings.py").read_bytes()
+    assert not mentions_rocketmq(data)
+    facts = parse_python("shop/settings.py", data)
+    assert facts.clients == [] and facts.problems == []
+    assert facts.constants == {"ORDER_TOPIC": Lit("shop-orders"), "GROUP": Lit("shop_orders")}
+
+
+def test_module_names_from_paths():
+    assert module_name("shop/orders/consumer.py") == "shop.orders.consumer"
+    assert module_name("shop/__init__.py") == "shop"
+
+
+def test_relative_import_in_a_package_init():
+    facts = parse_python("shop/orders/__init__.py", b"from .tags import PAID\nfrom .. import settings\nX = settings.GROUP\n")
+    assert facts.constants["PAID"] == ConstRef("python", ("shop.orders.tags",), "PAID")
+    assert facts.constants["X"] == ConstRef("python", ("shop.settings",), "GROUP")
+
+
+def test_f_string_with_an_imported_part_stays_symbolic():
+    facts = parse_python("a.py", b"from conf import BASE\nNAME = f'{BASE}-x'\nBAD = f'{BASE!r}'\n")
+    assert facts.constants["NAME"] == Concat((ConstRef("python", ("conf",), "BASE"), Lit("-x")))
+    assert isinstance(facts.constants["BAD"], Dynamic)
+
+
+# --- 5.x ----------------------------------------------------------------------------------------------------------
+
+
+def test_v5_push_consumer_subscriptions_listener_and_filters():
+    facts, source, path = load("v5_clients.py")
+    assert facts.problems == []
+    push = client_named(facts, "push")
+    assert (push.role, push.api, push.group.value) == ("push_consumer", "python5", Lit("order_group"))
+    assert push.message_model is None and push.instance_name is None
+    subs = [(s.topic, s.expression, s.selector) for s in push.subscriptions]
+    assert subs == [(Lit("orders"), Lit("TagA || TagB"), "TAG"), (Lit("audit"), Lit("*"), "TAG"),
+                    (Lit("late"), Lit("amount > 10"), "SQL92")]
+    assert push.subscriptions[0].location == span(source, 'TOPIC: FilterExpression("TagA || TagB")', path)
+    assert push.subscriptions[2].location == span(
+        source, 'push.subscribe("late", FilterExpression("amount > 10", FilterType.SQL))', path)
+    (listener,) = push.listeners
+    assert listener.location.line == span(source, "def consume", path).line
+    assert listener.reconsume_later == [span(source, "return ConsumeResult.FAILURE", path)]
+
+
+def test_v5_simple_consumer_producer_and_message_fields():
+    facts, source, path = load("v5_clients.py")
+    simple = client_named(facts, "simple")
+    assert (simple.role, simple.group.value) == ("simple_consumer", Lit("simple_group"))
+    assert [(s.topic, s.expression, s.selector) for s in simple.subscriptions] == [
+        (Lit("orders"), Lit("a > 1"), "SQL92"), (Lit("orders"), Lit("*"), "TAG")]
+    producer = client_named(facts, "producer")
+    assert (producer.role, producer.api, producer.group) == ("producer", "python5", None)
+    (produced,) = facts.produced
+    assert (produced.topic, produced.tag) == (Lit("orders"), Lit("TagA "))
+    assert produced.location == span(source, "msg.tag", path)
+
+
+# --- suppressions, prefilter, cache round trip --------------------------------------------------------------------
+
+
+def test_suppression_comments_come_from_the_tokenizer():
+    facts, _source, _path = load("suppressed.py")
+    assert facts.suppressions == {4: ["RMQ001"], 6: ["RMQ001", "RMQ003"], 8: ["*"]}
+
+
+def test_prefilter():
+    assert mentions_rocketmq(b"from rocketmq.client import PushConsumer")
+    assert not mentions_rocketmq(b"import kafka")
+
+
+def test_facts_survive_the_json_cache():
+    for name in ("seed003_broadcast.py", "v5_clients.py", "values.py"):
+        facts, _source, _path = load(name)
+        assert facts_from_json(facts_to_json(facts)) == facts
+
+
+def test_unrelated_objects_are_not_clients():
+    facts = parse_python("a.py", b"import rocketmq\nclass PushConsumer: pass\nc = PushConsumer()\nc.set_instance_name('x')\n")
+    assert facts.clients == []
+    facts = parse_python("b.py", b"from rocketmq.client import PushConsumer\ndef f(c):\n    c.set_instance_name('x')\n")
+    assert facts.clients == []
+
+
+@pytest.mark.parametrize("module", ["rocketmq.client", "rocketmq"])
+def test_star_import(module):
+    facts = parse_python("a.py", f"from {module} import *\nc = PushConsumer('g')\n".encode())
+    (client,) = facts.clients
+    assert client.api == ("python2" if module == "rocketmq.client" else "python5")
+
+
+# --- bad input: one clear problem, never an exception ----------------------------------------------------------
+
+
+def only_problem(facts: FileFacts) -> tuple[str, int, int]:
+    assert facts.clients == [] and facts.produced == []
+    (problem,) = facts.problems
+    assert problem.location.path == facts.path
+    return problem.message, problem.location.line, problem.location.column
+
+
+def test_syntax_error_has_its_position():
+    message, line, column = only_problem(parse_python("bad.py", b"import rocketmq\n\ndef f(:\n    pass\n"))
+    assert message.startswith("syntax error") and (line, column) == (3, 7)
+
+
+def test_latin1_bytes_are_not_utf8():
+    message, line, column = only_problem(parse_python("l.py", 'import rocketmq\nx = "caf\xe9"\n'.encode("latin-1")))
+    assert "UTF-8" in message and (line, column) == (2, 9)
+
+
+def test_binary_file():
+    message, line, _column = only_problem(parse_python("b.py", b"rocketmq\n\x89PNG\r\n\x1a\n\x00\x00"))
+    assert "binary" in message and line == 4
+
+
+@pytest.mark.parametrize("source", [
+    b"x = " + b"(" * 10000 + b"1" + b")" * 10000 + b"\n",
+    b"x = " + b"[" * 10000 + b"]" * 10000 + b"\n",
+    b"x = " + b"+".join([b"a"] * 10000) + b"\n",
+    b"x = " + b"-" * 10000 + b"1\n",
+    b"x = " + b" or ".join([b"a"] * 10000) + b"\n",
+    b"x = a" + b".b" * 10000 + b"\n",
+    b"x = " + b"'a' " * 10000 + b"\n",
+    b"".join(b" " * i + b"if x:\n" for i in range(300)),
+], ids=["parens", "lists", "plus", "minus", "or", "attributes", "strings", "indentation"])
+def test_ten_thousand_levels_give_one_problem_quickly(source):
+    import time
+
+    started = time.perf_counter()
+    message, _line, _column = only_problem(parse_python("deep.py", b"import rocketmq\n" + source))
+    assert time.perf_counter() - started < 5
+    assert "nested" in message or "concatenated" in message or "indentation" in message
+
+
+def test_nesting_libcst_cannot_walk_is_a_problem_not_a_crash():
+    # Within the stdlib parser's limits but deeper than libcst's recursive walk can go (here: a low recursion
+    # limit stands in for a deeper file): RecursionError becomes a Problem, not a crash.
+    import sys
+
+    source = b"from rocketmq.client import PushConsumer\nc = PushConsumer('g')\nx = " + b"f(" * 60 + b")" * 60 + b"\n"
+    assert len(parse_python("calls.py", source).clients) == 1
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + 120)
+    try:
+        facts = parse_python("calls.py", source)
+    finally:
+        sys.setrecursionlimit(old)
+    message, line, column = only_problem(facts)
+    assert message == "code nested too deeply to analyse" and (line, column) == (1, 1)
+
+
+def test_empty_and_bom_files():
+    assert parse_python("e.py", b"") == FileFacts(path="e.py", language="python")
+    facts = parse_python("bom.py", b"\xef\xbb\xbffrom rocketmq.client import Producer\np = Producer('g')\n")
+    assert facts.problems == [] and facts.clients[0].group.value == Lit("g")
