@@ -55,11 +55,13 @@ def source_kind(rel_path: str) -> str | None:
 
 
 def _is_spring_config(rel_path: str) -> bool:
-    try:
-        from rmqlint.frontends.spring import is_spring_config
-    except ImportError:  # the Spring frontend is optional at import time; its file names are well known
-        name = rel_path.rsplit("/", 1)[-1]
-        return name.startswith(("application", "bootstrap")) and name.endswith((".properties", ".yml", ".yaml"))
+    name = rel_path.rsplit("/", 1)[-1]
+    # A necessary condition, checked first so that a project without Spring files never imports the Spring
+    # frontend (and PyYAML) just to be told no; the frontend's own test is the authority.
+    if not (name.startswith(("application", "bootstrap")) and name.endswith((".properties", ".yml", ".yaml"))):
+        return False
+    from rmqlint.frontends.spring import is_spring_config
+
     return is_spring_config(rel_path)
 
 

@@ -154,3 +154,53 @@ def test_deeply_nested_python_does_not_stop_the_run(tmp_path):
     result = run(root)
     assert ("RMQ001", "app/consumer.py", 12) in codes_at(result)
     assert [f.code for f in result.findings if f.location.path == "app/deep.py"] == ["RMQ900"]
+
+
+SPRING_FILES = {
+    "src/main/resources/application.yml": "shop:\n  topic: orders\n  listener-name: shop-listener\n",
+    "src/main/resources/application-prod.properties": "shop.topic=orders\n",
+    "src/main/java/com/shop/OrderListener.java": """\
+package com.shop;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "${shop.topic}", consumerGroup = "shop_group", selectorExpression = "Paid",
+        instanceName = "${shop.listenerName}")
+public class OrderListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+    }
+}
+""",
+    "src/main/java/com/shop/Publisher.java": """\
+package com.shop;
+
+import org.apache.rocketmq.spring.core.RocketMQTemplate;
+
+public class Publisher {
+    private static final String DEST = "orders:paid";
+    private RocketMQTemplate template;
+
+    public void publish(String body) {
+        template.convertAndSend(DEST, body);
+    }
+}
+""",
+}
+LISTENER = "src/main/java/com/shop/OrderListener.java"
+
+
+def test_spring_placeholders_relaxed_binding_and_template_destination(tmp_path):
+    root = write_project(tmp_path / "shop", SPRING_FILES, git=True)
+    result = run(root)
+    assert [(f.code, f.location.path, f.location.line) for f in result.findings] == [
+        ("RMQ002", LISTENER, 6), ("RMQ001", LISTENER, 7)]
+    assert '"shop-listener"' in result.findings[1].message
+    assert "Publisher.java:10" in result.findings[0].message
+
+
+def test_spring_profiles_that_disagree_make_the_value_dynamic(tmp_path):
+    files = dict(SPRING_FILES, **{"src/main/resources/application-dev.yml": "shop:\n  listener_name: other\n"})
+    root = write_project(tmp_path / "shop", files, git=True)
+    assert [f.code for f in run(root).findings] == ["RMQ002"]
