@@ -43,6 +43,7 @@ V5_BUILDERS = {"newPushConsumerBuilder": "push_consumer", "newSimpleConsumerBuil
 SPRING_LISTENER = "RocketMQMessageListener"
 SPRING_V5_PACKAGE = "org.apache.rocketmq.client.annotation."
 ENUM_CONSTANTS = frozenset({"CLUSTERING", "BROADCASTING", "ORDERLY", "CONCURRENTLY", "TAG", "SQL92"})
+ENUM_TYPES = frozenset({"MessageModel", "ConsumeMode", "SelectorType", "ExpressionType", "FilterExpressionType"})
 
 _NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS}))
 _METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS)))
@@ -318,7 +319,10 @@ class ClientExtractor:
                 target = current.child_by_field_name("object")
                 field = current.child_by_field_name("field")
                 if target is not None and target.type != "this" and field is not None:
-                    return Lit(java.text(field))
+                    name = java.text(field)
+                    if name in ENUM_CONSTANTS or java.text(target).rpartition(".")[2] in ENUM_TYPES:
+                        return Lit(name)
+                    return java.value(current)  # Config.MODEL: another class's constant, not an enum constant
             if current.type in ("identifier", "field_access"):
                 declared = self._declared(current)
                 if declared is None:

@@ -130,7 +130,12 @@ def test_constructor_forms_pick_the_group_argument():
         "tx": ("producer", Lit("tx_group")),
         "later": ("producer", Lit("late_group")),
         "unclear": ("producer", Dynamic("cannot tell which constructor argument is the group")),
+        "local": ("push_consumer", Lit("enum_local")),
+        "elsewhere": ("push_consumer", Lit("enum_elsewhere")),
     }
+    # An enum constant through a same-file constant; another class's constant is not taken for an enum name.
+    assert client_named(facts, "local").message_model.value == Lit("BROADCASTING")
+    assert client_named(facts, "elsewhere").message_model.value == ConstRef("java", ("Config",), "MODEL")
     assert client_named(facts, "later").group.location == span(source, 'later.setProducerGroup("late_group")', path)
     assert client_named(facts, "tx").instance_name.value == Lit("tx-instance")
     (lite_subscription,) = client_named(facts, "lite").subscriptions
