@@ -1,8 +1,8 @@
 """Java frontend: one Java source file -> `FileFacts`, with tree-sitter.
 
 `parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
-whatever tree-sitter's error recovery could parse is still analysed. Files that do not mention RocketMQ
-(`mentions_rocketmq`) are only indexed for their constants, which other files may reference.
+whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `mentions_rocketmq`
+prefilter are only indexed for their constants, which other files may reference.
 """
 
 from __future__ import annotations
@@ -12,19 +12,18 @@ import re
 import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem
-from rmqlint.frontends.java_clients import ClientExtractor
+from rmqlint.frontends.java_clients import ClientExtractor, may_use_clients
 from rmqlint.frontends.java_index import LANGUAGE, JavaFile
 
-# Byte patterns that any file using the RocketMQ client or Spring RocketMQ API contains.
-_ROCKETMQ_MARKERS = (b"rocketmq", b"RocketMQ", b"MessageListener", b"DefaultMQ", b"DefaultLitePullConsumer",
-                     b"TransactionMQProducer")
 _SUPPRESSION = re.compile(r"rmqlint\s*:\s*disable\b(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
 
 
 def mentions_rocketmq(data: bytes) -> bool:
-    """Cheap prefilter: False means the file cannot create a client, a listener or a message."""
-    return any(marker in data for marker in _ROCKETMQ_MARKERS)
+    """Cheap byte-level prefilter: False means parsing the file could yield no client, listener, subscription or
+    produced tag (only constants, which the linker asks for on demand). A file that merely imports RocketMQ
+    packages, as most of the RocketMQ source itself does, fails it."""
+    return may_use_clients(data)
 
 
 def parse_java(path: str, data: bytes) -> FileFacts:
@@ -67,7 +66,7 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     if b"rmqlint" in source:
         facts.suppressions = _suppressions(java)
     facts.constants = java.constants()
-    if mentions_rocketmq(source):
+    if may_use_clients(source):
         # A bug in client extraction must not cost the file its constants, which other files may need.
         try:
             extractor = ClientExtractor(java)

@@ -222,9 +222,16 @@ def test_constants_of_a_file_that_does_not_mention_rocketmq():
 
 
 def test_mentions_rocketmq_prefilter():
+    # True wherever parsing could find a client, a Spring listener, a template send or a message...
     assert mentions_rocketmq(b"import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;")
     assert mentions_rocketmq(b"@RocketMQMessageListener(topic = \"t\")")
-    assert mentions_rocketmq(b"class A implements MessageListenerOrderly {}")
+    assert mentions_rocketmq(b"private RocketMQTemplate template;")
+    assert mentions_rocketmq(b"Message m = new  org.apache.rocketmq.common.message.Message(t, g, b);")
+    assert mentions_rocketmq(b"provider.newSimpleConsumerBuilder()")
+    # ...and False for files that only import RocketMQ packages (most of the RocketMQ source itself): their
+    # constants are parsed on demand, and a listener class alone yields no facts.
+    assert not mentions_rocketmq(b"package org.apache.rocketmq.broker; import org.apache.rocketmq.common.MixAll;")
+    assert not mentions_rocketmq(b"class A implements MessageListenerOrderly { String s = getMessage(); }")
     assert not mentions_rocketmq(b"class A { String s = \"kafka\"; }")
 
 
