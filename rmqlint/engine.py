@@ -222,6 +222,7 @@ class SourceIndex:
             elif kind == "python":
                 self._python_files.append(rel)
         self.parsed_count = 0
+        self._peeked: dict[str, bytes | None] = {}
 
     @classmethod
     def in_memory(cls, files: dict[str, bytes]) -> "SourceIndex":
@@ -385,10 +386,13 @@ class SourceIndex:
         return found
 
     def _peek(self, rel: str) -> bytes | None:
+        """A file's bytes for the byte search, read at most once per run."""
         if self._memory is not None:
             return self._memory.get(rel)
-        try:
-            with open(os.path.join(self._root_str, rel), "rb") as fh:
-                return fh.read(MAX_FILE_BYTES + 1)
-        except OSError:
-            return None
+        if rel not in self._peeked:
+            try:
+                with open(os.path.join(self._root_str, rel), "rb") as fh:
+                    self._peeked[rel] = fh.read(MAX_FILE_BYTES + 1)
+            except OSError:
+                self._peeked[rel] = None
+        return self._peeked[rel]

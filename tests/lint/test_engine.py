@@ -204,3 +204,25 @@ def test_spring_profiles_that_disagree_make_the_value_dynamic(tmp_path):
     files = dict(SPRING_FILES, **{"src/main/resources/application-dev.yml": "shop:\n  listener_name: other\n"})
     root = write_project(tmp_path / "shop", files, git=True)
     assert [f.code for f in run(root).findings] == ["RMQ002"]
+
+
+def test_constants_found_lazily_by_file_name_nested_class_and_byte_search(tmp_path):
+    """Constants classes are parsed only on demand: `Outer.java` for `Outer.Inner`, and a package-private class
+    declared in a file of another name found by a byte search of its package's directory."""
+    consumer = CONSUMER_JAVA.replace("Names.INSTANCE", "Holder.Inner.PREFIX + Hidden.SUFFIX")
+    files = {
+        "src/main/java/com/app/Consumer.java": consumer,
+        "src/main/java/com/app/Holder.java": (
+            "package com.app;\n\npublic class Holder {\n    public static class Inner {\n"
+            '        public static final String PREFIX = "pre-";\n    }\n}\n'
+        ),
+        "src/main/java/com/app/Misc.java": (
+            'package com.app;\n\npublic class Misc {}\n\nclass Hidden {\n    static final String SUFFIX = "post";\n}\n'
+        ),
+        "src/main/java/com/app/Unrelated.java": "package com.app;\n\nclass Unrelated {}\n",
+    }
+    root = write_project(tmp_path / "p", files, git=True)
+    result = run(root)
+    assert [f.code for f in result.findings] == ["RMQ001"]
+    assert '"pre-post"' in result.findings[0].message
+    assert result.parsed == 3  # the consumer, Holder.java, Misc.java; never Unrelated.java
