@@ -112,7 +112,7 @@ class FactsCache:
         try:
             with open(self.dir / CACHE_FILE, "rb") as fh:
                 data = json.load(fh)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
             self._dirty = True  # another version's cache: replace it

@@ -113,13 +113,21 @@ def finding_to_json(finding: Finding) -> list:
             loc.end_column]
 
 
+_MEMO_TYPES = (str, str, str, str, int, int, int, int)
+
+
 def _from_memo(items: list | None) -> list[Finding] | None:
+    """Findings from the memo, or None when it is absent or damaged in any way (then the run lints for real)."""
     if items is None:
         return None
-    try:
-        return [Finding(c, s, m, Location(p, a, b, c2, d)) for c, s, m, p, a, b, c2, d in items]
-    except (TypeError, ValueError):  # a damaged memo: lint for real
-        return None
+    findings = []
+    for item in items:
+        if not (isinstance(item, list) and len(item) == len(_MEMO_TYPES)
+                and all(type(v) is t for v, t in zip(item, _MEMO_TYPES))):
+            return None
+        code, severity, message, path, line, column, end_line, end_column = item
+        findings.append(Finding(code, severity, message, Location(path, line, column, end_line, end_column)))
+    return findings
 
 
 def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:

@@ -136,11 +136,27 @@ def test_memo_does_not_survive_a_change_of_rules_or_files(tmp_path):
     assert [f[1] for f in summary(run(root))] == [CONSUMER, "src/main/java/com/app/Other.java"]
 
 
-def test_damaged_memo_means_a_real_run(tmp_path):
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("damage", [
+    [["RMQ001", "error"]],
+    [{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8}],
+    [["RMQ001", "error", "m", "p", "1", 1, 1, 1]],
+    "not a list",
+])
+def test_damaged_memo_means_a_real_run(tmp_path, damage):
     root = java_project(tmp_path)
     expected = summary(run(root))
     cache_file = root / CACHE_DIR / CACHE_FILE
     data = json.loads(cache_file.read_text(encoding="utf-8"))
-    data["memo"]["findings"] = [["RMQ001", "error"]]
+    data["memo"]["findings"] = damage
     cache_file.write_text(json.dumps(data), encoding="utf-8")
+    assert summary(run(root)) == expected
+
+
+def test_deeply_nested_cache_file_is_rebuilt(tmp_path):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    (root / CACHE_DIR / CACHE_FILE).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     assert summary(run(root)) == expected
