@@ -30,7 +30,6 @@ from rmqlint.values import Dynamic, Lit, Value, parse_spring_string
 
 _SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*,\s]+))?")
 _CONFIG_NAME = re.compile(r"^(application|bootstrap)([-.][^/]*)?\.(properties|ya?ml)$")
-MAX_ENTRIES = 200_000  # YAML aliases can multiply a small file; beyond this the file is not analysed
 
 
 def is_spring_config(path: str) -> bool:
@@ -169,52 +168,151 @@ class _TooLarge(Exception):
 
 
 def _read_yaml(facts: FileFacts, text: str) -> None:
+    flattener = _Flattener(facts)
     try:
-        for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
-            if document is not None:
-                _flatten(facts, document, "", [0])
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            flattener.feed(event)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         what = err.problem or err.context or "invalid YAML"
+        if err.context and err.context_mark is not None and err.problem_mark is not None:
+            what += f" ({err.context} at line {err.context_mark.line + 1})"
+        facts.config.clear()  # Spring refuses the whole file
         facts.problems.append(Problem(f"YAML error: {what}", _loc(facts.path, line, column)))
     except yaml.YAMLError as err:
-        facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
-    except _TooLarge:
         facts.config.clear()
-        facts.problems.append(Problem(f"more than {MAX_ENTRIES} keys (YAML aliases?): not analysed",
-                                      _loc(facts.path, 1, 1)))
+        facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
+    except _TooLarge as err:
+        facts.config.clear()
+        facts.problems.append(Problem(str(err), _loc(facts.path, 1, 1)))
 
 
-def _flatten(facts: FileFacts, node: yaml.Node, prefix: str, count: list[int]) -> None:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *defaults`
-                merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-                for item in merged:
-                    _flatten(facts, item, prefix, count)
-                continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                continue
-            key = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
-            _flatten(facts, value_node, key, count)
-        return
-    if isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _flatten(facts, item, f"{prefix}[{index}]", count)
-        return
-    if not prefix:
-        return  # a document that is a bare scalar
-    count[0] += 1
-    if count[0] > MAX_ENTRIES:
-        raise _TooLarge()
-    text = "" if node.tag == "tag:yaml.org,2002:null" and node.value in ("", "~", "null", "Null", "NULL") \
-        else node.value
-    start, end = node.start_mark, node.end_mark
-    location = Location(facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
-    if (location.end_line, location.end_column) <= (location.line, location.column):
-        location = _loc(facts.path, start.line + 1, start.column + 1)
-    facts.config.append(ConfigEntry(prefix, parse_spring_string(text), location))
+MAX_YAML_DEPTH = 200
+MAX_YAML_EVENTS = 50_000  # aliases replay their events: a few lines can otherwise expand without bound
+
+
+@dataclass
+class _Frame:
+    kind: str  # "map" | "seq" | "skip"
+    prefix: str
+    merge: bool = False  # the value of a `<<` merge key: its entries belong to the enclosing prefix
+    key: str | None = None  # map: the key whose value comes next
+    expect_key: bool = True
+    skip_value: bool = False  # map: the key was not a scalar, so its value is not configuration
+    merge_key: bool = False  # map: the key is YAML's merge key `<<`
+    index: int = 0
+
+
+class _Flattener:
+    """Flattens PyYAML's event stream into dotted keys without recursion (deep input cannot exhaust the
+    stack); anchors are recorded and replayed for aliases, `<<` merge keys fold into their mapping."""
+
+    def __init__(self, facts: FileFacts):
+        self.facts = facts
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, list[yaml.Event]] = {}
+        self.recording: list[tuple[str, list[yaml.Event], list[int]]] = []  # anchor, events, [depth]
+        self.events = 0
+
+    def feed(self, event: yaml.Event, replay: bool = False) -> None:
+        if isinstance(event, yaml.AliasEvent):
+            recorded = self.anchors.get(event.anchor)
+            if recorded is None:
+                return  # the parser reports undefined aliases itself
+            for replayed in recorded:
+                self.feed(replayed, replay=True)
+            return
+        self.events += 1
+        if self.events > MAX_YAML_EVENTS:
+            raise _TooLarge(f"more than {MAX_YAML_EVENTS} YAML nodes (aliases?): not analysed")
+        self._record(event, replay)
+        if isinstance(event, yaml.DocumentStartEvent):
+            self.stack = []
+            return
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self._start(event)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            self._end()
+        elif isinstance(event, yaml.ScalarEvent):
+            self._scalar(event)
+
+    def _record(self, event: yaml.Event, replay: bool) -> None:
+        for _anchor, events, depth in self.recording:
+            events.append(event)
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth[0] += 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth[0] -= 1
+        anchor = None if replay else getattr(event, "anchor", None)
+        if anchor and isinstance(event, yaml.ScalarEvent):
+            self.anchors[anchor] = [event]
+        elif anchor and isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self.recording.append((anchor, [event], [1]))
+        finished = [r for r in self.recording if r[2][0] == 0]
+        for anchor_name, events, _depth in finished:
+            self.anchors[anchor_name] = events
+        if finished:
+            self.recording = [r for r in self.recording if r[2][0] != 0]
+
+    def _child_prefix(self) -> tuple[str | None, bool]:
+        """The key a node starting now has (None: not configuration), and whether it is a merge value."""
+        if not self.stack:
+            return "", False
+        top = self.stack[-1]
+        if top.kind == "skip":
+            return None, False
+        if top.kind == "seq":
+            index = top.index
+            top.index += 1
+            return (top.prefix, True) if top.merge else (f"{top.prefix}[{index}]", False)
+        if top.expect_key:
+            return None, False  # a complex (non-scalar) key
+        top.expect_key = True
+        if top.skip_value or top.key is None:
+            return None, False
+        if top.merge_key:
+            return top.prefix, True
+        return (f"{top.prefix}.{top.key}" if top.prefix else top.key), False
+
+    def _start(self, event: yaml.Event) -> None:
+        if len(self.stack) >= MAX_YAML_DEPTH:
+            raise _TooLarge(f"YAML nested more than {MAX_YAML_DEPTH} levels deep: not analysed")
+        top = self.stack[-1] if self.stack else None
+        if top is not None and top.kind == "map" and top.expect_key:
+            top.expect_key, top.skip_value = False, True  # complex key: skip it and its value
+            self.stack.append(_Frame("skip", ""))
+            return
+        prefix, merge = self._child_prefix()
+        if prefix is None:
+            self.stack.append(_Frame("skip", ""))
+            return
+        kind = "map" if isinstance(event, yaml.MappingStartEvent) else "seq"
+        self.stack.append(_Frame(kind, prefix, merge=merge and kind == "seq"))
+
+    def _end(self) -> None:
+        if self.stack:
+            self.stack.pop()
+
+    def _scalar(self, event: yaml.ScalarEvent) -> None:
+        top = self.stack[-1] if self.stack else None
+        if top is None or top.kind == "skip":
+            return
+        if top.kind == "map" and top.expect_key:
+            top.expect_key, top.skip_value = False, False
+            top.key = event.value
+            top.merge_key = event.value == "<<" and event.implicit[0]  # a quoted "<<" is an ordinary key
+            return
+        prefix, merge = self._child_prefix()
+        if prefix is None or prefix == "" or merge:
+            return
+        plain = event.implicit[0]
+        text = "" if plain and event.value in ("", "~", "null", "Null", "NULL") else event.value
+        start, end = event.start_mark, event.end_mark
+        location = Location(self.facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+        if (location.end_line, location.end_column) <= (location.line, location.column):
+            location = _loc(self.facts.path, start.line + 1, start.column + 1)
+        self.facts.config.append(ConfigEntry(prefix, parse_spring_string(text), location))
 
 
 def _yaml_suppressions(facts: FileFacts, text: str) -> None:
