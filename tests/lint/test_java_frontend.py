@@ -116,6 +116,19 @@ def test_field_consumer_configured_across_methods_is_one_client():
     assert isinstance(other.unit_name.value, Dynamic)  # "unit-" + System.getenv(..)
 
 
+def test_same_variable_names_and_reassigned_clients_are_kept_apart():
+    facts, _ = load("SameNames.java")
+    summary = [(c.name, c.group.value.text, c.instance_name.value.text if c.instance_name else None,
+                [s.topic.text for s in c.subscriptions]) for c in facts.clients]
+    assert summary == [
+        ("consumer", "first_group", "first", []),  # setters apply to the latest creation before them
+        ("consumer", "second_group", "second", []),
+        ("consumer", "other_group", None, ["other_topic"]),  # another method's local of the same name
+        ("shared", "a_group", None, []),  # a field created in two methods and set in a third: not guessed
+        ("shared", "b_group", None, []),
+    ]
+
+
 def test_constructor_forms_pick_the_group_argument():
     facts, source = load("Constructors.java")
     path = "src/Constructors.java"
