@@ -175,7 +175,8 @@ class Linker:
     # --- Java constants -------------------------------------------------------------------------------------
 
     def _java_const(self, ref: ConstRef, ctx: FileFacts) -> Value:
-        for scope in ref.scopes:
+        for written in ref.scopes:
+            scope = _imported(written, ctx)
             candidates = self._java_classes(scope, ctx)
             found = [(f, f.constants[f"{_last(scope)}.{ref.name}"]) for f in candidates
                      if f"{_last(scope)}.{ref.name}" in f.constants]
@@ -275,6 +276,17 @@ def _agree(results: list[tuple[Value, str]], what: str) -> Value:
 def _is_runtime_key(key: str) -> bool:
     canon = canonical_key(key)
     return canon in _RUNTIME_KEYS or canon.startswith(tuple(canonical_key(p) for p in _RUNTIME_PREFIXES))
+
+
+def _imported(scope: str, ctx: FileFacts) -> str:
+    """Qualify a scope through the referring file's single-type imports: `Names.X` with `import com.a.Names`
+    means `com.a.Names`, whatever other `Names` the project has."""
+    imports = getattr(ctx, "imports", None)
+    if not imports:
+        return scope
+    head, dot, rest = scope.partition(".")
+    qualified = imports.get(head)
+    return qualified + dot + rest if qualified else scope
 
 
 def _last(scope: str) -> str:

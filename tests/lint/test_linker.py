@@ -184,3 +184,19 @@ class TestProducedAndSubscriptions:
         project = Linker({cfg.path: cfg, "S.java": java("S.java", produced=[produced])}).link()
         got = project.files["S.java"].produced[0]
         assert (got.topic, got.tag) == (topic, tag)
+
+
+class TestJavaImports:
+    def test_single_type_import_decides_between_same_simple_names(self):
+        one = java("x/Names.java", "com.x", ["Names"], {"Names.NAME": Lit("x")})
+        two = java("y/Names.java", "com.y", ["Names"], {"Names.NAME": Lit("y")})
+        user = consumer_with("a/C.java", jref("Names"))
+        user.imports = {"Names": "com.y.Names"}
+        assert resolved_name(one, two, user=user) == Lit("y")
+
+    def test_import_of_an_outer_class_qualifies_a_nested_reference(self):
+        outer = java("x/Outer.java", "com.x", ["Outer", "Inner"], {"Inner.NAME": Lit("in")})
+        decoy = java("y/Outer.java", "com.y", ["Outer", "Inner"], {"Inner.NAME": Lit("decoy")})
+        user = consumer_with("a/C.java", jref("Outer.Inner"))
+        user.imports = {"Outer": "com.x.Outer"}
+        assert resolved_name(outer, decoy, user=user) == Lit("in")
