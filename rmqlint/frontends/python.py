@@ -76,7 +76,8 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
         column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
         facts.problems.append(Problem(f"not UTF-8 text (byte 0x{data[err.start]:02x})", _loc(path, line, column)))
         return
-    facts.suppressions = _suppressions(text)
+    if "rmqlint" in text:
+        facts.suppressions = _suppressions(text)
     problem = _precheck(path, text)
     if problem is not None:
         facts.problems.append(problem)
@@ -86,9 +87,7 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
     except cst.ParserSyntaxError as err:
         facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, err.raw_line, err.raw_column + 1)))
         return
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    _Analyzer(path, module, positions).run(facts)
+    _Analyzer(path, module).run(facts)
 
 
 def _precheck(path: str, text: str) -> Problem | None:
@@ -184,6 +183,9 @@ class _ScopeBuilder(cst.CSTVisitor):
         self.root = _Scope("module", module, None)
         self.scopes[id(module)] = self.root
         self.stack = [self.root]
+        # Assignments and calls in source order with their scope: the analysis runs on these once every
+        # scope is complete (a method may use an attribute another method, later in the file, assigns).
+        self.events: list[tuple[str, cst.CSTNode, _Scope]] = []
 
     @property
     def scope(self) -> _Scope:
@@ -243,12 +245,17 @@ class _ScopeBuilder(cst.CSTVisitor):
             self.scope.bind(n.name.value).other = "nonlocal"
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        self.events.append(("assign", node, self.scope))
         for target in node.targets:
             self._assign(target.target, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
+            self.events.append(("assign", node, self.scope))
             self._assign(node.target, node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.events.append(("call", node, self.scope))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._other(node.target, "augmented assignment")
@@ -372,18 +379,19 @@ class _Message:
     topics: list[tuple[tuple[int, int], Value]] = field(default_factory=list)  # 5.x `msg.topic = ..`
 
 
-class _Analyzer(cst.CSTVisitor):
-    def __init__(self, path: str, module: cst.Module, positions):
+class _Analyzer:
+    def __init__(self, path: str, module: cst.Module):
         self.path = path
         self.module = module
-        self.positions = positions
+        self._positions = None
         mod = module_name(path).split(".") if module_name(path) else []
         self.package = mod if path.endswith("__init__.py") else mod[:-1]
         builder = _ScopeBuilder(module, self.package)
         module.visit(builder)
         self.scopes = builder.scopes
         self.root = builder.root
-        self.stack: list[_Scope] = [self.root]
+        self.events = builder.events
+        self.scope: _Scope = self.root  # the scope of the event being analysed
         self.memo: dict[tuple[int, str], Value] = {}
         self.active: set[tuple[int, str]] = set()
         self.handled: set[int] = set()  # constructor calls already attached to a receiver
@@ -397,7 +405,12 @@ class _Analyzer(cst.CSTVisitor):
     # -- driver
 
     def run(self, facts: FileFacts) -> None:
-        self.module.visit(self)
+        for kind, node, scope in self.events:
+            self.scope = scope
+            if kind == "assign":
+                self.visit_Assign(node) if isinstance(node, cst.Assign) else self.visit_AnnAssign(node)
+            else:
+                self.visit_Call(node)
         for name, binding in self.root.bindings.items():
             if binding.definition is not None:
                 continue
@@ -407,6 +420,13 @@ class _Analyzer(cst.CSTVisitor):
                 facts.constants[name] = self.lookup(name, self.root)
         self._link(facts)
 
+    @property
+    def positions(self):
+        """Positions cost a full code generation pass: only computed once a fact needs a location."""
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
     def loc(self, node: cst.CSTNode) -> Location:
         rng = self.positions[node]
         return Location(self.path, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
@@ -414,20 +434,6 @@ class _Analyzer(cst.CSTVisitor):
     def order(self, node: cst.CSTNode) -> tuple[int, int]:
         rng = self.positions[node]
         return rng.start.line, rng.start.column
-
-    @property
-    def scope(self) -> _Scope:
-        return self.stack[-1]
-
-    def _push(self, node: cst.CSTNode) -> bool:
-        self.stack.append(self.scopes[id(node)])
-        return True
-
-    def _pop(self, _node: cst.CSTNode) -> None:
-        self.stack.pop()
-
-    visit_FunctionDef = visit_ClassDef = visit_Lambda = _push
-    leave_FunctionDef = leave_ClassDef = leave_Lambda = _pop
 
     # -- names and values
 
