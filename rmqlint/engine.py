@@ -9,6 +9,7 @@ go to the cache, so a warm run stats the project and parses nothing that did not
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -276,6 +277,9 @@ class SourceIndex:
             except OSError as err:
                 self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
                 return
+        if st is not None and not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+            self._add(_problem_facts(rel, kind, "not a regular file: not linted"))
+            return
         if st is not None and st.st_size > MAX_FILE_BYTES:
             size = st.st_size / (1024 * 1024)
             self._add(_problem_facts(rel, kind, f"file is {size:.1f} MB, over the {MAX_FILE_BYTES >> 20} MB limit: "

@@ -226,3 +226,15 @@ def test_constants_found_lazily_by_file_name_nested_class_and_byte_search(tmp_pa
     assert [f.code for f in result.findings] == ["RMQ001"]
     assert '"pre-post"' in result.findings[0].message
     assert result.parsed == 3  # the consumer, Holder.java, Misc.java; never Unrelated.java
+
+
+def test_special_file_is_reported_not_read(tmp_path):
+    import os
+
+    root = java_project(tmp_path)
+    fifo = root / "src/main/java/com/app/Pipe.java"
+    os.mkfifo(fifo)  # reading it would block forever
+    result = run(root, root / "src/main/java/com/app/Pipe.java")
+    pipe = [f for f in result.findings if f.location.path.endswith("Pipe.java")]
+    assert [(f.code, f.message) for f in pipe] == [("RMQ900", "not a regular file: not linted")]
+    assert any(f.code == "RMQ001" for f in result.findings)
