@@ -845,10 +845,11 @@ class _Analyzer:
         if isinstance(node, cst.BooleanOperation):
             return self._statuses(node.left, status, scope, depth + 1) + \
                 self._statuses(node.right, status, scope, depth + 1)
-        if isinstance(node, cst.Name):
-            resolved, where = self._resolve_node(node, scope)
-            if resolved is not node:
-                return self._statuses(resolved, status, where, depth + 1)
+        if isinstance(node, cst.Name):  # a local status variable: every value assigned to it
+            found = self.find(node.value, scope)
+            if found is not None and not found[1].other:
+                owner, binding = found
+                return [hit for value in binding.values for hit in self._statuses(value, status, owner, depth + 1)]
         return []
 
     # -- linking method calls and message fields to their objects

@@ -110,7 +110,7 @@ def test_self_attribute_is_one_client_across_methods_defined_in_any_order():
 
 def test_keyword_arguments_class_constant_and_lambda_variable():
     facts, source, path = load("receivers.py")
-    other = client_named(facts, "consumer")
+    other = client_named_group(facts, "other_group")
     assert other.group.value == Lit("other_group")
     assert other.consume_mode.value == Lit("CONCURRENTLY")
     assert other.instance_name.value == Lit("refresher_group")
@@ -336,3 +336,15 @@ def test_empty_and_bom_files():
     assert parse_python("e.py", b"") == FileFacts(path="e.py", language="python")
     facts = parse_python("bom.py", b"\xef\xbb\xbffrom rocketmq.client import Producer\np = Producer('g')\n")
     assert facts.problems == [] and facts.clients[0].group.value == Lit("g")
+
+
+def test_status_variable_assigned_in_branches():
+    facts, source, path = load("receivers.py")
+    (listener,) = client_named_group(facts, "branch_group").listeners
+    assert listener.location.line == span(source, "def branches", path).line
+    assert listener.reconsume_later == [span(source, "return status", path, occurrence=2)]
+
+
+def client_named_group(facts: FileFacts, group: str) -> ClientFact:
+    (client,) = [c for c in facts.clients if c.group is not None and c.group.value == Lit(group)]
+    return client
