@@ -83,7 +83,7 @@ def parse_properties(path: str, data: bytes) -> FileFacts:
         text = _text(facts, data)
         if text is not None:
             _read_properties(facts, text)
-            _clients(facts)
+            _clients(facts, {})
     except Exception as err:  # never a traceback for a user's file
         facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
     return facts
@@ -154,8 +154,7 @@ def parse_yaml(path: str, data: bytes) -> FileFacts:
         text = _text(facts, data)
         if text is not None:
             _yaml_suppressions(facts, text)
-            _read_yaml(facts, text)
-            _clients(facts)
+            _clients(facts, _read_yaml(facts, text))
     except RecursionError:
         facts.problems.append(Problem("YAML nested too deeply to analyse", _loc(path, 1, 1)))
     except Exception as err:  # never a traceback for a user's file
@@ -167,7 +166,8 @@ class _TooLarge(Exception):
     pass
 
 
-def _read_yaml(facts: FileFacts, text: str) -> None:
+def _read_yaml(facts: FileFacts, text: str) -> dict[int, str]:
+    """Reads the entries; returns id(entry) -> profile expression for entries of profile-specific documents."""
     flattener = _Flattener(facts)
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -186,6 +186,7 @@ def _read_yaml(facts: FileFacts, text: str) -> None:
     except _TooLarge as err:
         facts.config.clear()
         facts.problems.append(Problem(str(err), _loc(facts.path, 1, 1)))
+    return flattener.profiles()
 
 
 MAX_YAML_DEPTH = 200
@@ -214,6 +215,8 @@ class _Flattener:
         self.anchors: dict[str, list[yaml.Event]] = {}
         self.recording: list[tuple[str, list[yaml.Event], list[int]]] = []  # anchor, events, [depth]
         self.events = 0
+        self.document = 0
+        self.documents: list[int] = []  # per entry of facts.config: its document
 
     def feed(self, event: yaml.Event, replay: bool = False) -> None:
         if isinstance(event, yaml.AliasEvent):
@@ -229,6 +232,7 @@ class _Flattener:
         self._record(event, replay)
         if isinstance(event, yaml.DocumentStartEvent):
             self.stack = []
+            self.document += 1
             return
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             self._start(event)
@@ -313,6 +317,19 @@ class _Flattener:
         if (location.end_line, location.end_column) <= (location.line, location.column):
             location = _loc(self.facts.path, start.line + 1, start.column + 1)
         self.facts.config.append(ConfigEntry(prefix, parse_spring_string(text), location))
+        self.documents.append(self.document)
+
+    def profiles(self) -> dict[int, str]:
+        """id(entry) -> the profile condition of its document (`spring.config.activate.on-profile`, or the
+        older `spring.profiles`), for entries of documents that apply only under a profile."""
+        conditions: dict[int, str] = {}
+        for entry, document in zip(self.facts.config, self.documents):
+            if canonical_key(entry.key) in _PROFILE_KEYS and isinstance(entry.value, Lit):
+                conditions[document] = entry.value.text
+        return {id(e): conditions[d] for e, d in zip(self.facts.config, self.documents) if d in conditions}
+
+
+_PROFILE_KEYS = {canonical_key("spring.config.activate.on-profile"), canonical_key("spring.profiles")}
 
 
 def _yaml_suppressions(facts: FileFacts, text: str) -> None:
@@ -348,39 +365,45 @@ def _yaml_suppressions(facts: FileFacts, text: str) -> None:
 
 @dataclass
 class _Section:
-    """The entries under one prefix, by canonical key suffix; a key set twice to different values is dynamic."""
+    """The entries under one prefix, by canonical key suffix."""
 
     entries: dict[str, list[ConfigEntry]]
+    profiles: dict[int, str]  # id(entry) -> profile, for entries that apply only under a profile
 
     def setting(self, name: str) -> Setting | None:
+        """The value Spring binds. Later unconditional entries override earlier ones (a properties key written
+        twice); a profile document that sets another value makes it depend on the deployment: Dynamic."""
         found = self.entries.get(canonical_key(name))
         if not found:
             return None
-        values = {repr(e.value) for e in found}
-        if len(values) == 1:
-            return Setting(found[0].value, found[0].location)
-        return Setting(Dynamic(f"{found[0].key} is set to different values in one file"), found[-1].location)
+        base = [e for e in found if id(e) not in self.profiles]
+        chosen = base[-1] if base else found[0]
+        for entry in found:
+            if id(entry) in self.profiles and entry.value != chosen.value:
+                profile = self.profiles[id(entry)]
+                return Setting(Dynamic(f"{entry.key} differs under profile {profile}"), entry.location)
+        return Setting(chosen.value, chosen.location)
 
 
-def _section(facts: FileFacts, prefix: str) -> _Section:
+def _section(facts: FileFacts, prefix: str, profiles: dict[int, str]) -> _Section:
     entries: dict[str, list[ConfigEntry]] = {}
     head = canonical_key(prefix) + "."
     for entry in facts.config:
         canon = canonical_key(entry.key)
         if canon.startswith(head):
             entries.setdefault(canon[len(head):], []).append(entry)
-    return _Section(entries)
+    return _Section(entries, profiles)
 
 
-def _clients(facts: FileFacts) -> None:
-    producer = _section(facts, "rocketmq.producer")
+def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
+    producer = _section(facts, "rocketmq.producer", profiles)
     group = producer.setting("group")
     if group is not None:
         fact = ClientFact(role="producer", api="spring-config", location=group.location, name="rocketmq.producer",
                           group=group, instance_name=producer.setting("instance-name"))
         facts.clients.append(fact)
     for prefix in ("rocketmq.pull-consumer", "rocketmq.consumer"):
-        section = _section(facts, prefix)
+        section = _section(facts, prefix, profiles)
         group, topic = section.setting("group"), section.setting("topic")
         if group is None and topic is None:
             continue
@@ -393,7 +416,7 @@ def _clients(facts: FileFacts) -> None:
                                                    expression.value if expression else Lit("*"), "TAG", "SQL92")
             fact.subscriptions.append(Subscription(topic.value, expression_value, selector, topic.location))
         facts.clients.append(fact)
-    simple = _section(facts, "rocketmq.simple-consumer")
+    simple = _section(facts, "rocketmq.simple-consumer", profiles)
     group, topic = simple.setting("consumer-group"), simple.setting("topic")
     if group is not None or topic is not None:
         fact = ClientFact(role="simple_consumer", api="spring-config", location=(group or topic).location,

@@ -9,7 +9,7 @@ import pytest
 
 from rmqlint.facts import ClientFact, FileFacts, Location, facts_from_json, facts_to_json
 from rmqlint.frontends.spring import canonical_key, is_spring_config, parse_properties, parse_yaml
-from rmqlint.values import Concat, Lit, Placeholder
+from rmqlint.values import Concat, Dynamic, Lit, Placeholder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "spring"
 
@@ -169,11 +169,27 @@ def test_yaml_null_and_empty_values_are_empty_strings():
     assert entries(facts) == {"a": Lit(""), "b": Lit(""), "c": Lit("null"), "d": Lit("3000"), "e": Lit("true")}
 
 
-def test_same_key_with_different_values_in_two_documents_is_dynamic_for_the_client():
+def test_a_later_document_without_profile_overrides():
     text = b"rocketmq:\n  producer:\n    group: g\n    instance-name: a\n---\nrocketmq.producer.instance-name: b\n"
     (producer,) = parse_yaml("application.yml", text).clients
-    assert producer.instance_name.value.__class__.__name__ == "Dynamic"
+    assert producer.instance_name.value == Lit("b")
     assert producer.instance_name.location.line == 6
+
+
+def test_a_profile_document_with_another_value_makes_the_setting_dynamic():
+    text = (b"rocketmq:\n  producer:\n    group: g\n    instance-name: a\n---\n"
+            b"spring.config.activate.on-profile: prod\nrocketmq.producer.instance-name: b\n"
+            b"---\nspring:\n  profiles: dev\nrocketmq.producer.group: g\n")
+    (producer,) = parse_yaml("application.yml", text).clients
+    assert producer.instance_name.value == Dynamic("rocketmq.producer.instance-name differs under profile prod")
+    assert producer.instance_name.location.line == 7
+    assert producer.group.value == Lit("g")  # the dev document agrees
+
+
+def test_a_properties_key_written_twice_takes_the_last_value():
+    facts = parse_properties("application.properties", b"rocketmq.producer.group=a\nrocketmq.producer.group=b\n")
+    (producer,) = facts.clients
+    assert producer.group.value == Lit("b") and producer.group.location.line == 2
 
 
 def test_broken_yaml_is_one_problem_with_its_line():
