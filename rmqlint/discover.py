@@ -32,15 +32,28 @@ class Discovery:
 
 def find_root(paths: list[Path]) -> Path:
     """The nearest ancestor (of the arguments' common directory) holding .git, pyproject.toml or .rmqlint.toml;
-    without one, that common directory itself."""
+    without one, that common directory itself. Raises DiscoveryError for arguments in separate projects with
+    nothing in common (indexing, say, all of /tmp to join them would be slow and wrong)."""
     resolved = [p.resolve() for p in paths]
     common = Path(os.path.commonpath([str(p) for p in resolved]))
     if common.is_file() or (len(resolved) == 1 and not common.is_dir()):
         common = common.parent
-    for candidate in (common, *common.parents):
+    marked = _marked_ancestor(common)
+    if marked is not None:
+        return marked
+    if len(resolved) > 1:
+        roots = {_marked_ancestor(p if p.is_dir() else p.parent) for p in resolved}
+        if len(roots) > 1 and None not in roots:
+            names = ", ".join(sorted(str(r) for r in roots))
+            raise DiscoveryError(f"the paths belong to different projects ({names}): lint them one at a time")
+    return common
+
+
+def _marked_ancestor(start: Path) -> Path | None:
+    for candidate in (start, *start.parents):
         if any((candidate / marker).exists() for marker in ROOT_MARKERS):
             return candidate
-    return common
+    return None
 
 
 def source_kind(rel_path: str) -> str | None:

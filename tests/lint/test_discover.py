@@ -84,3 +84,12 @@ def test_root_without_markers_is_the_common_directory(tmp_path, monkeypatch):
     # Markers above tmp_path (a checkout containing /tmp) would win; none are expected there.
     monkeypatch.setattr(discover_module, "ROOT_MARKERS", (".no-such-marker",))
     assert find_root([tmp_path / "a" / "x", tmp_path / "a" / "y"]) == (tmp_path / "a").resolve()
+
+
+def test_paths_in_separate_projects_are_an_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(discover_module, "ROOT_MARKERS", (".rmqlint.toml",))
+    write_project(tmp_path / "a", {"A.java": ""})
+    write_project(tmp_path / "b", {"B.java": ""})
+    with pytest.raises(DiscoveryError, match="different projects"):
+        find_root([tmp_path / "a" / "A.java", tmp_path / "b"])
+    assert find_root([tmp_path / "a", tmp_path / "a" / "A.java"]) == (tmp_path / "a").resolve()
