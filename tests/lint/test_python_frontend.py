@@ -348,3 +348,17 @@ def test_status_variable_assigned_in_branches():
 def client_named_group(facts: FileFacts, group: str) -> ClientFact:
     (client,) = [c for c in facts.clients if c.group is not None and c.group.value == Lit(group)]
     return client
+
+
+def test_imported_constants_resolve_through_the_linker():
+    from rmqlint.linker import Linker
+
+    files = {}
+    for rel in ("shop/__init__.py", "shop/settings.py", "shop/orders/__init__.py", "shop/orders/tags.py",
+                "shop/orders/consumer.py"):
+        files[rel] = parse_python(rel, (FIXTURES / rel).read_bytes())
+    project = Linker(files).link()
+    ((_facts, consumer),) = list(project.clients())
+    assert consumer.group.value == Lit("shop_orders")
+    assert [(s.topic, s.expression) for s in consumer.subscriptions] == [
+        (Lit("shop-orders"), Lit("OrderPaid")), (Lit("shop-orders"), Lit("*")), (Lit("shop-orders"), Lit("*"))]
