@@ -66,12 +66,24 @@ def _frontends_stamp() -> int:
     """The newest modification time of the code that produces facts: in a development checkout, editing a
     frontend without bumping FACTS_VERSION must not serve stale facts."""
     package = os.path.dirname(os.path.abspath(__file__))
-    paths = [os.path.join(package, name) for name in ("facts.py", "values.py")]
-    frontends = os.path.join(package, "frontends")
-    try:
-        paths += [e.path for e in os.scandir(frontends) if e.name.endswith(".py")]
-    except OSError:
-        pass
+    return _newest([os.path.join(package, "facts.py"), os.path.join(package, "values.py")],
+                   [os.path.join(package, "frontends")])
+
+
+def findings_stamp() -> int:
+    """The same for the code between facts and findings (linker, engine, rules): part of the whole-run memo's key,
+    so a rule edited in a checkout is not answered by the memo of the old rule."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    return _newest([], [package, os.path.join(os.path.dirname(package), "rules")])
+
+
+def _newest(files: list[str], directories: list[str]) -> int:
+    paths = list(files)
+    for directory in directories:
+        try:
+            paths += [e.path for e in os.scandir(directory) if e.name.endswith(".py")]
+        except OSError:
+            pass
     newest = 0
     for path in paths:
         try:

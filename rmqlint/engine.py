@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts
+from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts, findings_stamp
 from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.facts import FileFacts, Location, Problem, facts_to_json
@@ -95,7 +95,7 @@ def lint(options: LintOptions) -> LintResult:
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
     stats = loader.stat_all()
-    state = repr((sorted(r.CODE for r in rules), settings.enabled(PROBLEM_CODE)))
+    state = repr((sorted(r.CODE for r in rules), settings.enabled(PROBLEM_CODE), findings_stamp()))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
     if findings is None:
         loader.scan()
