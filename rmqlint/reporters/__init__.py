@@ -23,12 +23,11 @@ def render(fmt: str, result) -> str:
 
 
 def display_path(root: Path, rel: str, base: str | None = None) -> str:
-    """A finding's path as a person (or a CI annotation) wants it: relative to the current directory (or `base`)
-    when the file is under it, else relative to the project root. Always '/'-separated."""
+    """A finding's path as a person (or a CI annotation) can open it: relative to the current directory (or
+    `base`), with `..` when the file lies outside it. Always '/'-separated."""
     full = os.path.join(root, rel)
     start = os.path.abspath(base or os.getcwd())
     try:
-        shown = os.path.relpath(full, start)
+        return os.path.relpath(full, start).replace(os.sep, "/")
     except ValueError:  # another drive on Windows
-        return rel
-    return rel if shown.startswith("..") else shown.replace(os.sep, "/")
+        return full.replace(os.sep, "/")

@@ -54,6 +54,13 @@ def test_text_paths_are_relative_to_the_current_directory(tmp_path, monkeypatch)
     assert out.splitlines()[0].startswith("A.java:7:9: RMQ001")
 
 
+def test_text_paths_outside_the_current_directory_still_resolve(tmp_path, monkeypatch):
+    (tmp_path / "docs").mkdir()
+    monkeypatch.chdir(tmp_path / "docs")
+    out = render("text", result_of(FINDINGS[:1], tmp_path))
+    assert out.splitlines()[0].startswith("../src/A.java:7:9: RMQ001")
+
+
 def test_text_without_findings(tmp_path):
     assert render("text", result_of([], tmp_path)) == "No findings in 3 files.\n"
 
