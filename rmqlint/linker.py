@@ -57,7 +57,7 @@ class Linker:
         self._java_memo: dict[tuple[str, str, str], list[FileFacts]] = {}
         self._python_memo: dict[str, list[FileFacts]] = {}
         self._active: set[tuple[str, str]] = set()  # constants and keys being resolved, to catch cycles
-        self._config_memo: dict[str, Value] = {}
+        self._config_memo: dict[tuple, Value] = {}
 
     def _add_config(self, facts: FileFacts) -> None:
         for entry in facts.config:
@@ -144,8 +144,9 @@ class Linker:
 
     def _placeholder(self, ph: Placeholder, ctx: FileFacts) -> Value:
         key = canonical_key(ph.key)
-        if key in self._config:
-            return self.config_value(key)
+        entries = self._applicable(key, ctx.path)
+        if entries:
+            return self._config_entries_value(key, entries)
         if _is_runtime_key(ph.key):
             return Dynamic(f"${{{ph.key}}} is set at run time")
         if _ENV_STYLE.match(ph.key):
@@ -154,22 +155,31 @@ class Linker:
             return self.resolve(ph.default, ctx)
         return Dynamic(f"${{{ph.key}}} is not set in the project's configuration")
 
+    def _applicable(self, key: str, path: str) -> list[tuple[ConfigEntry, str]]:
+        """The entries of `key` that configure the application `path` belongs to (see `config_scope`)."""
+        return [(entry, source) for entry, source in self._config.get(key, ()) if _in_scope(path, config_scope(source))]
+
     def config_value(self, key: str) -> Value:
-        """The resolved value of a canonical configuration key; Dynamic when files disagree."""
-        if key in self._config_memo:
-            return self._config_memo[key]
+        """The resolved value of a canonical configuration key over the whole project; Dynamic when files
+        disagree."""
+        return self._config_entries_value(key, self._config[key])
+
+    def _config_entries_value(self, key: str, entries: list[tuple[ConfigEntry, str]]) -> Value:
+        memo_key = (key, tuple(id(entry) for entry, _source in entries))
+        if memo_key in self._config_memo:
+            return self._config_memo[memo_key]
         marker = ("<config>", key)
         if marker in self._active:
             return Dynamic(f"placeholder cycle through {key}")
         self._active.add(marker)
         try:
             results = []
-            for entry, path in self._config[key]:
+            for entry, path in entries:
                 results.append((self.resolve(entry.value, self.files.get(path) or FileFacts(path, "")), path))
         finally:
             self._active.discard(marker)
-        value = _agree(results, f"'{self._config[key][0][0].key}'")
-        self._config_memo[key] = value
+        value = _agree(results, f"'{entries[0][0].key}'")
+        self._config_memo[memo_key] = value
         return value
 
     # --- Java constants -------------------------------------------------------------------------------------
@@ -271,6 +281,28 @@ def _agree(results: list[tuple[Value, str]], what: str) -> Value:
         return results[0][0]
     paths = ", ".join(sorted({p for _v, p in results}))
     return Dynamic(f"{what} has different values in {paths}")
+
+
+def config_scope(config_path: str) -> str:
+    """The part of the project a Spring configuration file configures, as a path prefix ("" for everything).
+
+    `svc/src/main/resources/application.yml` configures module `svc/` (main and test code);
+    `svc/src/test/resources/application.yml` only `svc/src/test/`; `svc/config/application.yml` and
+    `svc/application.yml` the directory `svc/`. In a monorepo, one service's keys never resolve another's
+    placeholders."""
+    directory = config_path.rpartition("/")[0]
+    for marker, keep in (("src/test/resources", "src/test"), ("src/main/resources", "")):
+        if directory == marker or directory.startswith(marker + "/") or f"/{marker}" in f"/{directory}/":
+            head = ("/" + directory).split("/" + marker, 1)[0].strip("/")
+            return "/".join(p for p in (head, keep) if p)
+    parts = directory.split("/") if directory else []
+    if parts and parts[-1] == "config":
+        parts.pop()
+    return "/".join(parts)
+
+
+def _in_scope(path: str, scope: str) -> bool:
+    return not scope or path == scope or path.startswith(scope + "/")
 
 
 def _is_runtime_key(key: str) -> bool:

@@ -200,3 +200,35 @@ class TestJavaImports:
         user = consumer_with("a/C.java", jref("Outer.Inner"))
         user.imports = {"Outer": "com.x.Outer"}
         assert resolved_name(outer, decoy, user=user) == Lit("in")
+
+
+class TestConfigScopes:
+    @pytest.mark.parametrize(
+        "path, scope",
+        [
+            ("application.yml", ""),
+            ("config/application.yml", ""),
+            ("src/main/resources/application.yml", ""),
+            ("svc/src/main/resources/application-prod.yml", "svc"),
+            ("svc/src/main/resources/config/application.yml", "svc"),
+            ("svc/src/test/resources/application.yml", "svc/src/test"),
+            ("apps/a/application.properties", "apps/a"),
+        ],
+    )
+    def test_scope_of_a_config_file(self, path, scope):
+        from rmqlint.linker import config_scope
+
+        assert config_scope(path) == scope
+
+    def test_each_service_resolves_against_its_own_configuration(self):
+        a = spring("a/src/main/resources/application.yml", name="alpha")
+        b = spring("b/src/main/resources/application.yml", name="beta")
+        tests = spring("a/src/test/resources/application.yml", name="test-only")
+        user_a = consumer_with("a/src/main/java/C.java", parse_spring_string("${name}"))
+        user_b = consumer_with("b/src/main/java/C.java", parse_spring_string("${name}"))
+        user_c = consumer_with("c/src/main/java/C.java", parse_spring_string("${name:fallback}"))
+        project = Linker({f.path: f for f in (a, b, tests, user_a, user_b, user_c)}).link()
+        value = lambda path: project.files[path].clients[0].instance_name.value  # noqa: E731
+        assert value(user_a.path) == Lit("alpha")
+        assert value(user_b.path) == Lit("beta")
+        assert value(user_c.path) == Lit("fallback")  # another service's key is not this one's
