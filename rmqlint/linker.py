@@ -6,9 +6,11 @@
   name the qualification, then the referring file's package decides; if they still disagree, the value is Dynamic.
 - Python `ConstRef`: the module (`pkg.settings`, relative `.settings`) by its path, also under a source folder
   (`src/pkg/settings.py`); chains of imports are followed.
-- Spring `Placeholder`: the merged configuration of every Spring file, keys compared in relaxed form (lowercase,
-  without '-' and '_'). A key set to different values in different files (profiles) is Dynamic: which one applies
-  depends on the deployment. Runtime-only keys (`random.*`, environment-style names such as `HOSTNAME`) are Dynamic.
+- Spring `Placeholder`: the merged configuration of the Spring files of the referring file's module
+  (`config_scope`: `svc/src/main/resources/application*.yml` configures `svc/`), keys compared in relaxed form
+  (lowercase, without '-' and '_'). A key set to different values in different files (profiles) is Dynamic: which
+  one applies depends on the deployment. Runtime-only keys (`random.*`, environment-style names such as
+  `HOSTNAME`) are Dynamic; a key set nowhere takes its default, else is Dynamic.
 - Cycles are Dynamic. Nothing is guessed.
 
 Files that are not yet parsed are asked for through a `SourceLoader` (the engine parses them on demand).
