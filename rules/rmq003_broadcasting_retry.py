@@ -155,6 +155,27 @@ public class ConfigRefresher {
 }
 """
 
+_JAVA_BROADCAST_ORDERLY = """\
+package com.example.config;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class RouteTableFollower {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("route_table_follower");
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.setMaxReconsumeTimes(3);
+        consumer.subscribe("RouteTopic", "*");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) ->
+            msgs.isEmpty() ? ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT : ConsumeOrderlyStatus.SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
 _SPRING_CLUSTERING_THROWING = """\
 package com.example.notify;
 
@@ -268,6 +289,10 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
         Example(
             {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_BROADCAST_OK},
             note="a broadcasting consumer that handles failures; a clustering one that retries",
+        ),
+        Example(
+            {"src/main/java/com/example/config/RouteTableFollower.java": _JAVA_BROADCAST_ORDERLY},
+            note="an orderly listener retries locally, suspending the queue, in either model",
         ),
         Example(
             {"src/main/java/com/example/notify/NotifyListener.java": _SPRING_CLUSTERING_THROWING},
