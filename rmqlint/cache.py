@@ -157,11 +157,12 @@ class FactsCache:
         if snapshot is None or memo is None or memo.get("snapshot") != snapshot:
             return None
         findings = memo.get("findings")
-        if not isinstance(findings, list):
-            return None
-        self._new = dict(self._old)  # every file is unchanged: keep every entry
-        self._memo_new = memo
-        return findings
+        return findings if isinstance(findings, list) else None
+
+    def accept_memo(self) -> None:
+        """The memo's findings are used: every file is unchanged, so every entry and the memo stay."""
+        self._new = dict(self._old)
+        self._memo_new = self._memo_old
 
     def remember(self, snapshot: str | None, findings: list) -> None:
         memo = None if snapshot is None else {"snapshot": snapshot, "findings": findings}

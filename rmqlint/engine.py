@@ -18,7 +18,7 @@ from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts, finding
 from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.facts import FileFacts, Location, Problem, facts_to_json
-from rmqlint.findings import Finding, severity_rank
+from rmqlint.findings import SEVERITIES, Finding, severity_rank
 from rmqlint.linker import Linker, module_of
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
@@ -97,7 +97,9 @@ def lint(options: LintOptions) -> LintResult:
     stats = loader.stat_all()
     state = repr((sorted(r.CODE for r in rules), settings.enabled(PROBLEM_CODE), findings_stamp()))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
-    if findings is None:
+    if findings is not None:
+        cache.accept_memo()
+    else:
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root)).link()
         findings = run_rules(project, rules, settings)
@@ -124,7 +126,7 @@ def _from_memo(items: list | None) -> list[Finding] | None:
     findings = []
     for item in items:
         if not (isinstance(item, list) and len(item) == len(_MEMO_TYPES)
-                and all(type(v) is t for v, t in zip(item, _MEMO_TYPES))):
+                and all(type(v) is t for v, t in zip(item, _MEMO_TYPES)) and item[1] in SEVERITIES):
             return None
         code, severity, message, path, line, column, end_line, end_column = item
         findings.append(Finding(code, severity, message, Location(path, line, column, end_line, end_column)))

@@ -143,6 +143,7 @@ import pytest  # noqa: E402
     [["RMQ001", "error"]],
     [{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8}],
     [["RMQ001", "error", "m", "p", "1", 1, 1, 1]],
+    [["RMQ001", "fatal", "m", "p", 1, 1, 1, 1]],
     "not a list",
 ])
 def test_damaged_memo_means_a_real_run(tmp_path, damage):
