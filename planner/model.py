@@ -115,6 +115,7 @@ class GenerateSpec:
     queues: tuple[int, int] = (4, 32)
     brokers: int = 2
     colliding_client_ids: float = 0.0
+    strategies: tuple[str, ...] = ("AVG",)  # optional `strategies = [...]`: each group draws one (planner.generate)
 
 
 @dataclass(frozen=True)
