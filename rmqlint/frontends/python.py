@@ -672,7 +672,7 @@ class _Analyzer:
         roles = _V2_CLIENTS if version == "python2" else _V5_CLIENTS
         if name not in roles:
             return
-        client = _Client(self._client_fact(value, version, roles[name], keys), version, self.order(value))
+        client = _Client(self._client_fact(value, version, roles[name], keys, name), version, self.order(value))
         if not keys:
             self.anonymous.append(client)
         for key in keys:
@@ -690,7 +690,7 @@ class _Analyzer:
     def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: _Scope) -> Setting:
         return Setting(self.value(node, scope), self.loc(where))
 
-    def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple]) -> ClientFact:
+    def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple], cls: str) -> ClientFact:
         scope = self.scope
         name = next((k[2] if k[0] == "name" else f"self.{k[2]}" for k in keys), "")
         fact = ClientFact(role=role, api=version, location=self.loc(call), name=name)
@@ -714,13 +714,14 @@ class _Analyzer:
         group = self._arg(call, 1, "consumer_group")
         if group is not None:
             fact.group = self._setting(group, group, scope)
+        lite = cls == "LitePushConsumer"  # (config, group, bind_topic, listener): lite topics, no filter
         if role == "push_consumer":
-            listener = self._arg(call, 2, "message_listener")
+            listener = self._arg(call, 3 if lite else 2, "message_listener")
             if listener is not None:
                 found = self._listener_v5(listener, scope)
                 if found is not None:
                     fact.listeners.append(found)
-        subscription = self._arg(call, 3 if role == "push_consumer" else 2, "subscription")
+        subscription = None if lite else self._arg(call, 3 if role == "push_consumer" else 2, "subscription")
         if subscription is not None:
             fact.subscriptions.extend(self._subscription_dict(subscription, scope))
         return fact

@@ -362,3 +362,13 @@ def test_imported_constants_resolve_through_the_linker():
     assert consumer.group.value == Lit("shop_orders")
     assert [(s.topic, s.expression) for s in consumer.subscriptions] == [
         (Lit("shop-orders"), Lit("OrderPaid")), (Lit("shop-orders"), Lit("*")), (Lit("shop-orders"), Lit("*"))]
+
+
+def test_v5_lite_push_consumer_signature():
+    source = (b"from rocketmq import LitePushConsumer, MessageListener, ConsumeResult\n"
+              b"class L(MessageListener):\n    def consume(self, m):\n        return ConsumeResult.FAILURE\n"
+              b"c = LitePushConsumer(cfg, 'lite_group', 'bind-topic', L())\n")
+    (client,) = parse_python("lite.py", source).clients
+    assert (client.role, client.group.value, client.subscriptions) == ("push_consumer", Lit("lite_group"), [])
+    (listener,) = client.listeners
+    assert [loc.line for loc in listener.reconsume_later] == [4]
