@@ -161,3 +161,51 @@ def test_deeply_nested_cache_file_is_rebuilt(tmp_path):
     expected = summary(run(root))
     (root / CACHE_DIR / CACHE_FILE).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     assert summary(run(root)) == expected
+
+
+def _fixture_facts():
+    from pathlib import Path
+
+    from rmqlint.engine import parse_file
+    from rmqlint.discover import source_kind
+
+    base = Path(__file__).resolve().parent / "fixtures"
+    for path in sorted(base.rglob("*")):
+        rel = path.relative_to(base).as_posix()
+        kind = source_kind(rel)
+        if kind is not None and path.is_file():
+            facts, _crashed = parse_file(kind, rel, path.read_bytes())
+            yield facts
+
+
+def test_fast_decoder_equals_the_contract_codec():
+    from rmqlint.cache import decode_facts
+    from rmqlint.facts import facts_from_json, facts_to_json
+
+    seen = 0
+    for facts in _fixture_facts():
+        data = facts_to_json(facts)
+        assert decode_facts(data) == facts_from_json(data) == facts, facts.path
+        seen += bool(facts.clients or facts.config)
+    assert seen >= 5
+
+
+@pytest.mark.parametrize("path, bad", [
+    (("clients", 0, "location", "line"), "7"),
+    (("clients", 0, "group", "value", "text"), 7),
+    (("clients", 0, "subscriptions"), {"a": 1}),
+    (("clients", 0), ["not", "an", "object"]),
+])
+def test_fast_decoder_rejects_wrong_types(path, bad):
+    from rmqlint.cache import decode_facts
+    from rmqlint.facts import facts_to_json
+
+    facts = next(f for f in _fixture_facts() if f.clients and f.clients[0].group is not None
+                 and getattr(f.clients[0].group.value, "text", None) is not None)
+    data = facts_to_json(facts)
+    target = data
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = bad
+    with pytest.raises((TypeError, KeyError, ValueError)):
+        decode_facts(data)
