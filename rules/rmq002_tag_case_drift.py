@@ -214,7 +214,39 @@ consumer.subscribe(TOPIC, on_message, "STOCK_LOW")
 consumer.start()
 """
 
+_JAVA_LEDGER_PRODUCER = """\
+package com.example.ledger;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class LedgerPublisher {
+    private final DefaultMQProducer producer = new DefaultMQProducer("ledger_producer");
+
+    public void posted(String entry) throws Exception {
+        producer.send(new Message("LedgerTopic", "EntryPosted", entry.getBytes(StandardCharsets.UTF_8)));
+    }
+}
+"""
+
+_PYTHON5_CONSUMER = """\
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, SimpleConsumer
+
+config = ClientConfiguration("127.0.0.1:8081", Credentials())
+consumer = SimpleConsumer(config, "ledger_audit", {"LedgerTopic": FilterExpression("entryPosted")})
+consumer.startup()
+for message in consumer.receive(16, 30):
+    print(message.body)
+    consumer.ack(message)
+"""
+
 # --- near misses that must stay quiet ---
+
+_PYTHON5_CONSUMER_EXACT = _PYTHON5_CONSUMER.replace(
+    'FilterExpression("entryPosted")',
+    'FilterExpression("EntryPosted || EntryReversed")',
+)
 
 _JAVA_EXACT_CONSUMER = _JAVA_CONSUMER.replace('"Aaaaa"', '"aaaaa || bbbbb"')
 
@@ -364,6 +396,14 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
             expect=(("inventory.py", line_of(_PYTHON2_BOTH, "consumer.subscribe(")),),
             note="Python 2.x on both sides",
         ),
+        Example(
+            {
+                "ledger/src/main/java/com/example/ledger/LedgerPublisher.java": _JAVA_LEDGER_PRODUCER,
+                "audit/ledger_audit.py": _PYTHON5_CONSUMER,
+            },
+            expect=(("audit/ledger_audit.py", line_of(_PYTHON5_CONSUMER, "FilterExpression(")),),
+            note="a Java producer and a Python 5.x SimpleConsumer's FilterExpression",
+        ),
     ]
 
     VALID = [
@@ -389,6 +429,13 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
             note="a dynamic tag and a dynamic topic are never guessed",
         ),
         Example({"inventory.py": _PYTHON2_EXACT}, note="the client trims subscribed tags"),
+        Example(
+            {
+                "ledger/src/main/java/com/example/ledger/LedgerPublisher.java": _JAVA_LEDGER_PRODUCER,
+                "audit/ledger_audit.py": _PYTHON5_CONSUMER_EXACT,
+            },
+            note="Python 5.x: the exact tag",
+        ),
     ]
 
     def check(self, project: Project) -> Iterable[Finding]:
