@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from rmqlint.cache import CACHE_DIR, CACHE_FILE
 from rmqlint.engine import LintOptions, lint
 from tests.lint.test_engine_fixtures import CONSUMER_JAVA, OLD, OTHER_CONSUMER_JAVA, java_project
@@ -134,9 +136,6 @@ def test_memo_does_not_survive_a_change_of_rules_or_files(tmp_path):
     assert run(root, select=["RMQ003"]).findings == []  # other rules: not the memo's answer
     (root / "src/main/java/com/app/Other.java").write_text(OTHER_CONSUMER_JAVA, encoding="utf-8")
     assert [f[1] for f in summary(run(root))] == [CONSUMER, "src/main/java/com/app/Other.java"]
-
-
-import pytest  # noqa: E402
 
 
 @pytest.mark.parametrize("damage", [
