@@ -550,20 +550,20 @@ class _Analyzer:
 
     def _fstring(self, node: cst.FormattedString, scope: _Scope) -> Value:
         parts: list[Value] = []
+        raw = "r" in node.prefix.lower()
         for part in node.parts:
             if isinstance(part, cst.FormattedStringText):
+                if "\\" in part.value and not raw:
+                    return Dynamic("f-string with escapes")  # rare in names; not worth decoding by hand
                 parts.append(Lit(part.value.replace("{{", "{").replace("}}", "}")))
             elif isinstance(part, cst.FormattedStringExpression):
-                if part.conversion is not None or part.format_spec is not None:
+                if part.conversion is not None or part.format_spec is not None \
+                        or getattr(part, "equal", None) is not None:
                     return Dynamic("formatted f-string field")
                 value = self.value(part.expression, scope)
                 if isinstance(value, Dynamic):
                     return value
                 parts.append(value)
-        if "r" not in node.prefix.lower():
-            for i, part in enumerate(parts):
-                if isinstance(part, Lit) and "\\" in part.text:
-                    return Dynamic("f-string with escapes")
         return concat(parts)
 
     def _attribute(self, node: cst.Attribute, scope: _Scope) -> Value:
