@@ -241,6 +241,40 @@ for message in consumer.receive(16, 30):
     consumer.ack(message)
 """
 
+_SPRING_REPORT_SENDER = """\
+package com.example.report;
+
+import org.apache.rocketmq.spring.core.RocketMQTemplate;
+import org.springframework.stereotype.Service;
+
+@Service
+public class ReportSender {
+    private final RocketMQTemplate rocketMQTemplate;
+
+    public ReportSender(RocketMQTemplate rocketMQTemplate) {
+        this.rocketMQTemplate = rocketMQTemplate;
+    }
+
+    public void daily(String report) {
+        rocketMQTemplate.syncSend("ReportTopic:DailyReport", report);
+    }
+}
+"""
+
+_SPRING_REPORT_CONFIG = """\
+spring:
+  application:
+    name: report-service
+
+rocketmq:
+  name-server: 127.0.0.1:9876
+  # the lite pull consumer behind RocketMQTemplate#receive
+  consumer:
+    group: report_puller
+    topic: ReportTopic
+    selector-expression: dailyReport || WeeklyReport
+"""
+
 # --- near misses that must stay quiet ---
 
 _PYTHON5_CONSUMER_EXACT = _PYTHON5_CONSUMER.replace(
@@ -398,6 +432,15 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
         ),
         Example(
             {
+                "src/main/java/com/example/report/ReportSender.java": _SPRING_REPORT_SENDER,
+                "src/main/resources/application.yml": _SPRING_REPORT_CONFIG,
+            },
+            # the Spring frontend locates a configured subscription at its topic key
+            expect=(("src/main/resources/application.yml", line_of(_SPRING_REPORT_CONFIG, "topic: ReportTopic")),),
+            note="Spring Boot: rocketmq.consumer.selector-expression against a template destination",
+        ),
+        Example(
+            {
                 "ledger/src/main/java/com/example/ledger/LedgerPublisher.java": _JAVA_LEDGER_PRODUCER,
                 "audit/ledger_audit.py": _PYTHON5_CONSUMER,
             },
@@ -435,6 +478,13 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
                 "audit/ledger_audit.py": _PYTHON5_CONSUMER_EXACT,
             },
             note="Python 5.x: the exact tag",
+        ),
+        Example(
+            {
+                "src/main/java/com/example/report/ReportSender.java": _SPRING_REPORT_SENDER,
+                "src/main/resources/application.yml": _SPRING_REPORT_CONFIG.replace("dailyReport", "DailyReport"),
+            },
+            note="Spring Boot: the exact tag",
         ),
     ]
 
