@@ -238,3 +238,28 @@ def test_special_file_is_reported_not_read(tmp_path):
     pipe = [f for f in result.findings if f.location.path.endswith("Pipe.java")]
     assert [(f.code, f.message) for f in pipe] == [("RMQ900", "not a regular file: not linted")]
     assert any(f.code == "RMQ001" for f in result.findings)
+
+
+def test_garbage_in_every_file_kind_never_stops_the_run(tmp_path):
+    """Random bytes, truncated sources and odd encodings, under every name rmqlint reads: each file gives at most
+    RMQ900 notes, and the real finding is still reported."""
+    import random
+
+    rng = random.Random(20240607)
+    marker = b"DefaultMQPushConsumer rocketmq "
+    files = {}
+    for index in range(12):
+        blob = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400)))
+        text = marker + CONSUMER_JAVA.encode()[: rng.randrange(10, len(CONSUMER_JAVA))]
+        for name, data in ((f"G{index}.java", blob), (f"T{index}.java", text), (f"g{index}.py", marker + blob),
+                           (f"cfg{index}/application.yml", b"rocketmq:\n  " + blob),
+                           (f"cfg{index}/application.properties", b"rocketmq.x=" + blob),
+                           (f"u{index}.py", "# rocketmq\nx = '\u00e9'\n".encode("utf-16"))):
+            files[f"src/main/java/com/app/junk/{name}"] = data
+    root = java_project(tmp_path)
+    write_project(root, files)
+    result = run(root)
+    assert ("RMQ001", CONSUMER, CONSUMER_FINDING_LINE) in codes_at(result)
+    junk = [f for f in result.findings if "/junk/" in f.location.path]
+    assert junk and {f.code for f in junk} <= {"RMQ900", "RMQ001", "RMQ002", "RMQ003"}
+    assert all(f.location.line >= 1 and f.location.column >= 1 for f in result.findings)
