@@ -342,8 +342,8 @@ def _dotted(node: cst.CSTNode | None) -> str | None:
 
 # --- RocketMQ API ------------------------------------------------------------------------------------------
 
-_V2_MODULES = ("rocketmq.client", "rocketmq.ffi", "rocketmq.consts")
-# class -> (role, group argument position) per generation
+_V2_MODULES = ("rocketmq.client", "rocketmq.ffi", "rocketmq.consts", "rocketmq.exceptions")
+# client class -> role, per generation
 _V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer", "Producer": "producer",
                "TransactionMQProducer": "producer"}
 _V5_CLIENTS = {"PushConsumer": "push_consumer", "LitePushConsumer": "push_consumer",
@@ -408,9 +408,9 @@ class _Analyzer:
         for kind, node, scope in self.events:
             self.scope = scope
             if kind == "assign":
-                self.visit_Assign(node) if isinstance(node, cst.Assign) else self.visit_AnnAssign(node)
+                self._on_assign(node) if isinstance(node, cst.Assign) else self._on_annotated_assign(node)
             else:
-                self.visit_Call(node)
+                self._on_call(node)
         for name, binding in self.root.bindings.items():
             if binding.definition is not None:
                 continue
@@ -617,14 +617,14 @@ class _Analyzer:
                 return ("attr", id(cls.node), node.attr.value)
         return None
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def _on_assign(self, node: cst.Assign) -> None:
         keys = [self.receiver(t.target, self.scope) for t in node.targets]
         self._note_attribute_assignments([t.target for t in node.targets], node.value)
         self._construct(node.value, [k for k in keys if k is not None])
         for target in node.targets:
             self._note_message_field(target.target, node.value)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def _on_annotated_assign(self, node: cst.AnnAssign) -> None:
         if node.value is None:
             return
         key = self.receiver(node.target, self.scope)
@@ -646,7 +646,7 @@ class _Analyzer:
             if key is not None:
                 self.tag_assigns.append((key, target, value, self.scope))
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def _on_call(self, node: cst.Call) -> None:
         if id(node) not in self.handled:
             self._construct(node, [])
         if isinstance(node.func, cst.Attribute):
@@ -863,11 +863,10 @@ class _Analyzer:
 
     def _link(self, facts: FileFacts) -> None:
         for key, method, call, scope in self.calls:
-            order = self.order(call)
             if key in self.clients:
-                self._client_call(self._owner(self.clients[key], order), method, call, scope)
+                self._client_call(self._owner(self.clients[key], self.order(call)), method, call, scope)
             elif key in self.messages and method == "set_tags":
-                message = self._owner(self.messages[key], order)
+                message = self._owner(self.messages[key], self.order(call))
                 tag = self._arg(call, 0, "tags")
                 if message.version == "python2" and tag is not None:
                     topic = message.topic if message.topic is not None else Dynamic("message topic")
