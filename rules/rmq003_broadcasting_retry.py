@@ -226,7 +226,7 @@ class BroadcastingRetry(Rule):
 ## What it does
 Finds BROADCASTING consumers that expect a failed message to come back: a concurrent listener that returns
 `RECONSUME_LATER` (Python 2.x: `ConsumeStatus.RECONSUME_LATER`), a Spring `RocketMQListener` that throws from
-`onMessage`, or a consumer that sets `maxReconsumeTimes` or a delay level (`delayLevelWhenNextConsume`). One finding
+`onMessage` (or a Python 2.x callback that raises), or a consumer that sets `maxReconsumeTimes` or a delay level (`delayLevelWhenNextConsume`). One finding
 per consumer, at the most telling place (a `RECONSUME_LATER` return, else a throw, else the `maxReconsumeTimes`
 setting, else the delay level); the message lists the other places.
 
