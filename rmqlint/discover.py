@@ -179,5 +179,6 @@ def _walk(root: Path) -> list[str]:
                 pass
         join = (lambda n: f"{rel_dir}/{n}") if rel_dir else (lambda n: n)
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not ignored(join(d), True))
-        files.extend(join(f) for f in filenames if not ignored(join(f), False))
+        # Only names that can be source files are matched against the ignore rules (the slow part of a walk).
+        files.extend(join(f) for f in filenames if source_kind(f) is not None and not ignored(join(f), False))
     return files
