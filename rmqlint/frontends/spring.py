@@ -82,15 +82,18 @@ def parse_properties(path: str, data: bytes) -> FileFacts:
     try:
         text = _text(facts, data)
         if text is not None:
-            _read_properties(facts, text)
-            _clients(facts, {})
+            _clients(facts, _read_properties(facts, text))
     except Exception as err:  # never a traceback for a user's file
         facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
     return facts
 
 
-def _read_properties(facts: FileFacts, text: str) -> None:
-    lines = text.splitlines()
+def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
+    """Reads the entries; returns id(entry) -> profile for entries of profile-specific documents (Spring Boot
+    2.4+ splits a properties file into documents at `#---` / `!---` lines)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # the format's line terminators
+    documents: list[int] = []
+    document = 0
     i = 0
     while i < len(lines):
         first = i
@@ -98,6 +101,9 @@ def _read_properties(facts: FileFacts, text: str) -> None:
         stripped = raw.lstrip(" \t\f")
         i += 1
         if not stripped:
+            continue
+        if raw in ("#---", "!---"):
+            document += 1
             continue
         if stripped[0] in "#!":
             codes = _suppression_codes(stripped)
@@ -118,6 +124,8 @@ def _read_properties(facts: FileFacts, text: str) -> None:
             continue
         for key, (value, _meta) in props.items():
             facts.config.append(ConfigEntry(key, parse_spring_string(value), _value_location(facts.path, first, parts)))
+            documents.append(document)
+    return _profiles(facts.config, documents)
 
 
 def _continues(line: str) -> bool:
@@ -320,13 +328,17 @@ class _Flattener:
         self.documents.append(self.document)
 
     def profiles(self) -> dict[int, str]:
-        """id(entry) -> the profile condition of its document (`spring.config.activate.on-profile`, or the
-        older `spring.profiles`), for entries of documents that apply only under a profile."""
-        conditions: dict[int, str] = {}
-        for entry, document in zip(self.facts.config, self.documents):
-            if canonical_key(entry.key) in _PROFILE_KEYS and isinstance(entry.value, Lit):
-                conditions[document] = entry.value.text
-        return {id(e): conditions[d] for e, d in zip(self.facts.config, self.documents) if d in conditions}
+        return _profiles(self.facts.config, self.documents)
+
+
+def _profiles(config: list[ConfigEntry], documents: list[int]) -> dict[int, str]:
+    """id(entry) -> the profile condition of its document (`spring.config.activate.on-profile`, or the older
+    `spring.profiles`), for entries of documents that apply only under a profile."""
+    conditions: dict[int, str] = {}
+    for entry, document in zip(config, documents):
+        if canonical_key(entry.key) in _PROFILE_KEYS and isinstance(entry.value, Lit):
+            conditions[document] = entry.value.text
+    return {id(e): conditions[d] for e, d in zip(config, documents) if d in conditions}
 
 
 _PROFILE_KEYS = {canonical_key("spring.config.activate.on-profile"), canonical_key("spring.profiles")}

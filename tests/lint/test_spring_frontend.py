@@ -257,3 +257,13 @@ def test_canonical_key_relaxed_binding():
     forms = ["rocketmq.consumer.instance-name", "rocketmq.consumer.instanceName", "rocketmq.consumer.instance_name",
              "ROCKETMQ.CONSUMER.INSTANCE-NAME"]
     assert {canonical_key(k) for k in forms} == {"rocketmq.consumer.instancename"}
+
+
+def test_properties_documents_and_profiles():
+    text = (b"rocketmq.pull-consumer.group=g\r\nrocketmq.pull-consumer.instance-name=a\r\n#---\r\n"
+            b"spring.config.activate.on-profile=prod\r\nrocketmq.pull-consumer.instance-name=b\r\n")
+    facts = parse_properties("application.properties", text)
+    (pull,) = facts.clients
+    assert pull.instance_name.value == Dynamic("rocketmq.pull-consumer.instance-name differs under profile prod")
+    assert pull.instance_name.location.line == 5  # CRLF counts as one line break
+    assert len(facts.config) == 4
