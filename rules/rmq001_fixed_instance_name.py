@@ -337,7 +337,10 @@ it at a per-replica property such as `${HOSTNAME}`.
     ]
 
     VALID = [
-        Example({"src/main/java/com/example/order/Consumer.java": _JAVA_DYNAMIC_NAME}, note="name from the environment"),
+        Example(
+            {"src/main/java/com/example/order/Consumer.java": _JAVA_DYNAMIC_NAME},
+            note="name from the environment",
+        ),
         Example(
             {"src/main/java/com/example/order/OrderClients.java": _JAVA_PRODUCER_AND_DEFAULT},
             note="a fixed name on a producer; an explicit DEFAULT on a consumer is replaced at start",

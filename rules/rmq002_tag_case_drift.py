@@ -33,6 +33,7 @@ def drift_key(tag: str) -> str:
     """Two tags that differ only here are the same tag to a human and different tags to RocketMQ."""
     return tag.strip().lower()
 
+
 _JAVA_PRODUCER = """\
 package com.example.demo;
 

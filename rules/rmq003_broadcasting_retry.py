@@ -116,7 +116,7 @@ consumer.start()
 # --- near misses that must stay quiet ---
 
 _JAVA_CLUSTERING_RETRY = _JAVA_SEED_003.replace(
-    "        consumer.setMessageModel(MessageModel.BROADCASTING);\n", "        consumer.setMessageModel(MessageModel.CLUSTERING);\n"
+    "setMessageModel(MessageModel.BROADCASTING);", "setMessageModel(MessageModel.CLUSTERING);"
 )
 
 _JAVA_BROADCAST_OK = """\
@@ -226,9 +226,9 @@ class BroadcastingRetry(Rule):
 ## What it does
 Finds BROADCASTING consumers that expect a failed message to come back: a concurrent listener that returns
 `RECONSUME_LATER` (Python 2.x: `ConsumeStatus.RECONSUME_LATER`), a Spring `RocketMQListener` that throws from
-`onMessage` (or a Python 2.x callback that raises), or a consumer that sets `maxReconsumeTimes` or a delay level (`delayLevelWhenNextConsume`). One finding
-per consumer, at the most telling place (a `RECONSUME_LATER` return, else a throw, else the `maxReconsumeTimes`
-setting, else the delay level); the message lists the other places.
+`onMessage` (or a Python 2.x callback that raises), or a consumer that sets `maxReconsumeTimes` or a delay level
+(`delayLevelWhenNextConsume`). One finding per consumer, at the most telling place (a `RECONSUME_LATER` return,
+else a throw, else the `maxReconsumeTimes` setting, else the delay level); the message lists the other places.
 
 ## Why is this bad?
 Only clustering consumers retry: a failed message goes back to the broker, to `%RETRY%<group>` with a growing delay,
@@ -259,13 +259,18 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
     INVALID = [
         Example(
             {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_SEED_003},
-            expect=(("src/main/java/com/example/config/ConfigRefresher.java", line_of(_JAVA_SEED_003, "RECONSUME_LATER")),),
+            expect=(
+                ("src/main/java/com/example/config/ConfigRefresher.java", line_of(_JAVA_SEED_003, "RECONSUME_LATER")),
+            ),
             note="seed 003: RECONSUME_LATER and maxReconsumeTimes on a broadcasting consumer: one finding",
         ),
         Example(
             {"src/main/java/com/example/config/LocalCacheConsumer.java": _JAVA_MAX_ONLY},
             expect=(
-                ("src/main/java/com/example/config/LocalCacheConsumer.java", line_of(_JAVA_MAX_ONLY, "setMaxReconsumeTimes")),
+                (
+                    "src/main/java/com/example/config/LocalCacheConsumer.java",
+                    line_of(_JAVA_MAX_ONLY, "setMaxReconsumeTimes"),
+                ),
             ),
             note="maxReconsumeTimes alone",
         ),

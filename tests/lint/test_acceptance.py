@@ -25,6 +25,7 @@ def line_of(path: Path, needle: str) -> int:
     return lines[0]
 
 
+ORDER = "order-service/src/main/java/com/acme/order"
 INVENTORY = "inventory-service/src/main/java/com/acme/inventory"
 NOTIFY = "notification-app/src/main/java/com/acme/notify"
 YAML = "notification-app/src/main/resources/application.yml"
@@ -39,7 +40,7 @@ MONOREPO_FINDINGS = [
     ("RMQ001", f"{NOTIFY}/OrderPaidListener.java", 'instanceName = "${acme.notify.instance}"'),
     ("RMQ001", f"{BILLING}/consumer.py", 'consumer.set_instance_name("billing-worker")'),
     # RMQ002: case and trailing-space drift, across services and languages
-    ("RMQ002", "order-service/src/main/java/com/acme/order/RefundConsumer.java", 'subscribe(Topics.ORDER, "RefundIssued")'),
+    ("RMQ002", f"{ORDER}/RefundConsumer.java", 'subscribe(Topics.ORDER, "RefundIssued")'),
     ("RMQ002", f"{INVENTORY}/OrderConsumer.java", '" || OrderCancelled"'),
     ("RMQ002", f"{NOTIFY}/OrderPaidListener.java", 'selectorExpression = "${acme.notify.paid-tag}"'),
     # RMQ003: retries assumed on broadcasting consumers
@@ -53,7 +54,8 @@ FIXES = [
     (f"{INVENTORY}/OrderConsumer.java", "setInstanceName(InventoryMq.INSTANCE_NAME)",
      'setInstanceName(InventoryMq.INSTANCE_NAME + "-" + System.getenv("HOSTNAME"))'),
     (f"{INVENTORY}/OrderConsumer.java", '" || OrderCancelled"', '" || orderCancelled"'),
-    (f"{INVENTORY}/StockSync.java", 'pull.setInstanceName("stock-puller");', 'pull.setInstanceName(System.getenv("POD_NAME"));'),
+    (f"{INVENTORY}/StockSync.java", 'pull.setInstanceName("stock-puller");',
+     'pull.setInstanceName(System.getenv("POD_NAME"));'),
     (YAML, "    instance-name: notification-puller\n", ""),
     (YAML, "paid-tag: orderPaid", "paid-tag: OrderPaid"),
     (f"{NOTIFY}/OrderPaidListener.java", "${acme.notify.instance}", "${HOSTNAME}"),
@@ -142,7 +144,8 @@ EXAMPLE_FINDINGS = [
     ("RMQ001", f"{SEED004}/spring/src/main/java/org/example/seed004/spring/OrderListener.java", "instanceName ="),
     ("RMQ001", f"{SEED004}/python/consumer.py", 'set_instance_name("XUJIAN_MACBOOK")'),
     ("RMQ002", f"{SEED001}/java/src/main/java/org/example/seed001/Consumer.java", 'subscribe("Seed001Topic", "Aaaaa")'),
-    ("RMQ002", f"{SEED001}/spring/src/main/java/org/example/seed001/spring/PaySuccessListener.java", "selectorExpression"),
+    ("RMQ002", f"{SEED001}/spring/src/main/java/org/example/seed001/spring/PaySuccessListener.java",
+     "selectorExpression"),
     ("RMQ002", f"{SEED001}/python/consumer.py", 'on_order, "OrderCreated"'),
     ("RMQ003", f"{SEED003}/java/src/main/java/org/example/seed003/ConfigRefresher.java", "RECONSUME_LATER;"),
     ("RMQ003", f"{SEED003}/spring/src/main/java/org/example/seed003/spring/PriceChangeListener.java", "throw new"),

@@ -220,7 +220,8 @@ class TestTagCaseDrift:
     def test_producers_subscriptions_do_not_count(self):
         client = ClientFact("producer", "java", loc("C.java", 1),
                             subscriptions=[Subscription(Lit("T"), Lit("A"), "TAG", loc("C.java", 2))])
-        facts = FileFacts("C.java", "java", clients=[client], produced=[ProducedTag(Lit("T"), Lit("a"), loc("C.java", 3))])
+        produced = [ProducedTag(Lit("T"), Lit("a"), loc("C.java", 3))]
+        facts = FileFacts("C.java", "java", clients=[client], produced=produced)
         assert lint(TagCaseDrift, project_of(facts)) == []
 
 
@@ -242,7 +243,8 @@ class TestBroadcastingRetry:
         assert finding.message == (
             'broadcasting consumer group "g" returns RECONSUME_LATER, but broadcasting never retries: a failed message '
             "is dropped with a log line (no %RETRY% topic, no DLQ); also: returns RECONSUME_LATER at A.java:40, "
-            "throws from its listener at A.java:33, sets maxReconsumeTimes at A.java:12, sets a delay level at A.java:13"
+            "throws from its listener at A.java:33, sets maxReconsumeTimes at A.java:12, "
+            "sets a delay level at A.java:13"
         )
 
     @pytest.mark.parametrize(
