@@ -348,6 +348,7 @@ _V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer",
                "TransactionMQProducer": "producer"}
 _V5_CLIENTS = {"PushConsumer": "push_consumer", "LitePushConsumer": "push_consumer",
                "SimpleConsumer": "simple_consumer", "Producer": "producer"}
+_V2_MODEL_NUMBERS = {"0": "BROADCASTING", "1": "CLUSTERING"}  # rocketmq/ffi.py MessageModel
 _V2_SETTERS = {"set_group": "group", "set_instance_name": "instance_name", "set_message_model": "message_model"}
 
 
@@ -690,6 +691,13 @@ class _Analyzer:
     def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: _Scope) -> Setting:
         return Setting(self.value(node, scope), self.loc(where))
 
+    def _model(self, node: cst.BaseExpression, scope: _Scope, where: cst.CSTNode | None = None) -> Setting:
+        """A 2.x message model: `MessageModel.X`, or the ctypes enum's number (BROADCASTING = 0, CLUSTERING = 1)."""
+        setting = self._setting(node, where or node, scope)
+        if isinstance(setting.value, Lit) and setting.value.text in _V2_MODEL_NUMBERS:
+            setting.value = Lit(_V2_MODEL_NUMBERS[setting.value.text])
+        return setting
+
     def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple], cls: str) -> ClientFact:
         scope = self.scope
         name = next((k[2] if k[0] == "name" else f"self.{k[2]}" for k in keys), "")
@@ -707,7 +715,7 @@ class _Analyzer:
                     fact.consume_mode = Setting(Lit(mode) if mode else Dynamic("orderly flag"), self.loc(orderly))
                 model = self._arg(call, 2, "message_model")
                 if model is not None:
-                    fact.message_model = self._setting(model, model, scope)
+                    fact.message_model = self._model(model, scope)
             return fact
         if role == "producer":
             return fact
@@ -905,7 +913,9 @@ class _Analyzer:
             if method in _V2_SETTERS:
                 arg = self._arg(call, 0, {"set_group": "group_id", "set_instance_name": "name",
                                           "set_message_model": "model"}[method])
-                if arg is not None:
+                if arg is not None and method == "set_message_model":
+                    fact.message_model = self._model(arg, scope, call)
+                elif arg is not None:
                     setattr(fact, _V2_SETTERS[method], self._setting(arg, call, scope))
             elif method == "subscribe" and fact.role == "push_consumer":
                 topic = self._arg(call, 0, "topic")

@@ -372,3 +372,10 @@ def test_v5_lite_push_consumer_signature():
     assert (client.role, client.group.value, client.subscriptions) == ("push_consumer", Lit("lite_group"), [])
     (listener,) = client.listeners
     assert [loc.line for loc in listener.reconsume_later] == [4]
+
+
+def test_v2_message_model_as_the_enum_number():
+    source = b"from rocketmq.client import PushConsumer\nc = PushConsumer('g', False, 0)\nd = PushConsumer('h')\nd.set_message_model(1)\n"
+    c, d = parse_python("m.py", source).clients
+    assert (c.message_model.value, d.message_model.value) == (Lit("BROADCASTING"), Lit("CLUSTERING"))
+    assert d.message_model.location.line == 4
