@@ -189,7 +189,8 @@ def _decode_error(rel: str, kind: str, data: bytes) -> FileFacts | None:
         data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, err.start) + 1
+        column = len(data[line_start : err.start].decode("utf-8")) + 1  # characters, as the frontends count
         return _problem_facts(rel, kind, f"not valid UTF-8 (byte 0x{data[err.start]:02x}): not linted", line, column)
     return None
 

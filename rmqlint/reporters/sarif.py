@@ -89,6 +89,7 @@ def render_sarif(result) -> str:
                     }
                 },
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+                "columnKind": "unicodeCodePoints",  # the frontends count characters, not UTF-16 units
                 "results": results,
             }
         ],

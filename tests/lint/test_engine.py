@@ -60,7 +60,7 @@ def test_bad_files_give_rmq900_and_the_run_goes_on(tmp_path):
     write_project(root, {
         "src/main/java/com/app/Broken.java": broken,
         "src/main/java/com/app/Binary.java": b"\x00\x01\x02DefaultMQPushConsumer\xff",
-        "src/main/java/com/app/Latin.java": "// DefaultMQPushConsumer caf\u00e9\nclass Latin {}\n".encode("latin-1"),
+        "src/main/java/com/app/Latin.java": "// DefaultMQPushConsumer \u00fc caf".encode() + "\u00e9\nclass Latin {}\n".encode("latin-1"),
         "src/main/java/com/app/Huge.java": huge,
         "src/main/java/com/app/Unrelated.java": "// caf\u00e9 sans rapport\nclass Unrelated {}\n".encode("latin-1"),
     })
@@ -70,7 +70,7 @@ def test_bad_files_give_rmq900_and_the_run_goes_on(tmp_path):
     assert by_path["Broken.java"].code == "RMQ900" and by_path["Broken.java"].location.line == 4
     assert "binary" in by_path["Binary.java"].message
     latin = by_path["Latin.java"]
-    assert "UTF-8" in latin.message and (latin.location.line, latin.location.column) == (1, 29)
+    assert "UTF-8" in latin.message and (latin.location.line, latin.location.column) == (1, 31)
     assert f"{MAX_FILE_BYTES >> 20} MB limit" in by_path["Huge.java"].message
     assert "Unrelated.java" not in by_path  # not about RocketMQ: its encoding is no concern
     assert {f.severity for f in result.findings if f.code == "RMQ900"} == {"info"}

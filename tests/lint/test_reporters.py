@@ -110,6 +110,7 @@ def test_sarif_is_valid_and_complete(tmp_path):
     assert physical["artifactLocation"] == {"uri": "src/A.java", "uriBaseId": "%SRCROOT%"}
     assert physical["region"] == {"startLine": 7, "startColumn": 9, "endLine": 7, "endColumn": 30}
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
+    assert run["columnKind"] == "unicodeCodePoints"
 
 
 def test_sarif_without_findings_and_with_a_selection_is_valid(tmp_path):
