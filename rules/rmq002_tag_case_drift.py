@@ -491,12 +491,10 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
 
     def check(self, project: Project) -> Iterable[Finding]:
         # topic -> drift key -> produced tag text -> locations
-        produced: dict[str, dict[str, dict[str, list[Location]]]] = defaultdict(lambda: defaultdict(dict))
+        produced: dict[str, dict[str, dict[str, set[Location]]]] = defaultdict(lambda: defaultdict(dict))
         for _facts, item in project.produced():
             if isinstance(item.topic, Lit) and isinstance(item.tag, Lit) and item.tag.text.strip():
-                produced[item.topic.text][drift_key(item.tag.text)].setdefault(item.tag.text, []).append(
-                    item.location
-                )
+                produced[item.topic.text][drift_key(item.tag.text)].setdefault(item.tag.text, set()).add(item.location)
 
         for _facts, client in project.clients():
             if not is_consumer(client):
@@ -519,7 +517,7 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
                         yield self.finding(self._message(client, sub.topic.text, tag, drifting), sub.location)
 
     @staticmethod
-    def _message(client, topic: str, tag: str, drifting: dict[str, list[Location]]) -> str:
+    def _message(client, topic: str, tag: str, drifting: dict[str, set[Location]]) -> str:
         shown = []
         for text in sorted(drifting):
             locations = sorted(drifting[text], key=lambda loc: (loc.path, loc.line, loc.column))

@@ -192,6 +192,13 @@ class TestTagCaseDrift:
         assert '"taga" at P.java:11 (and 1 more)' in finding.message
         assert '"TagA" at' not in finding.message
 
+    def test_a_place_is_counted_once(self):
+        producer = FileFacts("P.java", "java", produced=[ProducedTag(Lit("T"), Lit("a"), loc("P.java", 5))] * 2)
+        client = consumer(subscriptions=[Subscription(Lit("T"), Lit("A"), "TAG", loc("C.java", 2))])
+        project = project_of(producer, FileFacts("C.java", "java", clients=[client]))
+        (finding,) = lint(TagCaseDrift, project)
+        assert '"a" at P.java:5:' in finding.message
+
     def test_one_finding_per_drifting_subscribed_tag(self):
         findings = self.run([("T", "a"), ("T", "b")], [("T", "A || B")])
         assert len(findings) == 2
