@@ -43,9 +43,11 @@ MONOREPO_FINDINGS = [
     ("RMQ002", f"{ORDER}/RefundConsumer.java", 'subscribe(Topics.ORDER, "RefundIssued")'),
     ("RMQ002", f"{INVENTORY}/OrderConsumer.java", '" || OrderCancelled"'),
     ("RMQ002", f"{NOTIFY}/OrderPaidListener.java", 'selectorExpression = "${acme.notify.paid-tag}"'),
+    ("RMQ002", f"{NOTIFY}/SmsRequestListener.java", '@RocketMQMessageListener('),
     # RMQ003: retries assumed on broadcasting consumers
     ("RMQ003", f"{INVENTORY}/CacheEvictConsumer.java", "return ConsumeConcurrentlyStatus.RECONSUME_LATER;"),
     ("RMQ003", f"{NOTIFY}/TemplateReloadListener.java", "throw new IllegalStateException"),
+    ("RMQ003", f"{NOTIFY}/LocaleCacheListener.java", "delayLevelWhenNextConsume = 3"),
     ("RMQ003", f"{BILLING}/rates.py", "return ConsumeStatus.RECONSUME_LATER"),
 ]
 
@@ -67,6 +69,8 @@ FIXES = [
     (f"{NOTIFY}/TemplateReloadListener.java", 'throw new IllegalStateException("template id missing, try again");',
      "return;"),
     (f"{BILLING}/rates.py", "return ConsumeStatus.RECONSUME_LATER", "return ConsumeStatus.CONSUME_SUCCESS"),
+    (f"{NOTIFY}/NotifySender.java", '"acme-notify:smsRequested"', '"acme-notify:SmsRequested"'),
+    (f"{NOTIFY}/LocaleCacheListener.java", ",\n    delayLevelWhenNextConsume = 3)", ")"),
 ]
 
 
