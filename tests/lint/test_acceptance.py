@@ -137,6 +137,20 @@ def test_monorepo_is_clean_once_fixed(monorepo: Path):
     assert result.returncode == 0
 
 
+def test_monorepo_inline_suppression_is_what_keeps_a_reviewed_case_quiet(monorepo: Path):
+    job = monorepo / ORDER / "ReconciliationJob.java"
+    text = job.read_text(encoding="utf-8")
+    comment = "        // rmqlint: disable=RMQ001 -- one replica by design, see ops/runbook.md\n"
+    assert text.count(comment) == 1
+    job.write_text(text.replace(comment, ""), encoding="utf-8")
+    findings = json_findings(run_rmqlint(monorepo, ORDER, "--format", "json", "--no-cache"))
+    got = sorted((f["code"], f["path"], f["line"]) for f in findings)
+    assert got == [
+        ("RMQ001", f"{ORDER}/ReconciliationJob.java", line_of(job, 'setInstanceName("reconciliation")')),
+        ("RMQ002", f"{ORDER}/RefundConsumer.java", line_of(monorepo / ORDER / "RefundConsumer.java", '"RefundIssued"')),
+    ]
+
+
 # --- the bundled examples ---------------------------------------------------------------------------------------
 
 SEED004 = "examples/seed004-fixed-instance-name"
