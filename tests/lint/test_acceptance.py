@@ -94,14 +94,22 @@ def json_findings(result: subprocess.CompletedProcess) -> list[dict]:
 
 @pytest.fixture()
 def monorepo(tmp_path: Path) -> Path:
-    # A copy: outside this repository (whose settings exclude tests/), and free to edit for the clean run.
+    # A copy: outside this repository (whose settings exclude tests/), and free to edit.
     target = tmp_path / "acme"
     shutil.copytree(MONOREPO, target)
     return target
 
 
-def test_monorepo_reports_exactly_the_seeded_cases(monorepo: Path):
-    result = run_rmqlint(monorepo, ".", "--format", "json", "--no-cache")
+@pytest.fixture(scope="module")
+def pristine_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """One run on an unedited copy, shared by the tests that only read its output."""
+    target = tmp_path_factory.mktemp("pristine") / "acme"
+    shutil.copytree(MONOREPO, target)
+    return target, run_rmqlint(target, ".", "--format", "json", "--no-cache")
+
+
+def test_monorepo_reports_exactly_the_seeded_cases(pristine_run):
+    monorepo, result = pristine_run
     assert result.returncode == 1, result.stdout + result.stderr
     findings = json_findings(result)
     got = sorted((f["code"], f["path"], f["line"]) for f in findings)
@@ -111,8 +119,9 @@ def test_monorepo_reports_exactly_the_seeded_cases(monorepo: Path):
     assert severities == {"RMQ001": "error", "RMQ002": "error", "RMQ003": "warning"}
 
 
-def test_monorepo_messages_name_the_evidence(monorepo: Path):
-    findings = json_findings(run_rmqlint(monorepo, ".", "--format", "json", "--no-cache"))
+def test_monorepo_messages_name_the_evidence(pristine_run):
+    monorepo, result = pristine_run
+    findings = json_findings(result)
     by_place = {(f["code"], f["path"].rsplit("/", 1)[-1], f["line"]): f["message"] for f in findings}
     messages = {(code, path): msg for (code, path, _line), msg in by_place.items()}
     assert '"inventory-node"' in messages[("RMQ001", "OrderConsumer.java")]
