@@ -34,7 +34,7 @@ RACY_MARGIN_NS = 2_000_000_000  # coarse filesystems keep mtimes to 1-2 s
 
 
 @functools.lru_cache(maxsize=1)
-def _package_version() -> str:
+def package_version() -> str:
     """The installed distribution's version, from its metadata directory on sys.path (what importlib.metadata
     would find, without the 40 ms its import costs a warm run)."""
     for entry in sys.path:
@@ -59,7 +59,7 @@ def _package_version() -> str:
 
 
 def cache_key() -> str:
-    return f"facts={FACTS_VERSION};rmqtools={_package_version()};source={_frontends_stamp()}"
+    return f"facts={FACTS_VERSION};rmqtools={package_version()};source={_frontends_stamp()}"
 
 
 def _frontends_stamp() -> int:

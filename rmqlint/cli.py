@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _VersionAction(argparse.Action):
-    """--version, looked up only when asked for (reading package metadata costs a warm run 40 ms)."""
+    """--version, looked up only when asked for (a lint run needs no version string)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         _emit(f"rmqlint {_version()}\n")
@@ -73,9 +73,9 @@ class _VersionAction(argparse.Action):
 
 
 def _version() -> str:
-    from rmqlint.cache import _package_version
+    from rmqlint.cache import package_version
 
-    return _package_version()
+    return package_version()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,9 +11,9 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _version() -> str:
-    from rmqlint.cache import _package_version
+    from rmqlint.cache import package_version
 
-    return _package_version()
+    return package_version()
 
 
 def _descriptor(code: str, name: str, severity: str, summary: str, docs: str) -> dict:
