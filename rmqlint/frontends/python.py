@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from dataclasses import dataclass, field
 
@@ -31,8 +32,11 @@ from rmqlint.facts import ClientFact, FileFacts, Listener, Location, Problem, Pr
 from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat
 
 # Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
-# recursive tree walk fails around 150-300 levels and slows down badly before that.
-MAX_DEPTH = 120
+# tree walk recurses (a few Python frames per level) and slows down more than linearly (2,000 levels of `a + b`
+# take seconds); its native parser overflows the C stack near 10,000 levels. 500 levels keep long `elif` chains.
+MAX_DEPTH = 500
+# libcst runs with at least this recursion limit, enough for MAX_DEPTH levels (measured safe up to 4,000).
+RECURSION_LIMIT = 10_000
 
 _SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*,\s]+))?")
 
@@ -82,12 +86,15 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
     if problem is not None:
         facts.problems.append(problem)
         return
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     try:
         module = cst.parse_module(text)
+        _Analyzer(path, module).run(facts)
     except cst.ParserSyntaxError as err:
         facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, err.raw_line, err.raw_column + 1)))
-        return
-    _Analyzer(path, module).run(facts)
+    finally:
+        sys.setrecursionlimit(old_limit)
 
 
 def _precheck(path: str, text: str) -> Problem | None:

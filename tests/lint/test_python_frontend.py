@@ -311,10 +311,12 @@ def test_ten_thousand_levels_give_one_problem_quickly(source):
     assert "nested" in message or "concatenated" in message or "indentation" in message
 
 
-def test_nesting_libcst_cannot_walk_is_a_problem_not_a_crash():
-    # Within the stdlib parser's limits but deeper than libcst's recursive walk can go (here: a low recursion
-    # limit stands in for a deeper file): RecursionError becomes a Problem, not a crash.
+def test_nesting_libcst_cannot_walk_is_a_problem_not_a_crash(monkeypatch):
+    # Within the guard's limits but deeper than libcst's recursive walk can go (here: a low recursion limit
+    # stands in for a deeper file): RecursionError becomes a Problem, not a crash.
     import sys
+
+    from rmqlint.frontends import python
 
     source = b"from rocketmq.client import PushConsumer\nc = PushConsumer('g')\nx = " + b"f(" * 60 + b")" * 60 + b"\n"
     assert len(parse_python("calls.py", source).clients) == 1
@@ -322,6 +324,7 @@ def test_nesting_libcst_cannot_walk_is_a_problem_not_a_crash():
     frame = sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
+    monkeypatch.setattr(python, "RECURSION_LIMIT", 0)
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(depth + 120)
     try:
@@ -330,6 +333,15 @@ def test_nesting_libcst_cannot_walk_is_a_problem_not_a_crash():
         sys.setrecursionlimit(old)
     message, line, column = only_problem(facts)
     assert message == "code nested too deeply to analyse" and (line, column) == (1, 1)
+    assert sys.getrecursionlimit() == old
+
+
+def test_long_elif_chains_are_analysed():
+    branches = b"".join(b"    elif x == %d:\n        return %d\n" % (i, i) for i in range(1, 400))
+    source = (b"from rocketmq.client import PushConsumer\nc = PushConsumer('g')\n"
+              b"def f(x):\n    if x == 0:\n        return 0\n" + branches)
+    facts = parse_python("elif.py", source)
+    assert facts.problems == [] and facts.clients[0].group.value == Lit("g")
 
 
 def test_empty_and_bom_files():
