@@ -120,7 +120,9 @@ def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
         try:
             props.load(logical, "utf-8")
         except jproperties.PropertyError as err:
-            facts.problems.append(Problem(f"properties error: {err}", _loc(facts.path, first + 1, 1)))
+            # jproperties numbers lines within the text it was given (one logical line): drop its prefix
+            detail = str(err).split(": ", 1)[-1] if str(err).startswith("Parse error in") else str(err)
+            facts.problems.append(Problem(f"properties error: {detail}", _loc(facts.path, first + 1, 1)))
             continue
         for key, (value, _meta) in props.items():
             facts.config.append(ConfigEntry(key, parse_spring_string(value), _value_location(facts.path, first, parts)))

@@ -106,6 +106,7 @@ def test_properties_bad_escape_is_one_problem_and_the_rest_is_read():
     assert entries(facts) == {"a": Lit("1"), "c": Lit("3")}
     (problem,) = facts.problems
     assert problem.location.line == 2
+    assert problem.message == "properties error: invalid literal for int() with base 16: 'ZZZZ'"
 
 
 # --- YAML ------------------------------------------------------------------------------------------------------
