@@ -163,8 +163,9 @@ def parse_yaml(path: str, data: bytes) -> FileFacts:
     try:
         text = _text(facts, data)
         if text is not None:
-            _yaml_suppressions(facts, text)
-            _clients(facts, _read_yaml(facts, text))
+            profiles = _read_yaml(facts, text)
+            _yaml_suppressions(facts, text, scan=not facts.problems)
+            _clients(facts, profiles)
     except RecursionError:
         facts.problems.append(Problem("YAML nested too deeply to analyse", _loc(path, 1, 1)))
     except Exception as err:  # never a traceback for a user's file
@@ -346,22 +347,23 @@ def _profiles(config: list[ConfigEntry], documents: list[int]) -> dict[int, str]
 _PROFILE_KEYS = {canonical_key("spring.config.activate.on-profile"), canonical_key("spring.profiles")}
 
 
-def _yaml_suppressions(facts: FileFacts, text: str) -> None:
+def _yaml_suppressions(facts: FileFacts, text: str, scan: bool) -> None:
     """`# rmqlint: disable=...` comments. PyYAML drops comments, so a `#` counts as one when no token of the
-    scanner covers it and it starts a line or follows a blank (YAML's comment rule)."""
+    scanner covers it and it starts a line or follows a blank (YAML's comment rule). Without a scan (the file
+    could not be read as YAML), every such `#` counts."""
     if "rmqlint" not in text:
         return
-    lines = text.splitlines()
+    lines = re.split("\r\n|[\n\r\x85\u2028\u2029]", text)  # YAML's line breaks, as in PyYAML's marks
     covered: dict[int, list[tuple[int, int]]] = {}
     try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        for token in yaml.scan(text, Loader=yaml.SafeLoader) if scan else ():
             start, end = token.start_mark, token.end_mark
             for line in range(start.line, end.line + 1):
                 first = start.column if line == start.line else 0
                 last = end.column if line == end.line else 1 << 30
                 covered.setdefault(line, []).append((first, last))
     except yaml.YAMLError:
-        pass  # broken YAML: scalars after the error are not known; `#` that start a line still count
+        pass  # scalars after the error are not known: a `#` there counts as a comment
     for number, line in enumerate(lines):
         for column, char in enumerate(line):
             if char != "#" or (column and line[column - 1] not in " \t"):

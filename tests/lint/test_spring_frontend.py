@@ -268,3 +268,12 @@ def test_properties_documents_and_profiles():
     assert pull.instance_name.value == Dynamic("rocketmq.pull-consumer.instance-name differs under profile prod")
     assert pull.instance_name.location.line == 5  # CRLF counts as one line break
     assert len(facts.config) == 4
+
+
+def test_yaml_block_scalars_hide_hash_signs_and_crlf_lines_count_once():
+    text = (b"a: |\r\n  # rmqlint: disable=RMQ001\r\n  text\r\nb: 1  # rmqlint: disable=RMQ002\r\n"
+            b"# rmqlint: disable\r\nc: '#x'\r\n")
+    facts = parse_yaml("application.yml", text)
+    assert facts.suppressions == {4: ["RMQ002"], 5: ["*"]}
+    assert entries(facts)["a"] == Lit("# rmqlint: disable=RMQ001\ntext\n")
+    assert [e.location.line for e in facts.config] == [1, 4, 6]
