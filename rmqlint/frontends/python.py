@@ -618,6 +618,8 @@ class _Analyzer:
         if isinstance(node, cst.Name):
             found = self.find(node.value, scope)
             owner = found[0] if found else self.root
+            if owner.kind == "class":  # a class attribute: the same object as `self.<name>` in its methods
+                return ("attr", id(owner.node), node.value)
             return ("name", id(owner.node), node.value)
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
             cls = self._class_of(node.value, scope)
@@ -626,19 +628,31 @@ class _Analyzer:
         return None
 
     def _on_assign(self, node: cst.Assign) -> None:
-        keys = [self.receiver(t.target, self.scope) for t in node.targets]
-        self._note_attribute_assignments([t.target for t in node.targets], node.value)
-        self._construct(node.value, [k for k in keys if k is not None])
-        for target in node.targets:
-            self._note_message_field(target.target, node.value)
+        self._assigned([t.target for t in node.targets], node.value)
 
     def _on_annotated_assign(self, node: cst.AnnAssign) -> None:
-        if node.value is None:
+        if node.value is not None:
+            self._assigned([node.target], node.value)
+
+    def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+        keys = [k for k in (self.receiver(t, self.scope) for t in targets) if k is not None]
+        self._note_attribute_assignments(targets, value)
+        self._construct(value, keys)
+        self._alias(value, keys)
+        for target in targets:
+            self._note_message_field(target, value)
+
+    def _alias(self, value: cst.BaseExpression, keys: list[tuple]) -> None:
+        """`self.consumer = consumer`: the targets now also hold the client (or message) the value holds."""
+        if not isinstance(value, (cst.Name, cst.Attribute)):
             return
-        key = self.receiver(node.target, self.scope)
-        self._note_attribute_assignments([node.target], node.value)
-        self._construct(node.value, [key] if key else [])
-        self._note_message_field(node.target, node.value)
+        source = self.receiver(value, self.scope)
+        for table in (self.clients, self.messages):
+            if source in table:
+                held = table[source][-1]
+                for key in keys:
+                    if all(h is not held for h in table.setdefault(key, [])):
+                        table[key].append(held)
 
     def _note_attribute_assignments(self, targets, value) -> None:
         for target in targets:

@@ -391,3 +391,9 @@ def test_v2_message_model_as_the_enum_number():
     c, d = parse_python("m.py", source).clients
     assert (c.message_model.value, d.message_model.value) == (Lit("BROADCASTING"), Lit("CLUSTERING"))
     assert d.message_model.location.line == 4
+
+
+def test_class_attribute_clients_and_aliases_share_their_settings():
+    facts, _source, _path = load("receivers.py")
+    assert client_named_group(facts, "class_attribute_group").instance_name.value == Lit("shared-name")
+    assert client_named_group(facts, "aliased_group").instance_name.value == Lit("aliased-name")
