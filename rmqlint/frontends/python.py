@@ -38,7 +38,7 @@ MAX_DEPTH = 500
 # libcst runs with at least this recursion limit, enough for MAX_DEPTH levels (measured safe up to 4,000).
 RECURSION_LIMIT = 10_000
 
-_SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*,\s]+))?")
+_SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 
 
 def mentions_rocketmq(data: bytes) -> bool:

@@ -239,7 +239,7 @@ def test_v5_simple_consumer_producer_and_message_fields():
 
 def test_suppression_comments_come_from_the_tokenizer():
     facts, _source, _path = load("suppressed.py")
-    assert facts.suppressions == {4: ["RMQ001"], 6: ["RMQ001", "RMQ003"], 8: ["*"]}
+    assert facts.suppressions == {4: ["RMQ001"], 6: ["RMQ001", "RMQ003"], 8: ["*"], 9: ["RMQ001"]}
 
 
 def test_prefilter():
