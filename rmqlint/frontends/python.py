@@ -833,14 +833,26 @@ class _Analyzer:
             cls = self._class_of(node.func, scope)
         elif isinstance(node, cst.Name):
             cls = self._class_of(node, scope)  # `self` passed as the listener
-        if cls is None:
+        method = self._method(cls, "consume") if cls is not None else None
+        if method is None:
             return None
-        binding = cls.bindings.get("consume")
-        if binding is None or not isinstance(binding.definition, cst.FunctionDef):
-            return None
-        listener = Listener(kind="python", location=self.loc(binding.definition))
-        self._scan_returns(binding.definition, "FAILURE", listener)
+        listener = Listener(kind="python", location=self.loc(method))
+        self._scan_returns(method, "FAILURE", listener)
         return listener
+
+    def _method(self, cls: _Scope, name: str, depth: int = 0) -> cst.FunctionDef | None:
+        """A method of a class of this module, or inherited from a base class of this module."""
+        binding = cls.bindings.get(name)
+        if binding is not None:
+            return binding.definition if isinstance(binding.definition, cst.FunctionDef) else None
+        if depth > 10 or not isinstance(cls.node, cst.ClassDef):
+            return None
+        for base in cls.node.bases:
+            parent = self._class_of(base.value, cls.parent or self.root)
+            found = self._method(parent, name, depth + 1) if parent is not None else None
+            if found is not None:
+                return found
+        return None
 
     def _scan_returns(self, function: cst.CSTNode, status: str, listener: Listener) -> None:
         scope = self.scopes[id(function)]

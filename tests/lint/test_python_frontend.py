@@ -397,3 +397,13 @@ def test_class_attribute_clients_and_aliases_share_their_settings():
     facts, _source, _path = load("receivers.py")
     assert client_named_group(facts, "class_attribute_group").instance_name.value == Lit("shared-name")
     assert client_named_group(facts, "aliased_group").instance_name.value == Lit("aliased-name")
+
+
+def test_v5_listener_method_inherited_from_a_local_base_class():
+    source = (b"from rocketmq import PushConsumer, MessageListener, ConsumeResult\n"
+              b"class Base(MessageListener):\n    def consume(self, m):\n        return ConsumeResult.FAILURE\n"
+              b"class Orders(Base):\n    pass\n"
+              b"c = PushConsumer(cfg, 'g', Orders(), {})\n")
+    (client,) = parse_python("inherit.py", source).clients
+    (listener,) = client.listeners
+    assert listener.location.line == 3 and [loc.line for loc in listener.reconsume_later] == [4]
