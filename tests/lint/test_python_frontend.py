@@ -407,3 +407,18 @@ def test_v5_listener_method_inherited_from_a_local_base_class():
     (client,) = parse_python("inherit.py", source).clients
     (listener,) = client.listeners
     assert listener.location.line == 3 and [loc.line for loc in listener.reconsume_later] == [4]
+
+
+def test_v2_pull_consumer_and_transaction_producer():
+    source = (b"from rocketmq.client import PullConsumer, TransactionMQProducer\n"
+              b"pc = PullConsumer('pull_group')\n"
+              b"for msg in pc.pull('PullTopic', expression='TagA'):\n    print(msg)\n"
+              b"tp = TransactionMQProducer('tx_group', check)\n"
+              b"tp.set_instance_name('tx-node')\n")
+    pull, producer = parse_python("pull.py", source).clients
+    assert (pull.role, pull.group.value) == ("pull_consumer", Lit("pull_group"))
+    (subscription,) = pull.subscriptions
+    assert (subscription.topic, subscription.expression, subscription.location.line) == (
+        Lit("PullTopic"), Lit("TagA"), 3)
+    assert (producer.role, producer.group.value, producer.instance_name.value) == (
+        "producer", Lit("tx_group"), Lit("tx-node"))
