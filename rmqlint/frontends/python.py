@@ -12,8 +12,9 @@ Two client generations are recognised by where their names are imported from:
 
 Values are resolved from literals, module constants, function locals assigned once, `self.x` assigned once in a
 class, imports (`ConstRef` for the linker) and f-strings of constants; anything else is `Dynamic`.
-libcst's Python-side tree walk recurses, and its native parser can overflow the C stack on absurdly nested input,
-so the stdlib parser (which has nesting limits) checks the text and its depth first.
+A client is identified by the variable or attribute holding it (`self.consumer` across the methods of a class).
+libcst's tree walk recurses and its native parser can overflow the C stack on absurdly nested input, so the
+stdlib parser (which has nesting limits) checks the text and its depth first.
 """
 
 from __future__ import annotations

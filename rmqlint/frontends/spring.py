@@ -11,9 +11,11 @@ clients that Spring creates (RocketMQProperties / RocketMQAutoConfiguration):
   filter-expression-type).
 Keys are matched with Spring's relaxed binding (`instance-name` = `instanceName` = `instance_name`).
 
-Properties keep their positions through a logical-line scan of the format (comments, `\\` continuations); each
-logical line is then parsed by jproperties, which handles separators and escapes. YAML uses PyYAML's node graph,
-whose marks carry line and column.
+Properties keep their positions through a logical-line scan of the format (comments, `\\` continuations, `#---`
+documents); each logical line is then parsed by jproperties, which handles separators and escapes. YAML is read
+from PyYAML's event stream (marks carry line and column) without recursion, so deep nesting cannot exhaust the
+stack. Documents that apply under a profile (`spring.config.activate.on-profile`) are kept; a client setting that
+such a document changes is Dynamic, since it depends on the deployment.
 """
 
 from __future__ import annotations
