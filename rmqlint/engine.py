@@ -299,8 +299,9 @@ class SourceIndex:
         data = self._read(rel, kind)
         if data is None:
             return
-        digest = content_hash(data)
-        if self.cache is not None:
+        caching = self.cache is not None and self.cache.enabled
+        digest = content_hash(data) if caching else ""  # --no-cache: nothing to compare the hash with
+        if caching:
             cached = self.cache.by_hash(rel, digest)
             if cached is not None and self._use_entry(rel, cached, eager):
                 self._entries[rel] = cached
