@@ -20,6 +20,7 @@ stdlib parser (which has nesting limits) checks the text and its depth first.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import re
 import sys
@@ -118,6 +119,8 @@ def _precheck(path: str, text: str) -> Problem | None:
             line = getattr(node, "lineno", 1)
             return Problem(f"code nested more than {MAX_DEPTH} levels deep: not analysed", _loc(path, line, 1))
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    if text.count('"') + text.count("'") <= 2 * MAX_DEPTH:
+        return None  # too few quotes for a long implicit concatenation: skip the tokenizer
     run, run_line = 0, 1
     for tok in _tokens(text):
         if tok.type == tokenize.STRING:  # libcst nests implicitly concatenated strings pairwise
@@ -182,22 +185,38 @@ class _Scope:
         return self.bindings.setdefault(name, _Binding())
 
 
-class _ScopeBuilder(cst.CSTVisitor):
-    """Collects every scope's bindings; function and class bodies become child scopes."""
+class _ScopeBuilder:
+    """Collects every scope's bindings; function and class bodies become child scopes.
+
+    An explicit work list walks the tree (libcst's own visitor recurses and costs a call per attribute):
+    handlers named `visit_<NodeType>` see each node with its scope; one that returns False has scheduled the
+    children it wants walked (with their scopes) in `self.pending`."""
 
     def __init__(self, module: cst.Module, package: list[str]):
         self.package = package
         self.scopes: dict[int, _Scope] = {}
         self.root = _Scope("module", module, None)
         self.scopes[id(module)] = self.root
-        self.stack = [self.root]
+        self.scope = self.root
+        self.pending: list[tuple[cst.CSTNode, _Scope]] = []
         # Assignments and calls in source order with their scope: the analysis runs on these once every
         # scope is complete (a method may use an attribute another method, later in the file, assigns).
         self.events: list[tuple[str, cst.CSTNode, _Scope]] = []
 
-    @property
-    def scope(self) -> _Scope:
-        return self.stack[-1]
+    def walk(self, module: cst.Module) -> None:
+        work: list[tuple[cst.CSTNode, _Scope]] = [(module, self.root)]
+        handlers: dict[type, object] = {}
+        while work:
+            node, scope = work.pop()
+            kind = type(node)
+            if kind not in handlers:
+                handlers[kind] = getattr(self, f"visit_{kind.__name__}", None)
+            handler = handlers[kind]
+            self.scope, self.pending = scope, []
+            if handler is not None and handler(node) is False:
+                work.extend(reversed(self.pending))
+            else:
+                work.extend((child, scope) for child in reversed(_children(node)))
 
     def _target_scope(self, name: str) -> _Scope:
         return self.root if name in self.scope.globals else self.scope
@@ -205,14 +224,12 @@ class _ScopeBuilder(cst.CSTVisitor):
     def _enter(self, kind: str, node: cst.CSTNode) -> _Scope:
         scope = _Scope(kind, node, self.scope)
         self.scopes[id(node)] = scope
-        self.stack.append(scope)
         return scope
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._target_scope(node.name.value).bind(node.name.value).definition = node
-        for deco in node.decorators:
-            deco.visit(self)
         outer = self.scope
+        self.pending.extend((deco, outer) for deco in node.decorators)
         scope = self._enter("function", node)
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         for extra in (node.params.star_arg, node.params.star_kwarg):
@@ -226,23 +243,19 @@ class _ScopeBuilder(cst.CSTVisitor):
             is_static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
             if positional and not is_static:
                 scope.self_name = positional[0].name.value
-        node.body.visit(self)
-        self.stack.pop()
+        self.pending.append((node.body, scope))
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         scope = self._enter("function", node)
         for param in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             scope.bind(param.name.value).other = "parameter"
-        node.body.visit(self)
-        self.stack.pop()
+        self.pending.append((node.body, scope))
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self._target_scope(node.name.value).bind(node.name.value).definition = node
-        self._enter("class", node)
-        node.body.visit(self)
-        self.stack.pop()
+        self.pending.append((node.body, self._enter("class", node)))
         return False
 
     def visit_Global(self, node: cst.Global) -> None:
@@ -281,9 +294,6 @@ class _ScopeBuilder(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self._other(node.target, "assignment expression")
-
-    def visit_CompFor(self, node: cst.CompFor) -> bool:
-        return True  # comprehension variables live in their own scope: not bindings of this one
 
     def visit_Del(self, node: cst.Del) -> None:
         self._other(node.target, "deleted")
@@ -337,6 +347,33 @@ class _ScopeBuilder(cst.CSTVisitor):
             local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
                 else name
             self._target_scope(local).bind(local).import_target = f"{base}.{name}" if base else name
+
+
+# Syntax that holds no names, calls or statements: not walked.
+_LEAVES = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comma,
+           cst.Semicolon, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+           cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Dot, cst.Colon, cst.AssignEqual, cst.BaseBinaryOp,
+           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.SimpleString, cst.Integer,
+           cst.Float, cst.Imaginary)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes worth walking, in source order (dataclass fields follow the source)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node)
+            if not f.name.startswith(("whitespace", "lpar", "rpar", "leading_lines", "lines_after")))
+    children = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            if not isinstance(value, _LEAVES):
+                children.append(value)
+        elif isinstance(value, (tuple, list)):
+            children.extend(v for v in value if isinstance(v, cst.CSTNode) and not isinstance(v, _LEAVES))
+    return children
 
 
 def _dotted(node: cst.CSTNode | None) -> str | None:
@@ -396,7 +433,7 @@ class _Analyzer:
         mod = module_name(path).split(".") if module_name(path) else []
         self.package = mod if path.endswith("__init__.py") else mod[:-1]
         builder = _ScopeBuilder(module, self.package)
-        module.visit(builder)
+        builder.walk(module)
         self.scopes = builder.scopes
         self.root = builder.root
         self.events = builder.events
