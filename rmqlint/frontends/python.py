@@ -447,6 +447,8 @@ class _Analyzer:
         self.calls: list[tuple[tuple, str, cst.Call, _Scope]] = []  # receiver key, method, call, scope
         self.tag_assigns: list[tuple[tuple, cst.CSTNode, cst.BaseExpression, _Scope]] = []
         self.attr_assigns: dict[tuple, list[tuple[cst.BaseExpression, _Scope]]] = {}  # self.x = .. per class
+        self.aliases: list[tuple[list[tuple], list[tuple]]] = []  # target keys <- source keys
+        self.parameters: set[tuple] = set()  # keys of helper parameters: every object passed in is configured
 
     # -- driver
 
@@ -681,16 +683,68 @@ class _Analyzer:
             self._note_message_field(target, value)
 
     def _alias(self, value: cst.BaseExpression, keys: list[tuple]) -> None:
-        """`self.consumer = consumer`: the targets now also hold the client (or message) the value holds."""
-        if not isinstance(value, (cst.Name, cst.Attribute)):
+        """`self.consumer = consumer` or `consumer = make_consumer()`: the targets also hold what the value holds
+        (resolved once every object is known, see `_resolve_aliases`)."""
+        if not keys:
             return
-        source = self.receiver(value, self.scope)
-        for table in (self.clients, self.messages):
-            if source in table:
-                held = table[source][-1]
-                for key in keys:
-                    if all(h is not held for h in table.setdefault(key, [])):
-                        table[key].append(held)
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            source = self.receiver(value, self.scope)
+            if source is not None:
+                self.aliases.append((keys, [source]))
+        elif isinstance(value, cst.Call):
+            function = self._function(value.func, self.scope)
+            if isinstance(function, cst.FunctionDef):
+                returned = self._returned_receivers(function)
+                if returned:
+                    self.aliases.append((keys, returned))
+
+    def _returned_receivers(self, function: cst.FunctionDef) -> list[tuple]:
+        collector = _ReturnsAndRaises()
+        function.body.visit(collector)
+        scope = self.scopes[id(function)]
+        keys = [self.receiver(r.value, scope) for r in collector.returns if r.value is not None]
+        return [k for k in keys if k is not None]
+
+    def _pass_arguments(self, call: cst.Call) -> None:
+        """`configure(consumer)`: inside a helper of this module, the parameter holds the argument's object."""
+        function = self._function(call.func, self.scope)
+        if not isinstance(function, cst.FunctionDef):
+            return
+        scope = self.scopes[id(function)]
+        params = [*function.params.posonly_params, *function.params.params]
+        if isinstance(call.func, cst.Attribute) and scope.self_name is not None:
+            params = params[1:]  # a method called through its instance: `self` is bound already
+        by_name = {p.name.value: p for p in [*params, *function.params.kwonly_params]}
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                continue
+            if arg.keyword is not None:
+                param = by_name.get(arg.keyword.value)
+            else:
+                position = positional.index(arg)
+                param = params[position] if position < len(params) else None
+            source = self.receiver(arg.value, self.scope)
+            if param is not None and source is not None:
+                key = ("name", id(function), param.name.value)
+                self.parameters.add(key)
+                self.aliases.append(([key], [source]))
+
+    def _resolve_aliases(self) -> None:
+        """Propagates objects along the recorded aliases until nothing changes (chains, helpers calling helpers)."""
+        for _round in range(8):
+            changed = False
+            for targets, sources in self.aliases:
+                for table in (self.clients, self.messages):
+                    for source in sources:
+                        for held in list(table.get(source, ())):
+                            for key in targets:
+                                bucket = table.setdefault(key, [])
+                                if all(h is not held for h in bucket):
+                                    bucket.append(held)
+                                    changed = True
+            if not changed:
+                return
 
     def _note_attribute_assignments(self, targets, value) -> None:
         for target in targets:
@@ -709,6 +763,8 @@ class _Analyzer:
     def _on_call(self, node: cst.Call) -> None:
         if id(node) not in self.handled:
             self._construct(node, [])
+        if node.args:
+            self._pass_arguments(node)
         if isinstance(node.func, cst.Attribute):
             key = self.receiver(node.func.value, self.scope)
             if key is not None:
@@ -941,8 +997,12 @@ class _Analyzer:
         return before[-1] if before else candidates[0]
 
     def _link(self, facts: FileFacts) -> None:
+        self._resolve_aliases()
         for key, method, call, scope in self.calls:
-            if key in self.clients:
+            if key in self.clients and key in self.parameters:
+                for client in self.clients[key]:
+                    self._client_call(client, method, call, scope)
+            elif key in self.clients:
                 self._client_call(self._owner(self.clients[key], self.order(call)), method, call, scope)
             elif key in self.messages and method == "set_tags":
                 message = self._owner(self.messages[key], self.order(call))

@@ -422,3 +422,23 @@ def test_v2_pull_consumer_and_transaction_producer():
         Lit("PullTopic"), Lit("TagA"), 3)
     assert (producer.role, producer.group.value, producer.instance_name.value) == (
         "producer", Lit("tx_group"), Lit("tx-node"))
+
+
+def test_clients_returned_by_factories_and_configured_by_helpers():
+    facts, source, path = load("receivers.py")
+    client = client_named_group(facts, "factory_group")
+    assert client.message_model.value == Lit("BROADCASTING")
+    assert isinstance(client.instance_name.value, Dynamic)  # the helper's parameter: not a constant
+    assert client.instance_name.location == span(source, "target.set_instance_name(name)", path)
+    (subscription,) = client.subscriptions
+    assert subscription.topic == Lit("HelperTopic")
+    assert [listener.reconsume_later for listener in client.listeners] == [
+        [span(source, "return status", path, occurrence=2)]]
+
+
+def test_a_helper_configures_every_client_passed_to_it():
+    facts, source, path = load("receivers.py")
+    for group in ("first_group", "second_group"):
+        client = client_named_group(facts, group)
+        assert client.instance_name.location == span(source, "target.set_instance_name(name)", path)
+        assert [s.topic for s in client.subscriptions] == [Lit("HelperTopic")]
