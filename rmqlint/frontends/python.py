@@ -448,6 +448,7 @@ class _Analyzer:
         self.tag_assigns: list[tuple[tuple, cst.CSTNode, cst.BaseExpression, _Scope]] = []
         self.attr_assigns: dict[tuple, list[tuple[cst.BaseExpression, _Scope]]] = {}  # self.x = .. per class
         self.aliases: list[tuple[list[tuple], list[tuple]]] = []  # target keys <- source keys
+        self.returned: dict[int, list[tuple]] = {}  # function -> receivers it returns
         self.parameters: set[tuple] = set()  # keys of helper parameters: every object passed in is configured
 
     # -- driver
@@ -699,11 +700,13 @@ class _Analyzer:
                     self.aliases.append((keys, returned))
 
     def _returned_receivers(self, function: cst.FunctionDef) -> list[tuple]:
-        collector = _ReturnsAndRaises()
-        function.body.visit(collector)
-        scope = self.scopes[id(function)]
-        keys = [self.receiver(r.value, scope) for r in collector.returns if r.value is not None]
-        return [k for k in keys if k is not None]
+        if id(function) not in self.returned:
+            collector = _ReturnsAndRaises()
+            function.body.visit(collector)
+            scope = self.scopes[id(function)]
+            keys = [self.receiver(r.value, scope) for r in collector.returns if r.value is not None]
+            self.returned[id(function)] = [k for k in keys if k is not None]
+        return self.returned[id(function)]
 
     def _pass_arguments(self, call: cst.Call) -> None:
         """`configure(consumer)`: inside a helper of this module, the parameter holds the argument's object."""
