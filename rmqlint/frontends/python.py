@@ -177,6 +177,7 @@ class _Scope:
     parent: "_Scope | None"
     bindings: dict[str, _Binding] = field(default_factory=dict)
     globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
     star_imports: list[str] = field(default_factory=list)
     class_scope: "_Scope | None" = None  # for a method: the class it is defined in
     self_name: str | None = None  # for a method: its first parameter
@@ -219,7 +220,11 @@ class _ScopeBuilder:
                 work.extend((child, scope) for child in reversed(_children(node)))
 
     def _target_scope(self, name: str) -> _Scope:
-        return self.root if name in self.scope.globals else self.scope
+        if name in self.scope.globals:
+            return self.root
+        if name in self.scope.nonlocals:
+            return _enclosing_binder(self.scope, name)
+        return self.scope
 
     def _enter(self, kind: str, node: cst.CSTNode) -> _Scope:
         scope = _Scope(kind, node, self.scope)
@@ -263,7 +268,9 @@ class _ScopeBuilder:
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         for n in node.names:
-            self.scope.bind(n.name.value).other = "nonlocal"
+            self.scope.nonlocals.add(n.name.value)
+            # assigned from a nested function: not a constant of the enclosing one either
+            _enclosing_binder(self.scope, n.name.value).bind(n.name.value).other = "nonlocal variable"
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.events.append(("assign", node, self.scope))
@@ -347,6 +354,20 @@ class _ScopeBuilder:
             local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
                 else name
             self._target_scope(local).bind(local).import_target = f"{base}.{name}" if base else name
+
+
+def _enclosing_binder(scope: _Scope, name: str) -> _Scope:
+    """The enclosing function scope a `nonlocal` name refers to (the nearest one binding it, else the nearest)."""
+    functions = []
+    current = scope.parent
+    while current is not None:
+        if current.kind == "function":
+            functions.append(current)
+        current = current.parent
+    for candidate in functions:
+        if name in candidate.bindings:
+            return candidate
+    return functions[0] if functions else scope
 
 
 # Syntax that holds no names, calls or statements: not walked.
@@ -493,6 +514,8 @@ class _Analyzer:
         while current is not None:
             if name in current.globals:
                 current = self.root
+            elif name in current.nonlocals:
+                current = _enclosing_binder(current, name)
             if (first or current.kind != "class") and name in current.bindings:
                 return current, current.bindings[name]
             first = False
@@ -666,6 +689,8 @@ class _Analyzer:
             cls = self._class_of(node.value, scope)
             if cls is not None:
                 return ("attr", id(cls.node), node.attr.value)
+        if isinstance(node, cst.Call):
+            return ("call", id(node))
         return None
 
     def _on_assign(self, node: cst.Assign) -> None:
@@ -785,7 +810,7 @@ class _Analyzer:
             topic = self._arg(value, 0, "topic") if version == "python2" else None
             message = _Message(version, self.value(topic, self.scope) if topic is not None else None,
                                self.order(value))
-            for key in keys:
+            for key in keys or [("call", id(value))]:  # `Message("t").set_tags(..)` chained
                 self.messages.setdefault(key, []).append(message)
             return
         roles = _V2_CLIENTS if version == "python2" else _V5_CLIENTS
@@ -794,6 +819,7 @@ class _Analyzer:
         client = _Client(self._client_fact(value, version, roles[name], keys, name), version, self.order(value))
         if not keys:
             self.anonymous.append(client)
+            keys = [("call", id(value))]  # `PushConsumer("g").subscribe(..)`
         for key in keys:
             self.clients.setdefault(key, []).append(client)
 

@@ -442,3 +442,17 @@ def test_a_helper_configures_every_client_passed_to_it():
         client = client_named_group(facts, group)
         assert client.instance_name.location == span(source, "target.set_instance_name(name)", path)
         assert [s.topic for s in client.subscriptions] == [Lit("HelperTopic")]
+
+
+def test_nonlocal_receivers_and_chained_calls():
+    source = (b"from rocketmq.client import PushConsumer, Message\n"
+              b"def outer():\n    c = PushConsumer('outer_group')\n"
+              b"    def inner():\n        nonlocal c\n        c.set_instance_name('inner-name')\n    inner()\n"
+              b"PushConsumer('chained_group').subscribe('ChainTopic', print, 'TagC')\n"
+              b"Message('MsgTopic').set_tags('TagM')\n")
+    facts = parse_python("chain.py", source)
+    assert client_named_group(facts, "outer_group").instance_name.value == Lit("inner-name")
+    chained = client_named_group(facts, "chained_group")
+    assert [(s.topic, s.expression) for s in chained.subscriptions] == [(Lit("ChainTopic"), Lit("TagC"))]
+    (produced,) = facts.produced
+    assert (produced.topic, produced.tag, produced.location.line) == (Lit("MsgTopic"), Lit("TagM"), 9)
