@@ -95,3 +95,20 @@ def test_local_engine_out_writes_parquet_tables_and_json(tmp_path):
     assert len(groups) == 8  # 6 baseline group-topics + 2 in the scenario
     scale = [r for r in groups if r.scenario == "scale-out" and r.topic == "OrderEvents"]
     assert scale[0].moved == 5 and scale[0].instances == 4
+
+
+def test_spark_and_local_engines_print_the_same_json():
+    _spark_or_skip()
+    pytest.importorskip("planner.spark")
+    # mixed.toml: rooms, a half-rolled strategy, consistent hashing, broadcasting, a non-subscriber, unreadable
+    # queues, a failing strategy, scenarios adding and removing processes
+    fleet = str(ROOT / "tests" / "planner" / "fixtures" / "mixed.toml")
+    local = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--format", "json", "--assignments")
+    spark = rmqplan("simulate", "--fleet", fleet, "--engine", "spark", "--format", "json", "--assignments")
+    assert spark[0] == local[0] == 1
+    local_doc, spark_doc = json.loads(local[1]), json.loads(spark[1])
+    for want, got in zip(local_doc["scenarios"], spark_doc["scenarios"]):
+        assert want["name"] == got["name"]
+        for w, g in zip(want["groups"], got["groups"]):
+            assert g == w, (want["name"], w["group"], w["topic"])
+    assert spark_doc == local_doc
