@@ -43,7 +43,11 @@ F_COLLIDE = 2
 F_STRATEGY = 3
 F_HOST = 4  # the shared host of a colliding group
 F_QUEUES = 16  # + broker index
-F_PROCESS = 1_000_000  # + 2 * process index (+1 for the nanotime)
+F_PROCESS = 5  # the hosts/pids of a group's processes
+F_NANOTIME = 6  # their nanotimes
+# Per process i a single multiply-add on the group's draw (cheap inside Spark's interpreted array lambdas).
+PROCESS_STEP = 1_234_567_891
+NANOTIME_STEP = 987_654_323
 
 
 def _mix(x: int) -> int:
@@ -126,9 +130,10 @@ def generated_group(spec: GenerateSpec, g: int, state: int | None = None) -> Gen
         cids = (f"{host}@1",) * n
     else:
         hs, ls, cs = [], [], []
+        a0, nano0 = field_hash(state, g, F_PROCESS), field_hash(state, g, F_NANOTIME)
         for i in range(n):
-            a = field_hash(state, g, F_PROCESS + 2 * i)
-            nano = field_hash(state, g, F_PROCESS + 2 * i + 1)
+            a = (a0 + i * PROCESS_STEP) % MODULUS
+            nano = (nano0 + i * NANOTIME_STEP) % MODULUS
             host = f"10.{a % 256}.{i // 256}.{i % 256}"
             hs.append(host)
             ls.append(f"{host}#1")
@@ -222,8 +227,8 @@ def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = 
                            F.lit(".0.1"))
 
     def process(i):
-        a = field_hash_col(gs, F.lit(F_PROCESS) + i * 2)
-        nano = field_hash_col(gs, F.lit(F_PROCESS + 1) + i * 2)
+        a = F.pmod(F.col("a0") + i * F.lit(PROCESS_STEP), F.lit(MODULUS))
+        nano = F.pmod(F.col("nano0") + i * F.lit(NANOTIME_STEP), F.lit(MODULUS))
         own_host = F.concat_ws(".", F.lit("10"), F.pmod(a, F.lit(256)).cast("string"),
                                F.floor(i / 256).cast("string"), F.pmod(i, F.lit(256)).cast("string"))
         own_cid = F.concat(own_host, F.lit("@"), (F.lit(1) + F.pmod(F.shiftright(a, 8), F.lit(65535))).cast("string"),
@@ -248,8 +253,9 @@ def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = 
             n.cast("int").alias("n"),
             counts.alias("queue_counts"),
             shared_host.alias("shared_host"),
-            gs,
+            field_hash_col(gs, F.lit(F_PROCESS)).alias("a0"),
+            field_hash_col(gs, F.lit(F_NANOTIME)).alias("nano0"),
         )
         .withColumn("processes", F.transform(F.sequence(F.lit(0).cast("long"), (F.col("n") - 1).cast("long")), process))
-        .drop("shared_host", "gs")
+        .drop("shared_host", "a0", "nano0")
     )

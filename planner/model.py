@@ -173,6 +173,11 @@ class Simulation:
     # Optional: writes the Parquet tables `assignments` and `groups` (columns: planner.report) into a directory.
     # None: `planner.report` builds them from `results` with a local Spark session.
     write_tables: Optional[Callable[[str], None]] = None
+    # Optional, set by an engine that does not return every result (the Spark engine on a [generate]d fleet
+    # returns only problem groups, at most a few hundred): the baseline totals of the WHOLE fleet (the keys of
+    # `planner.report.totals`), to use instead of counting `results`, and how many problem results were left out.
+    totals: Optional[dict] = None
+    omitted_results: int = 0
 
 
 @dataclass(frozen=True)
