@@ -66,7 +66,7 @@ def _frontends_stamp() -> int:
     """The newest modification time of the code that produces facts: in a development checkout, editing a
     frontend without bumping FACTS_VERSION must not serve stale facts."""
     package = os.path.dirname(os.path.abspath(__file__))
-    return _newest([os.path.join(package, "facts.py"), os.path.join(package, "values.py")],
+    return _newest([os.path.join(package, name) for name in ("facts.py", "values.py", "discover.py")],
                    [os.path.join(package, "frontends")])
 
 
@@ -117,6 +117,8 @@ class FactsCache:
         self._dirty = False
         self._memo_old: dict | None = None
         self._memo_new: dict | None = None
+        self._walk_old: dict | None = None
+        self._walk_new: dict | None = None
         if enabled:
             self._old = self._load()
 
@@ -131,7 +133,44 @@ class FactsCache:
             return {}
         memo = data.get("memo")
         self._memo_old = memo if isinstance(memo, dict) else None
+        walk = data.get("walk")
+        self._walk_old = walk if isinstance(walk, dict) else None
         return data["files"]
+
+    # --- the file list of a tree without git ------------------------------------------------------------------
+    # Adding, removing or renaming a file changes its directory's mtime; editing a .gitignore changes its own.
+    # While none of the walked directories and .gitignore files changed, the walk's list of files stands.
+
+    def walk_files(self, root: Path) -> list[str] | None:
+        walk = self._walk_old
+        if not self.enabled or walk is None:
+            return None
+        dirs, ignores, files = walk.get("dirs"), walk.get("ignores"), walk.get("files")
+        if not (isinstance(dirs, dict) and isinstance(ignores, dict) and isinstance(files, list)
+                and all(type(f) is str for f in files)):
+            return None
+        base = str(root)
+        try:
+            for rel, mtime in dirs.items():
+                if os.stat(os.path.join(base, rel)).st_mtime_ns != mtime:
+                    return None
+            for rel, size_mtime in ignores.items():
+                st = os.stat(os.path.join(base, rel))
+                if [st.st_size, st.st_mtime_ns] != size_mtime:
+                    return None
+        except (OSError, TypeError, ValueError):
+            return None
+        self._walk_new = walk
+        return list(files)
+
+    def remember_walk(self, dirs: dict, ignores: dict, files: list[str]) -> None:
+        """Keep a walk's result, unless a directory or .gitignore changed too recently to trust its mtime."""
+        limit = self.run_started_ns - RACY_MARGIN_NS
+        fresh = any(m >= limit for m in dirs.values()) or any(m >= limit for _size, m in ignores.values())
+        walk = None if fresh else {"dirs": dirs, "ignores": ignores, "files": files}
+        if walk != self._walk_old:
+            self._dirty = True
+        self._walk_new = walk
 
     # --- the whole-run memo ---------------------------------------------------------------------------------
     # Cross-file rules make per-file findings unsound to cache, but when no file of the project changed (same
@@ -214,13 +253,13 @@ class FactsCache:
         """Write the entries seen in this run (files gone from the project are dropped). Never raises."""
         if not self.enabled:
             return
-        if not self._dirty and set(self._new) == set(self._old):
+        if not self._dirty and set(self._new) == set(self._old) and self._walk_new == self._walk_old:
             return
         try:
             self.dir.mkdir(exist_ok=True)
             _write_marker_files(self.dir)
-            payload = json.dumps({"key": self.key, "files": self._new, "memo": self._memo_new},
-                                 separators=(",", ":"))
+            payload = json.dumps({"key": self.key, "files": self._new, "memo": self._memo_new,
+                                  "walk": self._walk_new}, separators=(",", ":"))
             import tempfile
 
             fd, tmp = tempfile.mkstemp(prefix=".facts-", suffix=".tmp", dir=self.dir)

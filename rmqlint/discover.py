@@ -78,7 +78,7 @@ def _is_spring_config(rel_path: str) -> bool:
     return is_spring_config(rel_path)
 
 
-def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...] = ()) -> Discovery:
+def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...] = (), listing=None) -> Discovery:
     """Index the project under `root`, and mark the files under `paths` for reporting.
 
     Files named explicitly are linted even when git ignores them; `exclude` globs (gitignore syntax, relative to
@@ -86,7 +86,7 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
     """
     excluded = _gitignore_spec(exclude) if exclude else None
     kinds: dict[str, str] = {}
-    for rel in _project_files(root):
+    for rel in _project_files(root, listing):
         if _skipped(rel) or (excluded is not None and excluded.match_file(rel)):
             continue
         kind = source_kind(rel)
@@ -125,9 +125,21 @@ def _skipped(rel: str) -> bool:
     return any(part in SKIPPED_DIRS for part in parts[:-1])
 
 
-def _project_files(root: Path) -> list[str]:
+def _project_files(root: Path, listing=None) -> list[str]:
+    """git's list of files; without git, the walk's (reused from `listing`, the cache, while no directory and no
+    .gitignore changed)."""
     listed = _git_files(root)
-    return listed if listed is not None else _walk(root)
+    if listed is not None:
+        return listed
+    if listing is not None:
+        cached = listing.walk_files(root)
+        if cached is not None:
+            return cached
+    record: dict = {"dirs": {}, "ignores": {}}
+    files = _walk(root, record)
+    if listing is not None:
+        listing.remember_walk(record["dirs"], record["ignores"], files)
+    return files
 
 
 def _git_files(root: Path) -> list[str] | None:
@@ -152,8 +164,9 @@ def _inside_git_repo(root: Path) -> bool:
     return any((candidate / ".git").exists() for candidate in (root, *root.parents))
 
 
-def _walk(root: Path) -> list[str]:
-    """Without git: walk the tree, honouring every .gitignore on the way down."""
+def _walk(root: Path, record: dict | None = None) -> list[str]:
+    """Without git: walk the tree, honouring every .gitignore on the way down. `record` receives the mtime of
+    every directory read and the size and mtime of every .gitignore, which decide whether the list still holds."""
     files: list[str] = []
     # Each entry: (directory relative to root, spec of that directory's .gitignore)
     specs: list[tuple[str, object]] = []
@@ -171,7 +184,19 @@ def _walk(root: Path) -> list[str]:
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
         specs[:] = [(b, s) for b, s in specs if not b or rel_dir == b or rel_dir.startswith(b + "/")]
+        if record is not None:
+            try:
+                record["dirs"][rel_dir] = os.stat(dirpath).st_mtime_ns
+            except OSError:
+                record["dirs"][rel_dir] = -1  # never equal to a real mtime: the next run walks again
         if ".gitignore" in filenames:
+            if record is not None:
+                try:
+                    st = os.stat(os.path.join(dirpath, ".gitignore"))
+                    record["ignores"][f"{rel_dir}/.gitignore" if rel_dir else ".gitignore"] = [st.st_size,
+                                                                                               st.st_mtime_ns]
+                except OSError:
+                    pass
             try:
                 with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as fh:
                     specs.append((rel_dir, _gitignore_spec(fh.read().splitlines())))

@@ -89,8 +89,8 @@ def lint(options: LintOptions) -> LintResult:
 
     root = find_root(options.paths)
     settings = resolve_settings(root, options)
-    discovery = discover(options.paths, root, settings.exclude)
     cache = FactsCache(root, enabled=options.use_cache)
+    discovery = discover(options.paths, root, settings.exclude, listing=cache)
     loader = SourceIndex(discovery, cache)
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 

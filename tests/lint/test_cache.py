@@ -208,3 +208,38 @@ def test_fast_decoder_rejects_wrong_types(path, bad):
     target[path[-1]] = bad
     with pytest.raises((TypeError, KeyError, ValueError)):
         decode_facts(data)
+
+
+def _age_tree(root):
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (OLD, OLD))
+
+
+def test_tree_without_git_is_walked_once_while_nothing_moves(tmp_path, monkeypatch):
+    from rmqlint import discover as discover_module
+
+    root = java_project(tmp_path)
+    (root / ".gitignore").write_text("generated/\n", encoding="utf-8")
+    _age_tree(root)
+    run(root)  # creates .rmqlint_cache/, which changes the root directory's mtime
+    _age_tree(root)
+    first = run(root)
+    real_walk = discover_module._walk
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("walked again")
+
+    monkeypatch.setattr(discover_module, "_walk", no_walk)
+    assert summary(run(root)) == summary(first)  # the listing came from the cache
+
+    monkeypatch.setattr(discover_module, "_walk", real_walk)
+    (root / "src/main/java/com/app/Other.java").write_text(OTHER_CONSUMER_JAVA, encoding="utf-8")
+    assert [f[1] for f in summary(run(root))] == [CONSUMER, "src/main/java/com/app/Other.java"]
+
+    (root / "generated").mkdir()
+    (root / "generated/Gen.java").write_text(OTHER_CONSUMER_JAVA.replace("Other", "Gen"), encoding="utf-8")
+    _age_tree(root)
+    assert len(run(root).findings) == 2  # ignored directory
+    (root / ".gitignore").write_text("nothing/\n", encoding="utf-8")  # same directory mtime, new rule
+    os.utime(root, (OLD, OLD))
+    assert len(run(root).findings) == 3
