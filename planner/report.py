@@ -9,7 +9,7 @@ queues}], every process of the group, in declaration order). Queues are `[topic,
 - `assignments/` Parquet, one row per (scenario, group, topic, instance, queue): ASSIGNMENT_COLUMNS;
 - `groups/` Parquet, one row per (scenario, group, topic): GROUP_COLUMNS;
 - `findings.json` (`{"findings": [...]}`) and `summary.json` (`{"fleet", "engine", "totals", "scenarios"}`).
-`totals` count the baseline: `groups` (of the fleet), `instances` (processes), `queues` (readable queues summed
+`totals` count the baseline (or are the engine's own `Simulation.totals` when it returns only some results): `groups` (of the fleet), `instances` (processes), `queues` (readable queues summed
 over every group and topic it rebalances, retry topics included), `assignments` ((process, queue) pairs),
 `orphaned_queues`, `duplicated_queues`, `idle_instances` ((group, topic, process) entries). `scenarios` lists
 each scenario's `name` and `moved_queues` (its churn: moved queues summed over the group's topics).
@@ -84,6 +84,8 @@ def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bo
 
 
 def totals(sim: Simulation) -> dict:
+    if sim.totals is not None:  # an engine that returns only some results counted the whole fleet itself
+        return dict(sim.totals)
     base = [r for r in sim.results if r.scenario == sim.scenarios[0]]
     instances: set[tuple[str, str]] = set()
     for r in base:
@@ -165,6 +167,8 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                 small = len(r.processes) <= MAP_MAX_PROCESSES and len(r.queues) <= MAP_MAX_QUEUES
                 if assignments or small:
                     out.extend(_process_map(r))
+    if sim.omitted_results:
+        out.append(f"  ... and {sim.omitted_results} more group/topic results with problems, not shown")
     out.append("")
     if findings:
         out.append(f"findings ({len(findings)})")

@@ -112,3 +112,20 @@ def test_spark_and_local_engines_print_the_same_json():
         for w, g in zip(want["groups"], got["groups"]):
             assert g == w, (want["name"], w["group"], w["topic"])
     assert spark_doc == local_doc
+
+
+def test_engine_totals_win_over_counting_partial_results():
+    from planner.fleet import load_fleet
+    from planner.findings import find
+    from planner.local import simulate
+    from planner.report import render_text, summary_json, totals
+
+    sim = simulate(load_fleet(EXAMPLE))
+    assert totals(sim)["instances"] == 8
+    whole = {"groups": 1000000, "instances": 9, "queues": 1, "assignments": 1, "orphaned_queues": 0,
+             "duplicated_queues": 0, "idle_instances": 0}
+    sim.totals, sim.omitted_results = whole, 42
+    assert summary_json(sim, "spark")["totals"] == whole
+    text = render_text(sim, find(sim), engine="spark")
+    assert "... and 42 more group/topic results with problems, not shown" in text
+    assert "totals: 1000000 groups, 9 processes" in text
