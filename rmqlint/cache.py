@@ -177,19 +177,20 @@ class FactsCache:
     # list, every stat trusted and equal) and the settings are the same, the previous run's findings stand.
 
     def snapshot(self, stats: dict[str, os.stat_result], settings: str, after_run: bool) -> str | None:
-        """The project's state as the memo key, or None when any file's stat cannot be trusted."""
+        """The memo key, or None when any file's stat cannot be trusted or differs from its entry.
+
+        The memo is saved in the same file, at the same time, as the entries it was computed from. So when every
+        file of the project matches its entry and the number of files is the same, the project is the one the
+        memo describes; the key need not spell out every file."""
         if not self.enabled:
             return None
         entries = self._new if after_run else self._old
-        parts = [settings]
-        for rel in sorted(stats):
-            st = stats[rel]
+        for rel, st in stats.items():
             raw = entries.get(rel)
-            if not (isinstance(raw, dict) and raw.get("stat_ok") and raw.get("size") == st.st_size
-                    and raw.get("mtime_ns") == st.st_mtime_ns and raw.get("ino") == st.st_ino):
+            if not (raw.__class__ is dict and raw.get("stat_ok") and raw.get("mtime_ns") == st.st_mtime_ns
+                    and raw.get("size") == st.st_size and raw.get("ino") == st.st_ino):
                 return None
-            parts.append(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
-        return "\n".join(parts)
+        return f"{settings}\n{len(stats)} files"
 
     def memo_findings(self, snapshot: str | None) -> list | None:
         memo = self._memo_old

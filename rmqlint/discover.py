@@ -8,6 +8,7 @@ sees the rest of the repository.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -120,9 +121,11 @@ def _gitignore_spec(lines):
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+_SKIPPED_PATH = re.compile("(?:^|/)(?:" + "|".join(re.escape(d) for d in sorted(SKIPPED_DIRS)) + ")/")
+
+
 def _skipped(rel: str) -> bool:
-    parts = rel.split("/")
-    return any(part in SKIPPED_DIRS for part in parts[:-1])
+    return _SKIPPED_PATH.search(rel) is not None
 
 
 def _project_files(root: Path, listing=None) -> list[str]:

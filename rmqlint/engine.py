@@ -19,7 +19,6 @@ from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.facts import FileFacts, Location, Problem, facts_to_json
 from rmqlint.findings import SEVERITIES, Finding, severity_rank
-from rmqlint.linker import Linker, module_of
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
@@ -100,6 +99,8 @@ def lint(options: LintOptions) -> LintResult:
     if findings is not None:
         cache.accept_memo()
     else:
+        from rmqlint.linker import Linker  # not needed when the memo answers
+
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root)).link()
         findings = run_rules(project, rules, settings)
@@ -150,6 +151,8 @@ def lint_sources(files: dict[str, str | bytes], rules: Iterable | None = None) -
     from rules import ALL_RULES
 
     index = SourceIndex.in_memory({p: t.encode("utf-8") if isinstance(t, str) else t for p, t in files.items()})
+    from rmqlint.linker import Linker
+
     index.scan()
     project = Linker(index.facts, index, root="").link()
     chosen = [rule() for rule in ALL_RULES] if rules is None else list(rules)
@@ -222,17 +225,10 @@ class SourceIndex:
         self._memory: dict[str, bytes] | None = None
         self._stats: dict[str, os.stat_result] = {}
         self._entries: dict[str, Entry] = {}
-        self._java_by_stem: dict[str, list[str]] = {}
+        self._java_by_stem: dict[str, list[str]] | None = None  # built when the linker first asks
         self._java_by_dir: dict[str, list[str]] = {}
         self._python_files: list[str] = []
         self._declaring: dict[str, list[FileFacts]] = {}  # Java simple class name -> files declaring it
-        for rel, kind in self.kinds.items():
-            if kind == "java":
-                directory, _, name = rel.rpartition("/")
-                self._java_by_stem.setdefault(name[:-5], []).append(rel)
-                self._java_by_dir.setdefault(directory, []).append(rel)
-            elif kind == "python":
-                self._python_files.append(rel)
         self.parsed_count = 0
         self._peeked: dict[str, bytes | None] = {}
 
@@ -367,7 +363,19 @@ class SourceIndex:
 
     # --- SourceLoader ---------------------------------------------------------------------------------------
 
+    def _build_name_indexes(self) -> None:
+        self._java_by_stem = {}
+        for rel, kind in self.kinds.items():
+            if kind == "java":
+                directory, _, name = rel.rpartition("/")
+                self._java_by_stem.setdefault(name[:-5], []).append(rel)
+                self._java_by_dir.setdefault(directory, []).append(rel)
+            elif kind == "python":
+                self._python_files.append(rel)
+
     def java_candidates(self, scope: str, near: str) -> list[FileFacts]:
+        if self._java_by_stem is None:
+            self._build_name_indexes()
         segments = scope.split(".")
         simple = segments[-1]
         # Public classes live in a file of their name; nested ones in the file of an enclosing class.
@@ -392,6 +400,10 @@ class SourceIndex:
         return list(self._declaring.get(simple, ()))
 
     def python_modules(self, module: str) -> list[FileFacts]:
+        from rmqlint.linker import module_of
+
+        if self._java_by_stem is None:
+            self._build_name_indexes()
         found = []
         for rel in self._python_files:
             candidate = module_of(rel)
