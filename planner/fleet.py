@@ -13,7 +13,8 @@ Decisions that the engines rely on (keep `planner.spark` in step):
   set, next to its `strategy` override; an override without them inherits the group's parameters;
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
 - `[defaults] client_version` is the client version of every instance set that does not say otherwise;
-- a scenario's `remove_instances` may not exceed the group's process count.
+- a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
+  `remove_instances` may not exceed the processes left.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ INSTANCE_KEYS = (
     *STRATEGY_PARAM_KEYS, "subscriptions",
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
-SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances")
+SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts")
 GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
 GENERATED_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")  # what planner.generate can draw
 
@@ -535,14 +536,24 @@ class _Checker:
                 if inst is not None:
                     added.append(inst)
         removed = self.integer(s, "remove_instances", path, minimum=0, default=0)
-        if group is not None and removed:
-            total = sum(len(i.hosts) * i.count for i in group.instances)
-            if removed > total:
+        failed_hosts = self.string_list(s, "remove_hosts", path) or []
+        if group is not None:
+            per_host: dict[str, int] = {}
+            for inst in group.instances:
+                for h in inst.hosts:
+                    per_host[h] = per_host.get(h, 0) + inst.count
+            for i, h in enumerate(failed_hosts):
+                if h not in per_host:
+                    self.error(f"{_join(path, 'remove_hosts')}[{i}]",
+                               f'group "{group.name}" has no process on host "{h}"')
+            left = sum(per_host.values()) - sum(per_host.get(h, 0) for h in set(failed_hosts))
+            if removed > left:
+                what = "processes" if not failed_hosts else "processes left after remove_hosts"
                 self.error(_join(path, "remove_instances"),
-                           f"expected at most {total} (group \"{group.name}\" has {total} processes), got {removed}")
+                           f"expected at most {left} (group \"{group.name}\" has {left} {what}), got {removed}")
         if name is None or group is None:
             return None
-        return Scenario(path, name, group.name, tuple(added), removed)
+        return Scenario(path, name, group.name, tuple(added), removed, tuple(dict.fromkeys(failed_hosts)))
 
     def generate(self, value: Any) -> Optional[GenerateSpec]:
         g = self.table(value, "generate")

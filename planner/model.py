@@ -105,6 +105,7 @@ class Scenario:
     group: str
     add_instances: tuple[InstanceSpec, ...] = ()
     remove_instances: int = 0  # remove this many processes, last first
+    remove_hosts: tuple[str, ...] = ()  # a failed host: every process of the group on these hosts goes (first)
 
 
 @dataclass(frozen=True)

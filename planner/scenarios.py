@@ -1,8 +1,9 @@
 """What-if scenarios (DESIGN §5 `[[scenarios]]`): the processes a scenario runs, and what it moves.
 
-- A scenario changes one group: it removes the last `remove_instances` processes of the baseline list (last
-  first), then appends the processes of `add_instances` (same defaults as the group's instance sets). Removal
-  applies to the baseline only, so `remove 1 + add 1` is a replacement (a restart with a new client id).
+- A scenario changes one group: it removes every process on the `remove_hosts` (a failed host), then the last
+  `remove_instances` processes of what is left (last first), then appends the processes of `add_instances`
+  (same defaults as the group's instance sets). Removal applies to the baseline only, so `remove 1 + add 1` is
+  a replacement (a restart with a new client id).
 - Added processes continue each host's numbering after the baseline's, so a label is never reused.
 - `moved` queues of a scenario's group/topic: queues whose set of owners (instance labels) differs from the
   baseline's. A scenario's churn is the number of moved queues summed over its group's topics.
@@ -20,7 +21,10 @@ def scenario_processes(group: Group, scenario: Scenario) -> list[Process]:
     """The group's processes in a scenario: the baseline minus the last `remove_instances`, plus the added ones."""
     numbers: dict[str, int] = {}
     baseline = expand_instances(group, group.instances, numbers)
-    kept = baseline[: len(baseline) - scenario.remove_instances] if scenario.remove_instances else baseline
+    failed = set(scenario.remove_hosts)
+    kept = [p for p in baseline if p.host not in failed]
+    if scenario.remove_instances:
+        kept = kept[: max(len(kept) - scenario.remove_instances, 0)]
     return kept + expand_instances(group, scenario.add_instances, numbers)
 
 

@@ -152,6 +152,12 @@ def test_every_error_is_reported_one_per_line_with_its_key_path():
      'no count for broker "broker-b"'),
     ('[[topics]]\nname = "U"\nread_queues = 4\nbrokers = ["broker-x"]\n[[groups]]\nname = "g"\n'
      'subscriptions = [{ topic = "U" }]\n', "topics[1].brokers[0]", 'unknown broker "broker-x"'),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h", "i"]\n'
+     '[[scenarios]]\nname = "s"\ngroup = "g"\nremove_hosts = ["x"]\nremove_instances = 2\n',
+     "scenarios[0].remove_hosts[0]", 'group "g" has no process on host "x"'),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h", "i"]\n'
+     '[[scenarios]]\nname = "s"\ngroup = "g"\nremove_hosts = ["h"]\nremove_instances = 2\n',
+     "scenarios[0].remove_instances", "expected at most 1 (group \"g\" has 1 processes left after remove_hosts)"),
     ('[[brokers]]\nname = 7\n[[brokers]]\nname = "broker-a"\n', "brokers[3].name",
      'duplicate broker name "broker-a" (first at brokers[0])'),
     ('[generate]\ngroups = 0\n', "generate.groups", "expected an integer >= 1, got 0"),

@@ -246,3 +246,12 @@ hosts = ["h"]
 """)
     r = rs[("baseline", "g", "T")]
     assert r.queues == [] and r.errored == {} and [p.instance for p in r.idle] == ["h#1"]
+
+
+def test_a_failed_host_hands_its_queues_to_the_others():
+    # AVG, 6 queues, ids h1@n < h2@n < h3@n: 0,1 | 2,3 | 4,5. h2 fails: h1 takes 0,1,2 and h3 takes 3,4,5,
+    # so only h2's queues 2 and 3 move.
+    rs = one_group(6, '[[groups.instances]]\nhosts = ["h1", "h2", "h3"]\ninstance_name = "n"',
+                   scenarios='[[scenarios]]\nname = "h2-down"\ngroup = "g"\nremove_hosts = ["h2"]\n')
+    down = rs[("h2-down", "g", "T")]
+    assert by_instance(down) == {"h1#1": [0, 1, 2], "h3#1": [3, 4, 5]} and ids(down.moved) == [2, 3]
