@@ -81,39 +81,35 @@ def with_shares(procs: DataFrame, brokers: int) -> DataFrame:
 
 
 def ranged_assignments(procs: DataFrame, brokers: list[str]) -> DataFrame:
-    """Explode AVG/AVG_BY_CIRCLE shares into (topic, broker, queue_id) rows, arithmetic only: for each broker the
-    part of the process's ranks [start, start + step*count) that falls in [offset, offset + queues)."""
+    """Explode AVG/AVG_BY_CIRCLE shares into (topic, broker, queue_id) rows, arithmetic only. A process holds
+    ranks start, start+step, ... (count of them); each broker is a segment [lo, lo + c) of ranks (main topic:
+    the broker's queues; retry topic: rank b is broker b's queue 0). Per segment, the held ranks inside it are a
+    `sequence`, and queue_id = rank - lo. One explode chain, so observed metrics are counted once."""
     b = len(brokers)
-    names = F.array(*[F.lit(x) for x in brokers])
-    per_broker = F.array(*[
-        F.struct(F.lit(i).alias("b"), F.col("offsets").getItem(i).alias("lo"),
-                 F.col("queue_counts").getItem(i).cast("long").alias("c"))
+    retry_topic = F.concat(F.lit(RETRY_PREFIX), F.col("group"))
+    segments = [
+        F.struct(F.col("topic").alias("t"), F.lit(brokers[i]).alias("broker"),
+                 F.col("offsets").getItem(i).alias("lo"), F.col("queue_counts").getItem(i).cast("long").alias("c"),
+                 F.col("start").alias("s"), F.col("count").alias("k"))
         for i in range(b)
-    ])
-    main = (procs.where(F.col("count") > 0)
-            .select("g", "group", "topic", "instance", "client_id", "host", "start", "step", "count",
-                    F.explode(per_broker).alias("pb")))
-    end = F.col("start") + F.col("step") * (F.col("count") - 1)  # last rank held
-    # first held rank >= broker offset: start + step * ceil((lo - start) / step) when lo > start
-    first = F.when(F.col("pb.lo") <= F.col("start"), F.col("start")).otherwise(
-        F.col("start") + F.col("step") * F.ceil((F.col("pb.lo") - F.col("start")) / F.col("step")))
-    last = F.least(end, F.col("pb.lo") + F.col("pb.c") - 1)
-    main = (main.withColumn("first", first.cast("long")).withColumn("last", last.cast("long"))
+    ] + [
+        F.struct(retry_topic.alias("t"), F.lit(brokers[i]).alias("broker"), F.lit(i).cast("long").alias("lo"),
+                 F.lit(1).cast("long").alias("c"), F.col("r_start").alias("s"), F.col("r_count").alias("k"))
+        for i in range(b)
+    ]
+    seg = (procs.where(F.col("count").isNotNull())
+           .select("g", "group", "instance", "client_id", "host", "step", F.explode(F.array(*segments)).alias("x"))
+           .where(F.col("x.k") > 0))
+    start, step, lo = F.col("x.s"), F.col("step"), F.col("x.lo")
+    end = start + step * (F.col("x.k") - 1)  # last rank held
+    first = F.when(lo <= start, start).otherwise(start + step * F.ceil((lo - start) / step))
+    last = F.least(end, lo + F.col("x.c") - 1)
+    return (seg.withColumn("first", first.cast("long")).withColumn("last", last.cast("long"))
             .where(F.col("first") <= F.col("last"))
-            .select("g", "group", "topic", "instance", "client_id", "host",
-                    F.element_at(names, F.col("pb.b") + 1).alias("broker"),
-                    F.explode(F.sequence((F.col("first") - F.col("pb.lo")).cast("int"),
-                                         (F.col("last") - F.col("pb.lo")).cast("int"),
-                                         F.col("step").cast("int"))).alias("queue_id")))
-    # retry topic: one queue per broker, rank r is broker r, queue 0
-    retry = (procs.where(F.col("r_count") > 0)
-             .select("g", "group", F.concat(F.lit(RETRY_PREFIX), F.col("group")).alias("topic"), "instance",
-                     "client_id", "host",
-                     F.explode(F.sequence(F.col("r_start"), F.col("r_start") + F.col("step") * (F.col("r_count") - 1),
-                                          F.col("step"))).alias("r"))
-             .select("g", "group", "topic", "instance", "client_id", "host",
-                     F.element_at(names, F.col("r").cast("int") + 1).alias("broker"), F.lit(0).alias("queue_id")))
-    return main.unionByName(retry)
+            .select("g", "group", F.col("x.t").alias("topic"), "instance", "client_id", "host",
+                    F.col("x.broker").alias("broker"),
+                    F.explode(F.sequence((F.col("first") - lo).cast("int"), (F.col("last") - lo).cast("int"),
+                                         step.cast("int"))).alias("queue_id")))
 
 
 def consistent_hash_assignments(procs: DataFrame, brokers: list[str]) -> DataFrame:
@@ -297,3 +293,39 @@ def _table_writer(spark, sim: Simulation, rows: DataFrame):
         groups.unionByName(gen_groups).write.mode("errorifexists").parquet(os.path.join(directory, "groups"))
 
     return write
+
+
+def run_to_sink(spark, spec: GenerateSpec, sink: str = "noop", path: Optional[str] = None) -> dict:
+    """Generate, allocate and write every assignment of an AVG/AVG_BY_CIRCLE generated fleet in ONE pass
+    (`sink` "noop" or "parquet" at `path`); the totals are observed on the way (no second pass)."""
+    from pyspark.sql import Observation
+
+    if "CONSISTENT_HASH" in spec.strategies:
+        raise ValueError("run_to_sink covers AVG and AVG_BY_CIRCLE; CONSISTENT_HASH needs the ring's shuffles")
+    brokers = broker_names(spec)
+    procs = (generated_groups_df(spark, spec)
+             .transform(with_sorted_clients)
+             .transform(lambda df: explode_processes(df, len(brokers)))
+             .transform(lambda df: with_shares(df, len(brokers))))
+    first = F.col("sp") == F.col("index")
+    held = F.col("count") + F.col("r_count")
+    observation = Observation("rmqplan_generated_totals")
+    observed = procs.observe(
+        observation,
+        F.sum(F.when(F.col("sp") == 0, 1).otherwise(0)).alias("groups"),
+        F.count(F.lit(1)).alias("instances"),
+        F.sum(F.when(F.col("sp") == 0, F.col("m") + len(brokers)).otherwise(0)).alias("queues"),
+        F.sum(held).alias("assignments"),
+        F.sum(F.when(first, held).otherwise(0)).alias("covered"),
+        F.sum(F.when(first & (F.col("mult") > 1), held).otherwise(0)).alias("duplicated_queues"),
+        F.sum(F.when(F.col("count") == 0, 1).otherwise(0)).alias("idle_instances"),
+    )
+    writer = ranged_assignments(observed, brokers).write.mode("overwrite")
+    if sink == "noop":
+        writer.format("noop").save()
+    else:
+        writer.parquet(path)
+    t = observation.get
+    return {"groups": t["groups"], "instances": t["instances"], "queues": t["queues"],
+            "assignments": t["assignments"], "orphaned_queues": t["queues"] - t["covered"],
+            "duplicated_queues": t["duplicated_queues"], "idle_instances": t["idle_instances"]}
