@@ -22,7 +22,7 @@ import dataclasses
 import re
 from typing import Protocol
 
-from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, ProducedTag, Setting, Subscription
+from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, ProducedTag, Setting
 from rmqlint.project import Project
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Placeholder, Value, concat
 
