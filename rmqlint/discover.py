@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,20 +145,46 @@ def _project_files(root: Path, listing=None) -> list[str]:
 
 def _git_files(root: Path) -> list[str] | None:
     """Tracked plus untracked-but-not-ignored files, as git sees them: fast and exact about .gitignore."""
-    if shutil.which("git") is None or not _inside_git_repo(root):
+    if not _inside_git_repo(root):
         return None
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-co", "--exclude-standard", "-z"],
-            capture_output=True,
-            timeout=60,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+    out = _run(["git", "-C", str(root), "ls-files", "-co", "--exclude-standard", "-z"])
+    if out is None:
         return None
     # Tracked files deleted in the work tree are still listed: the engine skips what it cannot stat. Nothing
     # listed at all (a project inside an ignored directory of another repository): walk instead.
-    return [os.fsdecode(raw) for raw in out.split(b"\0") if raw] or None
+    return [rel for rel in out.decode("utf-8", "surrogateescape").split("\0") if rel] or None
+
+
+def _run(argv: list[str]) -> bytes | None:
+    """A command's standard output, or None when it cannot run or fails. posix_spawn where there is one: a warm
+    lint is short enough that importing `subprocess` (and its threading machinery) shows."""
+    if not hasattr(os, "posix_spawnp"):
+        import subprocess
+
+        try:
+            return subprocess.run(argv, capture_output=True, timeout=60, check=True).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, write_end, 1),
+            (os.POSIX_SPAWN_CLOSE, read_end),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ])
+    except OSError:  # no git on PATH
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    os.close(write_end)
+    chunks = []
+    try:
+        while chunk := os.read(read_end, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        _pid, status = os.waitpid(pid, 0)
+    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
 
 
 def _inside_git_repo(root: Path) -> bool:

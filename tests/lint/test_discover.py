@@ -29,7 +29,7 @@ GITIGNORE = "logs/\n*.tmp.py\n"
 @pytest.fixture(params=["git", "walk"])
 def mode(request, monkeypatch):
     if request.param == "walk":
-        monkeypatch.setattr(discover_module.shutil, "which", lambda name: None)
+        monkeypatch.setattr(discover_module, "_run", lambda argv: None)  # as without git
     return request.param
 
 
@@ -93,3 +93,11 @@ def test_paths_in_separate_projects_are_an_error(tmp_path, monkeypatch):
     with pytest.raises(DiscoveryError, match="different projects"):
         find_root([tmp_path / "a" / "A.java", tmp_path / "b"])
     assert find_root([tmp_path / "a", tmp_path / "a" / "A.java"]) == (tmp_path / "a").resolve()
+
+
+def test_run_captures_output_and_reports_failure():
+    from rmqlint.discover import _run
+
+    assert _run(["git", "--version"]).startswith(b"git version")
+    assert _run(["git", "no-such-subcommand"]) is None  # fails: its stderr goes nowhere
+    assert _run(["rmqlint-no-such-program"]) is None
