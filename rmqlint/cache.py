@@ -119,6 +119,8 @@ class FactsCache:
         self._memo_new: dict | None = None
         self._walk_old: dict | None = None
         self._walk_new: dict | None = None
+        self._settings_old: dict | None = None
+        self._settings_new: dict | None = None
         if enabled:
             self._old = self._load()
 
@@ -135,7 +137,32 @@ class FactsCache:
         self._memo_old = memo if isinstance(memo, dict) else None
         walk = data.get("walk")
         self._walk_old = walk if isinstance(walk, dict) else None
+        settings = data.get("settings")
+        self._settings_old = settings if isinstance(settings, dict) else None
         return data["files"]
+
+    # --- the parsed settings file -------------------------------------------------------------------------------
+
+    def settings_table(self, name: str, st: os.stat_result) -> dict | None:
+        saved = self._settings_old
+        if not self.enabled or saved is None:
+            return None
+        if saved.get("stat") != [name, st.st_size, st.st_mtime_ns, st.st_ino]:
+            return None
+        table = saved.get("table")
+        if not isinstance(table, dict):
+            return None
+        self._settings_new = saved
+        return table
+
+    def remember_settings(self, name: str, st: os.stat_result, table: dict) -> None:
+        """Keep a parsed settings table when it is plain JSON data and the file is not too fresh to trust."""
+        if not self.enabled or st.st_mtime_ns >= self.run_started_ns - RACY_MARGIN_NS or not _plain(table):
+            return
+        saved = {"stat": [name, st.st_size, st.st_mtime_ns, st.st_ino], "table": table}
+        if saved != self._settings_old:
+            self._dirty = True
+        self._settings_new = saved
 
     # --- the file list of a tree without git ------------------------------------------------------------------
     # Adding, removing or renaming a file changes its directory's mtime; editing a .gitignore changes its own.
@@ -254,13 +281,14 @@ class FactsCache:
         """Write the entries seen in this run (files gone from the project are dropped). Never raises."""
         if not self.enabled:
             return
-        if not self._dirty and set(self._new) == set(self._old) and self._walk_new == self._walk_old:
+        if (not self._dirty and set(self._new) == set(self._old) and self._walk_new == self._walk_old
+                and self._settings_new == self._settings_old):
             return
         try:
             self.dir.mkdir(exist_ok=True)
             _write_marker_files(self.dir)
             payload = json.dumps({"key": self.key, "files": self._new, "memo": self._memo_new,
-                                  "walk": self._walk_new}, separators=(",", ":"))
+                                  "walk": self._walk_new, "settings": self._settings_new}, separators=(",", ":"))
             import tempfile
 
             fd, tmp = tempfile.mkstemp(prefix=".facts-", suffix=".tmp", dir=self.dir)
@@ -277,6 +305,15 @@ class FactsCache:
         except (OSError, TypeError, ValueError):
             # A read-only checkout or a full disk: the next run is simply cold.
             self.enabled = False
+
+
+def _plain(value) -> bool:
+    """JSON data only (TOML also has dates and times, which a JSON cache cannot hold)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
 
 
 def _entry(raw: dict) -> Entry | None:

@@ -8,6 +8,7 @@ one line naming the file and the key, exit 2.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,14 +41,15 @@ def _matches(code: str, selector: str) -> bool:
     return selector == "ALL" or code.startswith(selector)
 
 
-def load_settings(root: Path, known_codes: set[str]) -> Settings:
+def load_settings(root: Path, known_codes: set[str], cache=None) -> Settings:
+    """The settings of the project at `root`. `cache` (a FactsCache) spares a warm run the TOML parser."""
     dedicated = root / ".rmqlint.toml"
     if dedicated.is_file():
-        table = _read_toml(dedicated)
+        table = _read_toml(dedicated, cache, lambda doc: doc)
         return _settings_from(table, dedicated.name, "", known_codes)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        table = _read_toml(pyproject).get("tool", {})
+        table = _read_toml(pyproject, cache, _rmqlint_section).get("tool", {})
         if not isinstance(table, dict) or "rmqlint" not in table:
             return Settings()
         section = table["rmqlint"]
@@ -57,16 +59,36 @@ def load_settings(root: Path, known_codes: set[str]) -> Settings:
     return Settings()
 
 
-def _read_toml(path: Path) -> dict:
-    import tomllib  # only projects with a settings file pay for the parser
+def _rmqlint_section(doc: dict) -> dict:
+    """The part of pyproject.toml that matters (and the only part worth caching)."""
+    tool = doc.get("tool")
+    if isinstance(tool, dict) and "rmqlint" in tool:
+        return {"tool": {"rmqlint": tool["rmqlint"]}}
+    return {}
+
+
+def _read_toml(path: Path, cache=None, keep=lambda doc: doc) -> dict:
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        raise ConfigError(f"{path.name}: cannot read: {err.strerror or err}") from None
+    if cache is not None:
+        table = cache.settings_table(path.name, st)
+        if table is not None:
+            return table
+
+    import tomllib  # only projects with a settings file pay for the parser, and only when it changed
 
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            table = keep(tomllib.load(fh))
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path.name}: cannot read: {err}") from None
+    if cache is not None:
+        cache.remember_settings(path.name, st, table)
+    return table
 
 
 _KEYS = ("select", "ignore", "exclude", "fail-on")

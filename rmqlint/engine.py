@@ -69,10 +69,10 @@ def known_codes() -> set[str]:
     return {rule.CODE for rule in ALL_RULES} | {PROBLEM_CODE}
 
 
-def resolve_settings(root: Path, options: LintOptions) -> Settings:
+def resolve_settings(root: Path, options: LintOptions, cache: FactsCache | None = None) -> Settings:
     """Project settings with the command line on top. Raises ConfigError."""
     codes = known_codes()
-    settings = load_settings(root, codes)
+    settings = load_settings(root, codes, cache)
     if options.select is not None:
         settings.select = parse_codes(options.select, codes, "--select")
     if options.ignore is not None:
@@ -87,8 +87,8 @@ def lint(options: LintOptions) -> LintResult:
     from rules import ALL_RULES
 
     root = find_root(options.paths)
-    settings = resolve_settings(root, options)
     cache = FactsCache(root, enabled=options.use_cache)
+    settings = resolve_settings(root, options, cache)
     discovery = discover(options.paths, root, settings.exclude, listing=cache)
     loader = SourceIndex(discovery, cache)
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]

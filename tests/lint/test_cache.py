@@ -243,3 +243,46 @@ def test_tree_without_git_is_walked_once_while_nothing_moves(tmp_path, monkeypat
     (root / ".gitignore").write_text("nothing/\n", encoding="utf-8")  # same directory mtime, new rule
     os.utime(root, (OLD, OLD))
     assert len(run(root).findings) == 3
+
+
+def test_settings_file_is_parsed_again_only_when_it_changes(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    root = java_project(tmp_path)
+    settings = root / ".rmqlint.toml"
+    settings.write_text('ignore = ["RMQ003"]\n', encoding="utf-8")
+    os.utime(settings, (OLD, OLD))
+    assert summary(run(root))
+    broken = types.ModuleType("tomllib")
+    broken.load = lambda fh: (_ for _ in ()).throw(AssertionError("parsed again"))
+    broken.TOMLDecodeError = ValueError
+    monkeypatch.setitem(sys.modules, "tomllib", broken)
+    assert summary(run(root))  # from the cache
+    monkeypatch.undo()
+    settings.write_text('ignore = ["RMQ001"]\n', encoding="utf-8")
+    assert run(root).findings == []
+
+
+def test_pyproject_with_toml_dates_elsewhere_is_cached_by_its_section(tmp_path):
+    root = java_project(tmp_path)
+    (root / ".rmqlint.toml").unlink()
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\nreleased = 2024-01-01\n[tool.rmqlint]\nfail-on = "error"\n',
+                         encoding="utf-8")
+    os.utime(pyproject, (OLD, OLD))
+    first = run(root)
+    assert first.settings.fail_on == "error"
+    assert run(root).parsed == 0  # the cache was written and used
+
+
+def test_toml_date_in_the_section_is_a_config_error_not_a_cache_failure(tmp_path):
+    from rmqlint.config import ConfigError
+
+    root = java_project(tmp_path)
+    (root / ".rmqlint.toml").write_text("when = 2024-01-01\n", encoding="utf-8")
+    os.utime(root / ".rmqlint.toml", (OLD, OLD))
+    with pytest.raises(ConfigError, match="when: unknown key"):
+        run(root)
+    (root / ".rmqlint.toml").write_text("", encoding="utf-8")
+    assert summary(run(root))
