@@ -29,7 +29,8 @@ from rmqlint import values as _values
 from rmqlint.facts import FACTS_VERSION, FileFacts
 
 CACHE_DIR = ".rmqlint_cache"
-CACHE_FILE = "facts.json"
+CACHE_FILE = "index.json"  # per file: stat, hash, prefilter verdict; the memo; the walk; the settings
+FACTS_FILE = "facts.json"  # per file: its facts, read only when some file changed
 RACY_MARGIN_NS = 2_000_000_000  # coarse filesystems keep mtimes to 1-2 s
 
 
@@ -121,6 +122,9 @@ class FactsCache:
         self._walk_new: dict | None = None
         self._settings_old: dict | None = None
         self._settings_new: dict | None = None
+        self._facts_old: dict | None = None  # loaded on first use
+        self._facts_new: dict[str, list] = {}
+        self._facts_dirty = False
         if enabled:
             self._old = self._load()
 
@@ -246,7 +250,7 @@ class FactsCache:
             return None
         if raw.get("size") != st.st_size or raw.get("mtime_ns") != st.st_mtime_ns or raw.get("ino") != st.st_ino:
             return None
-        entry = _entry(raw)
+        entry = self._entry(rel, raw)
         if entry is not None:
             self._new[rel] = raw
         return entry
@@ -256,7 +260,33 @@ class FactsCache:
         raw = self._new.get(rel) or self._old.get(rel)
         if not isinstance(raw, dict) or raw.get("hash") != digest:
             return None
-        return _entry(raw)
+        return self._entry(rel, raw)
+
+    def _entry(self, rel: str, raw: dict) -> Entry | None:
+        digest, relevant, has_facts = raw.get("hash"), raw.get("relevant"), raw.get("facts")
+        if not isinstance(digest, str) or not (relevant is None or isinstance(relevant, bool)):
+            return None
+        if not isinstance(has_facts, bool):
+            return None
+        facts = None
+        if has_facts:
+            saved = self._facts_new.get(rel) or self._saved_facts().get(rel)
+            # Facts belong to one content: a facts file out of step with the index is ignored, not trusted.
+            if isinstance(saved, list) and len(saved) == 2 and saved[0] == digest and isinstance(saved[1], dict):
+                facts = saved[1]
+        return Entry(digest, relevant, facts)
+
+    def _saved_facts(self) -> dict:
+        if self._facts_old is None:
+            self._facts_old = {}
+            try:
+                with open(self.dir / FACTS_FILE, "rb") as fh:
+                    data = json.load(fh)
+            except (OSError, ValueError, RecursionError):
+                return self._facts_old
+            if isinstance(data, dict) and data.get("key") == self.key and isinstance(data.get("facts"), dict):
+                self._facts_old = data["facts"]
+        return self._facts_old
 
     # --- updates --------------------------------------------------------------------------------------------
 
@@ -271,40 +301,62 @@ class FactsCache:
             "stat_ok": st.st_mtime_ns < self.run_started_ns - RACY_MARGIN_NS,
             "hash": entry.hash,
             "relevant": entry.relevant,
-            "facts": entry.facts,
+            "facts": entry.facts is not None,
         }
         if raw != previous:
             self._new[rel] = raw
             self._dirty = True
+        if entry.facts is not None:
+            saved = [entry.hash, entry.facts]
+            if self._facts_new.get(rel) != saved:
+                self._facts_new[rel] = saved
+                self._facts_dirty = True
 
     def save(self) -> None:
         """Write the entries seen in this run (files gone from the project are dropped). Never raises."""
         if not self.enabled:
             return
-        if (not self._dirty and set(self._new) == set(self._old) and self._walk_new == self._walk_old
-                and self._settings_new == self._settings_old):
+        with_facts = {rel for rel, raw in self._new.items() if raw.get("facts") is True}
+        facts_changed = self._facts_dirty or with_facts != {
+            rel for rel, raw in self._old.items() if isinstance(raw, dict) and raw.get("facts") is True}
+        if (not self._dirty and not facts_changed and set(self._new) == set(self._old)
+                and self._walk_new == self._walk_old and self._settings_new == self._settings_old):
             return
         try:
             self.dir.mkdir(exist_ok=True)
             _write_marker_files(self.dir)
-            payload = json.dumps({"key": self.key, "files": self._new, "memo": self._memo_new,
-                                  "walk": self._walk_new, "settings": self._settings_new}, separators=(",", ":"))
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(prefix=".facts-", suffix=".tmp", dir=self.dir)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(payload)
-                os.replace(tmp, self.dir / CACHE_FILE)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            if facts_changed:
+                saved = self._saved_facts()
+                facts = {}
+                for rel in sorted(with_facts):
+                    item = self._facts_new.get(rel) or saved.get(rel)
+                    if isinstance(item, list) and len(item) == 2 and item[0] == self._new[rel].get("hash"):
+                        facts[rel] = item
+                # The facts first: an index never names facts that were not written.
+                _write_atomically(self.dir / FACTS_FILE, {"key": self.key, "facts": facts})
+            _write_atomically(self.dir / CACHE_FILE, {
+                "key": self.key, "files": self._new, "memo": self._memo_new, "walk": self._walk_new,
+                "settings": self._settings_new})
         except (OSError, TypeError, ValueError):
             # A read-only checkout or a full disk: the next run is simply cold.
             self.enabled = False
+
+
+def _write_atomically(path: Path, data: dict) -> None:
+    import tempfile
+
+    payload = json.dumps(data, separators=(",", ":"))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _plain(value) -> bool:
@@ -314,15 +366,6 @@ def _plain(value) -> bool:
     if isinstance(value, list):
         return all(_plain(v) for v in value)
     return value is None or isinstance(value, (str, int, float, bool))
-
-
-def _entry(raw: dict) -> Entry | None:
-    digest, relevant, facts = raw.get("hash"), raw.get("relevant"), raw.get("facts")
-    if not isinstance(digest, str) or not (relevant is None or isinstance(relevant, bool)):
-        return None
-    if not (facts is None or isinstance(facts, dict)):
-        return None
-    return Entry(digest, relevant, facts)
 
 
 def _write_marker_files(directory: Path) -> None:

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from rmqlint.cache import CACHE_DIR, CACHE_FILE
+from rmqlint.cache import CACHE_DIR, CACHE_FILE, FACTS_FILE
 from rmqlint.engine import LintOptions, lint
 from tests.lint.test_engine_fixtures import CONSUMER_JAVA, OLD, OTHER_CONSUMER_JAVA, java_project
 
@@ -77,14 +77,37 @@ def test_corrupt_cache_file_is_rebuilt(tmp_path):
 def test_damaged_entry_is_never_trusted(tmp_path):
     root = java_project(tmp_path)
     expected = summary(run(root))
-    cache_file = root / CACHE_DIR / CACHE_FILE
-    data = json.loads(cache_file.read_text(encoding="utf-8"))
-    data["files"][CONSUMER]["facts"]["clients"] = [{"role": 3}]  # wrong shape
-    data["files"][NAMES]["facts"] = "garbage"
-    data["memo"] = None  # else the unchanged project is answered from the memo without reading any facts
-    cache_file.write_text(json.dumps(data), encoding="utf-8")
+    index_file, facts_file = root / CACHE_DIR / CACHE_FILE, root / CACHE_DIR / FACTS_FILE
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index["memo"] = None  # else the unchanged project is answered from the memo without reading any facts
+    index_file.write_text(json.dumps(index), encoding="utf-8")
+    facts = json.loads(facts_file.read_text(encoding="utf-8"))
+    facts["facts"][CONSUMER][1]["clients"] = [{"role": 3}]  # wrong shape
+    facts["facts"][NAMES] = "garbage"
+    facts_file.write_text(json.dumps(facts), encoding="utf-8")
     result = run(root)
     assert summary(result) == expected and result.parsed == 2
+
+
+@pytest.mark.parametrize("damage", ["missing", "other-content", "not-json"])
+def test_facts_file_out_of_step_with_the_index_is_not_trusted(tmp_path, damage):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    index_file, facts_file = root / CACHE_DIR / CACHE_FILE, root / CACHE_DIR / FACTS_FILE
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index["memo"] = None
+    index_file.write_text(json.dumps(index), encoding="utf-8")
+    if damage == "missing":
+        facts_file.unlink()
+    elif damage == "not-json":
+        facts_file.write_text("{", encoding="utf-8")
+    else:
+        facts = json.loads(facts_file.read_text(encoding="utf-8"))
+        facts["facts"][CONSUMER][0] = "0" * 32  # facts of another content
+        facts_file.write_text(json.dumps(facts), encoding="utf-8")
+    result = run(root)
+    assert summary(result) == expected and result.parsed == (1 if damage == "other-content" else 2)
+    assert run(root).parsed == 0  # healed
 
 
 def test_other_version_cache_is_ignored(tmp_path):
@@ -123,8 +146,9 @@ def test_unchanged_project_is_answered_from_the_memo(tmp_path):
     data = json.loads(cache_file.read_text(encoding="utf-8"))
     assert data["memo"]["findings"]
     # Prove the memo is what answers: facts are gone, findings are not.
+    (root / CACHE_DIR / FACTS_FILE).unlink()
     for entry in data["files"].values():
-        entry["facts"] = None
+        entry["facts"] = False
         entry["relevant"] = False
     cache_file.write_text(json.dumps(data), encoding="utf-8")
     assert summary(run(root)) == expected
