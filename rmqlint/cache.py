@@ -100,6 +100,11 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+# An index entry is a list (compact to store, quick to load): these are its fields.
+_SIZE, _MTIME, _INO, _STAT_OK, _HASH, _RELEVANT, _HAS_FACTS = range(7)
+_FIELDS = 7
+
+
 @dataclass
 class Entry:
     hash: str
@@ -113,8 +118,8 @@ class FactsCache:
         self.enabled = enabled
         self.key = cache_key()
         self.run_started_ns = time.time_ns()
-        self._old: dict[str, dict] = {}
-        self._new: dict[str, dict] = {}
+        self._old: dict[str, list] = {}
+        self._new: dict[str, list] = {}
         self._dirty = False
         self._memo_old: dict | None = None
         self._memo_new: dict | None = None
@@ -218,8 +223,8 @@ class FactsCache:
         entries = self._new if after_run else self._old
         for rel, st in stats.items():
             raw = entries.get(rel)
-            if not (raw.__class__ is dict and raw.get("stat_ok") and raw.get("mtime_ns") == st.st_mtime_ns
-                    and raw.get("size") == st.st_size and raw.get("ino") == st.st_ino):
+            if not (raw.__class__ is list and len(raw) == _FIELDS and raw[_STAT_OK] is True
+                    and raw[_MTIME] == st.st_mtime_ns and raw[_SIZE] == st.st_size and raw[_INO] == st.st_ino):
                 return None
         return f"{settings}\n{len(stats)} files"
 
@@ -246,9 +251,9 @@ class FactsCache:
     def by_stat(self, rel: str, st: os.stat_result) -> Entry | None:
         """The entry of an unchanged file, judged by its stat alone (no read)."""
         raw = self._old.get(rel)
-        if not isinstance(raw, dict) or not raw.get("stat_ok"):
+        if not (raw.__class__ is list and len(raw) == _FIELDS and raw[_STAT_OK] is True):
             return None
-        if raw.get("size") != st.st_size or raw.get("mtime_ns") != st.st_mtime_ns or raw.get("ino") != st.st_ino:
+        if raw[_SIZE] != st.st_size or raw[_MTIME] != st.st_mtime_ns or raw[_INO] != st.st_ino:
             return None
         entry = self._entry(rel, raw)
         if entry is not None:
@@ -258,12 +263,12 @@ class FactsCache:
     def by_hash(self, rel: str, digest: str) -> Entry | None:
         """The entry of a file whose content was read and hashed: equal content, same facts."""
         raw = self._new.get(rel) or self._old.get(rel)
-        if not isinstance(raw, dict) or raw.get("hash") != digest:
+        if not (raw.__class__ is list and len(raw) == _FIELDS and raw[_HASH] == digest):
             return None
         return self._entry(rel, raw)
 
-    def _entry(self, rel: str, raw: dict) -> Entry | None:
-        digest, relevant, has_facts = raw.get("hash"), raw.get("relevant"), raw.get("facts")
+    def _entry(self, rel: str, raw: list) -> Entry | None:
+        digest, relevant, has_facts = raw[_HASH], raw[_RELEVANT], raw[_HAS_FACTS]
         if not isinstance(digest, str) or not (relevant is None or isinstance(relevant, bool)):
             return None
         if not isinstance(has_facts, bool):
@@ -294,15 +299,8 @@ class FactsCache:
         if not self.enabled:
             return
         previous = self._new.get(rel)
-        raw = {
-            "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns,
-            "ino": st.st_ino,
-            "stat_ok": st.st_mtime_ns < self.run_started_ns - RACY_MARGIN_NS,
-            "hash": entry.hash,
-            "relevant": entry.relevant,
-            "facts": entry.facts is not None,
-        }
+        raw = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_mtime_ns < self.run_started_ns - RACY_MARGIN_NS,
+               entry.hash, entry.relevant, entry.facts is not None]
         if raw != previous:
             self._new[rel] = raw
             self._dirty = True
@@ -316,9 +314,10 @@ class FactsCache:
         """Write the entries seen in this run (files gone from the project are dropped). Never raises."""
         if not self.enabled:
             return
-        with_facts = {rel for rel, raw in self._new.items() if raw.get("facts") is True}
+        with_facts = {rel for rel, raw in self._new.items() if raw[_HAS_FACTS] is True}
         facts_changed = self._facts_dirty or with_facts != {
-            rel for rel, raw in self._old.items() if isinstance(raw, dict) and raw.get("facts") is True}
+            rel for rel, raw in self._old.items()
+            if raw.__class__ is list and len(raw) == _FIELDS and raw[_HAS_FACTS] is True}
         if (not self._dirty and not facts_changed and set(self._new) == set(self._old)
                 and self._walk_new == self._walk_old and self._settings_new == self._settings_old):
             return
@@ -330,7 +329,7 @@ class FactsCache:
                 facts = {}
                 for rel in sorted(with_facts):
                     item = self._facts_new.get(rel) or saved.get(rel)
-                    if isinstance(item, list) and len(item) == 2 and item[0] == self._new[rel].get("hash"):
+                    if isinstance(item, list) and len(item) == 2 and item[0] == self._new[rel][_HASH]:
                         facts[rel] = item
                 # The facts first: an index never names facts that were not written.
                 _write_atomically(self.dir / FACTS_FILE, {"key": self.key, "facts": facts})

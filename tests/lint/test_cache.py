@@ -148,8 +148,7 @@ def test_unchanged_project_is_answered_from_the_memo(tmp_path):
     # Prove the memo is what answers: facts are gone, findings are not.
     (root / CACHE_DIR / FACTS_FILE).unlink()
     for entry in data["files"].values():
-        entry["facts"] = False
-        entry["relevant"] = False
+        entry[5:7] = [False, False]  # not relevant, no facts
     cache_file.write_text(json.dumps(data), encoding="utf-8")
     assert summary(run(root)) == expected
 
@@ -310,3 +309,21 @@ def test_toml_date_in_the_section_is_a_config_error_not_a_cache_failure(tmp_path
         run(root)
     (root / ".rmqlint.toml").write_text("", encoding="utf-8")
     assert summary(run(root))
+
+
+@pytest.mark.parametrize("entry", [
+    {"size": 1},
+    [1, 2, 3],
+    ["a", "b", "c", True, 5, "x", "y"],
+    [0, 0, 0, True, "h", None, True],
+])
+def test_damaged_index_entries_are_not_trusted(tmp_path, entry):
+    root = java_project(tmp_path)
+    expected = summary(run(root))
+    index_file = root / CACHE_DIR / CACHE_FILE
+    data = json.loads(index_file.read_text(encoding="utf-8"))
+    data["memo"] = None
+    data["files"][CONSUMER] = entry
+    data["files"][NAMES] = entry
+    index_file.write_text(json.dumps(data), encoding="utf-8")
+    assert summary(run(root)) == expected
