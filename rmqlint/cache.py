@@ -1,9 +1,11 @@
 """The per-file facts cache under `<root>/.rmqlint_cache/`.
 
-One JSON file holds, per project file, its size, mtime and inode, the hash of its content, the prefilter verdict
-(does it mention RocketMQ at all?) and, once parsed, its facts (`facts_to_json`). A warm run therefore reads one
-file and stats the project: an unchanged file is neither read nor hashed nor parsed. A changed stat makes the
-engine read and hash the file; equal content still reuses the entry (a `touch` costs a hash, not a parse).
+`index.json` holds, per project file, its size, mtime and inode, the hash of its content and the prefilter verdict
+(does it mention RocketMQ at all?); also the whole-run memo, the file list of a tree without git and the parsed
+settings table. `facts.json` holds the facts of every parsed file (`facts_to_json`), keyed by content hash, and
+is read only when some file changed. A warm run therefore reads the index and stats the project: an unchanged file
+is neither read nor hashed nor parsed. A changed stat makes the engine read and hash the file; equal content still
+reuses the entry (a `touch` costs a hash, not a parse).
 
 Stat results are only trusted when the file was last modified comfortably before the run that recorded them
 (git's "racily clean" problem: an edit within the same mtime tick would otherwise go unseen).
