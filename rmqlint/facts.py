@@ -16,7 +16,7 @@ from typing import Literal, Optional
 from rmqlint import values as _values
 from rmqlint.values import Value
 
-FACTS_VERSION = 2  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 3  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,11 @@ class Listener:
     location: Location
     reconsume_later: list[Location] = field(default_factory=list)  # returns of RECONSUME_LATER (or 5.x FAILURE)
     throws: list[Location] = field(default_factory=list)  # throw statements escaping onMessage (Spring)
+    # A listener class this file's frontend could not see (declared in another file), as written in the source
+    # (`CacheRefreshListener`, `com.acme.CacheRefreshListener`): the linker replaces the listener with that
+    # class's facts (`FileFacts.listener_classes` of the declaring file). Empty when the listener is known.
+    class_ref: str = ""
+    delay_level: Optional[Setting] = None  # context.setDelayLevelWhenNextConsume(n) in the listener's code
 
 
 @dataclass
@@ -126,6 +131,10 @@ class FileFacts:
     classes: list[str] = field(default_factory=list)  # Java: simple names of declared classes/interfaces/enums
     package: str = ""  # Java package, for fully qualified references
     imports: dict[str, str] = field(default_factory=dict)  # Java single-type imports: simple name -> qualified
+    # Java: simple class name -> the listener facts of a (non-abstract) class of this file implementing
+    # MessageListenerConcurrently/Orderly (directly or through a superclass of the same file), for consumers in
+    # other files that register it (`Listener.class_ref`). Locations point into this file.
+    listener_classes: dict[str, Listener] = field(default_factory=dict)
     config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)

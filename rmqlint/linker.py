@@ -11,6 +11,10 @@
   (lowercase, without '-' and '_'). A key set to different values in different files (profiles) is Dynamic: which
   one applies depends on the deployment. Runtime-only keys (`random.*`, environment-style names such as
   `HOSTNAME`) are Dynamic; a key set nowhere takes its default, else is Dynamic.
+- Java listener classes (`Listener.class_ref`, a class of another file): through the referring file's imports,
+  else its package, else the simple name when one file of the project declares it; the placeholder listener is
+  replaced by the declaring file's `listener_classes` entry (locations in that file). Anything else (not found,
+  ambiguous, not a listener class) keeps the placeholder: kind "unknown", nothing a rule acts on.
 - Cycles are Dynamic. Nothing is guessed.
 
 Files that are not yet parsed are asked for through a `SourceLoader` (the engine parses them on demand).
@@ -22,7 +26,7 @@ import dataclasses
 import re
 from typing import Protocol
 
-from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, ProducedTag, Setting
+from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, ProducedTag, Setting
 from rmqlint.project import Project
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Placeholder, Value, concat
 
@@ -110,11 +114,40 @@ class Linker:
         names = ("group", "message_model", "consume_mode", "instance_name", "unit_name", "max_reconsume_times",
                  "delay_level")
         changes = {name: self._setting(getattr(client, name), ctx) for name in names}
+        listeners = []
+        for listener in client.listeners:
+            linked = self._listener(listener, ctx)
+            if linked is not listener and linked.delay_level is not None:
+                changes["delay_level"] = linked.delay_level  # set by the listener's code, as in one file
+            listeners.append(linked)
+        changes["listeners"] = listeners
         changes["subscriptions"] = [
             dataclasses.replace(s, topic=self.resolve(s.topic, ctx), expression=self.resolve(s.expression, ctx))
             for s in client.subscriptions
         ]
         return dataclasses.replace(client, **changes)
+
+    def _listener(self, listener: Listener, ctx: FileFacts) -> Listener:
+        """The listener with its delay level resolved; a class of another file replaced by that class's facts."""
+        if listener.class_ref:
+            found = self._listener_class(listener.class_ref, ctx)
+            if found is not None:
+                declaring, linked = found
+                return dataclasses.replace(linked, class_ref=listener.class_ref,
+                                           delay_level=self._setting(linked.delay_level, declaring))
+        if listener.delay_level is None:
+            return listener
+        return dataclasses.replace(listener, delay_level=self._setting(listener.delay_level, ctx))
+
+    def _listener_class(self, written: str, ctx: FileFacts) -> tuple[FileFacts, Listener] | None:
+        """The one file declaring the listener class `written` refers to from `ctx`, and its listener facts."""
+        scope = _imported(written, ctx)
+        declaring = self._java_classes(scope, ctx)
+        if len(declaring) != 1:
+            return None  # not in the project, or several candidates: which one runs is not known
+        facts = declaring[0]
+        linked = facts.listener_classes.get(_last(scope))
+        return (facts, linked) if linked is not None else None
 
     def _resolve_produced(self, tag: ProducedTag, ctx: FileFacts) -> ProducedTag:
         destination = getattr(tag, "destination", None)

@@ -229,6 +229,8 @@ Finds BROADCASTING consumers that expect a failed message to come back: a concur
 `onMessage` (or a Python 2.x callback that raises), or a consumer that sets `maxReconsumeTimes` or a delay level
 (`delayLevelWhenNextConsume`). One finding per consumer, at the most telling place (a `RECONSUME_LATER` return,
 else a throw, else the `maxReconsumeTimes` setting, else the delay level); the message lists the other places.
+A listener class declared in another file (`registerMessageListener(new CacheRefreshListener())`, or a field or
+parameter of that type) is followed there: the finding is then in the listener's file and names the consumer.
 
 ## Why is this bad?
 Only clustering consumers retry: a failed message goes back to the broker, to `%RETRY%<group>` with a growing delay,
@@ -318,6 +320,9 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
                 f"broadcasting consumer {describe_group(client)} {what}, but broadcasting never retries: a failed "
                 f"message is dropped with a log line (no %RETRY% topic, no DLQ)"
             )
+            if location.path != client.location.path:
+                # A listener class of another file: the finding sits in its code, so name the consumer too.
+                message += f"; the consumer is at {where(client.location)}"
             if others:
                 message += "; also: " + ", ".join(f"{other} at {where(loc)}" for other, loc in others)
             yield self.finding(message, location)

@@ -2,7 +2,7 @@
 
 `parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
 whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `mentions_rocketmq`
-prefilter are only indexed for their constants, which other files may reference.
+prefilter are only indexed for their constants and listener classes, which other files may reference.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import tree_sitter
 from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.frontends.java_clients import ClientExtractor, may_use_clients
 from rmqlint.frontends.java_index import LANGUAGE, JavaFile
+from rmqlint.frontends.java_listeners import listener_classes
 
 _SUPPRESSION = re.compile(r"rmqlint\s*:\s*disable\b(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
@@ -21,8 +22,9 @@ _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @
 
 def mentions_rocketmq(data: bytes) -> bool:
     """Cheap byte-level prefilter: False means parsing the file could yield no client, listener, subscription or
-    produced tag (only constants, which the linker asks for on demand). A file that merely imports RocketMQ
-    packages, as most of the RocketMQ source itself does, fails it."""
+    produced tag (only constants and listener classes, which the linker asks for on demand). A file that merely
+    imports RocketMQ packages, as most of the RocketMQ source itself does, fails it; so does a file that only
+    declares a listener class: it is parsed when a consumer refers to it."""
     return may_use_clients(data)
 
 
@@ -66,6 +68,11 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     if b"rmqlint" in source:
         facts.suppressions = _suppressions(java)
     facts.constants = java.constants()
+    # Listener classes too, whether or not the file passes the prefilter: a consumer elsewhere may register one.
+    try:
+        facts.listener_classes = listener_classes(java)
+    except Exception as error:  # noqa: BLE001
+        facts.problems.append(_internal_error(path, error))
     if may_use_clients(source):
         # A bug in client extraction must not cost the file its constants, which other files may need.
         try:

@@ -4,6 +4,10 @@ A listener can be an anonymous class, a lambda (maybe cast), a method reference,
 holds one of these, or a class of the same file. Its body is searched (without entering nested lambdas or classes,
 whose returns are not the listener's) for `RECONSUME_LATER`, `throw` statements that escape it, and
 `context.setDelayLevelWhenNextConsume(n)`.
+
+A listener class of another file (`new CacheRefreshListener()`, or a field, variable or parameter of that type) is
+recorded by name (`Listener.class_ref`); every file publishes its own listener classes (`listener_classes`) and the
+linker joins the two.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from rmqlint.frontends.java_index import (
     ClassInfo,
     JavaFile,
     simple_type_name,
+    type_name,
 )
 
+LISTENER_INTERFACES = {"MessageListenerConcurrently": "concurrently", "MessageListenerOrderly": "orderly"}
 LISTENER_KINDS = {
     "MessageListenerConcurrently": "concurrently",
     "MessageListenerOrderly": "orderly",
@@ -30,6 +36,10 @@ LISTENER_KINDS = {
     "ConsumeConcurrentlyContext": "concurrently",
     "ConsumeOrderlyContext": "orderly",
 }
+
+
+# Types a listener variable may be declared with that are no class of the project: RocketMQ's interfaces.
+_NOT_CLASSES = frozenset({*LISTENER_KINDS, "MessageListener", "Object"})
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,7 @@ class ListenerCode:
 def analyze_listener(java: JavaFile, expression: tree_sitter.Node, flavor: ListenerFlavor = V4) -> ListenerCode:
     """The listener an argument of registerMessageListener/setMessageListener stands for."""
     kind_hint = "unknown"
+    declared_type = ""  # the declared type of the last variable followed, when its value cannot be followed
     node: tree_sitter.Node | None = expression
     for _ in range(MAX_INDIRECTIONS):
         if node is None:
@@ -97,15 +108,85 @@ def analyze_listener(java: JavaFile, expression: tree_sitter.Node, flavor: Liste
             declared = _declaration(java, node)
             if declared is None:
                 break
+            declared_type = declared.type_text.partition("<")[0]
+            kind_hint = LISTENER_KINDS.get(declared_type.rpartition(".")[2], kind_hint)
             if declared.value is not None:
                 node = declared.value
                 continue
-            owner = java.classes_by_name.get(declared.type_text.rpartition(".")[2])
+            owner = java.classes_by_name.get(declared_type.rpartition(".")[2])
             if owner is not None:
                 return _from_class(java, owner, kind_hint, expression, flavor)
             break
         break
-    return ListenerCode(Listener(kind_hint, java.location(expression)))
+    # A variable of a class type whose value we cannot see (a field set in a constructor, an injected bean, a
+    # parameter, a factory's result): the object is of that class, which the linker may find in another file.
+    return ListenerCode(Listener(kind_hint, java.location(expression), class_ref=_class_ref(java, declared_type)))
+
+
+def _class_ref(java: JavaFile, written: str) -> str:
+    """`written` when it may name a listener class of another file; "" for this file's classes, RocketMQ's own
+    listener types, `var`, arrays and primitives."""
+    if not written or written == "var" or "[" in written or written.rpartition(".")[2] in _NOT_CLASSES:
+        return ""
+    if not written[0].isupper() and "." not in written:  # primitives
+        return ""
+    if java.local_class(written) is not None:
+        return ""
+    return written
+
+
+def listener_classes(java: JavaFile) -> dict[str, Listener]:
+    """Simple class name -> what the class does as a message listener, for every concrete class of this file that
+    implements MessageListenerConcurrently/Orderly, directly or through one superclass of this file (whose
+    `consumeMessage` it may inherit). Consumers in other files refer to these by `Listener.class_ref`."""
+    found: dict[str, Listener] = {}
+    if b"MessageListener" not in java.source:
+        return found
+    for info in java.classes:
+        if info.name in found or info.declaration is None or info.declaration.type not in (
+                "class_declaration", "enum_declaration") or _is_abstract(java, info.declaration):
+            continue
+        kind, parent = _listener_kind(java, info)
+        if kind is None:
+            continue
+        owners = [info] if parent is None else [info, parent]
+        method = next((m for owner in owners for m in find_methods(owner, java, V4.method)), None)
+        if method is None:
+            name_node = info.declaration.child_by_field_name("name")
+            found[info.name] = Listener(kind, java.location(name_node or info.declaration))
+            continue
+        kind = _kind_from_method(java, method, kind)
+        body = method.child_by_field_name("body")
+        if body is None:
+            found[info.name] = Listener(kind, java.location(method))
+            continue
+        found[info.name] = scan_body(java, body, kind, java.location(method)).listener
+    return found
+
+
+def _listener_kind(java: JavaFile, info: ClassInfo) -> tuple[str | None, ClassInfo | None]:
+    """The listener kind a class implements, and the superclass of this file it gets it from (None: itself)."""
+    for supertype in info.supertypes:
+        kind = LISTENER_INTERFACES.get(supertype.rpartition(".")[2])
+        if kind is not None:
+            return kind, None
+    for supertype in info.supertypes:
+        parent = java.local_class(supertype)
+        if parent is None or parent is info:
+            continue
+        for inherited in parent.supertypes:
+            kind = LISTENER_INTERFACES.get(inherited.rpartition(".")[2])
+            if kind is not None:
+                return kind, parent
+    return None, None
+
+
+def _is_abstract(java: JavaFile, declaration: tree_sitter.Node) -> bool:
+    # An abstract class is never the listener object itself: a subclass (maybe elsewhere) overrides its code.
+    for child in declaration.children:
+        if child.type == "modifiers":
+            return any(modifier.type == "abstract" for modifier in child.children)
+    return False
 
 
 def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location,
@@ -146,6 +227,8 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
             if not any(n.type in ("try_statement", "try_with_resources_statement") for n in inner):
                 listener.throws.extend(found.listener.throws)
             code.delay_levels.extend(found.delay_levels)
+    if code.delay_levels:
+        listener.delay_level = code.delay_levels[-1]
     return code
 
 
@@ -192,7 +275,9 @@ def _from_creation(java: JavaFile, node: tree_sitter.Node, kind_hint: str, flavo
     owner = java.classes_by_name.get(type_simple)
     if owner is not None:
         return _from_class(java, owner, kind, node, flavor)
-    return ListenerCode(Listener(kind, java.location(node)))
+    type_node = node.child_by_field_name("type")
+    written = type_name(java, type_node) if type_node is not None and body is None else ""
+    return ListenerCode(Listener(kind, java.location(node), class_ref=_class_ref(java, written)))
 
 
 def _from_class(java: JavaFile, info: ClassInfo, kind_hint: str, expression: tree_sitter.Node,
