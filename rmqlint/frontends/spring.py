@@ -23,12 +23,13 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-
-import jproperties
-import yaml
+from typing import TYPE_CHECKING
 
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, Problem, Setting, Subscription
 from rmqlint.values import Dynamic, Lit, Value, parse_spring_string
+
+if TYPE_CHECKING:  # the parsers are imported where they are used: importing this module (discovery) stays cheap
+    import yaml
 
 _SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 _CONFIG_NAME = re.compile(r"^(application|bootstrap)([-.][^/]*)?\.(properties|ya?ml)$")
@@ -93,6 +94,8 @@ def parse_properties(path: str, data: bytes) -> FileFacts:
 def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
     """Reads the entries; returns id(entry) -> profile for entries of profile-specific documents (Spring Boot
     2.4+ splits a properties file into documents at `#---` / `!---` lines)."""
+    import jproperties
+
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # the format's line terminators
     documents: list[int] = []
     document = 0
@@ -181,6 +184,8 @@ class _TooLarge(Exception):
 
 def _read_yaml(facts: FileFacts, text: str) -> dict[int, str]:
     """Reads the entries; returns id(entry) -> profile expression for entries of profile-specific documents."""
+    import yaml
+
     flattener = _Flattener(facts)
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -223,6 +228,9 @@ class _Flattener:
     stack); anchors are recorded and replayed for aliases, `<<` merge keys fold into their mapping."""
 
     def __init__(self, facts: FileFacts):
+        import yaml  # PyYAML is imported only when a YAML file is parsed (not on a warm run)
+
+        self.yaml = yaml
         self.facts = facts
         self.stack: list[_Frame] = []
         self.anchors: dict[str, list[yaml.Event]] = {}
@@ -232,7 +240,7 @@ class _Flattener:
         self.documents: list[int] = []  # per entry of facts.config: its document
 
     def feed(self, event: yaml.Event, replay: bool = False) -> None:
-        if isinstance(event, yaml.AliasEvent):
+        if isinstance(event, self.yaml.AliasEvent):
             recorded = self.anchors.get(event.anchor)
             if recorded is None:
                 return  # the parser reports undefined aliases itself
@@ -243,28 +251,28 @@ class _Flattener:
         if self.events > MAX_YAML_EVENTS:
             raise _TooLarge(f"more than {MAX_YAML_EVENTS} YAML nodes (aliases?): not analysed")
         self._record(event, replay)
-        if isinstance(event, yaml.DocumentStartEvent):
+        if isinstance(event, self.yaml.DocumentStartEvent):
             self.stack = []
             self.document += 1
             return
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+        if isinstance(event, (self.yaml.MappingStartEvent, self.yaml.SequenceStartEvent)):
             self._start(event)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+        elif isinstance(event, (self.yaml.MappingEndEvent, self.yaml.SequenceEndEvent)):
             self._end()
-        elif isinstance(event, yaml.ScalarEvent):
+        elif isinstance(event, self.yaml.ScalarEvent):
             self._scalar(event)
 
     def _record(self, event: yaml.Event, replay: bool) -> None:
         for _anchor, events, depth in self.recording:
             events.append(event)
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            if isinstance(event, (self.yaml.MappingStartEvent, self.yaml.SequenceStartEvent)):
                 depth[0] += 1
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            elif isinstance(event, (self.yaml.MappingEndEvent, self.yaml.SequenceEndEvent)):
                 depth[0] -= 1
         anchor = None if replay else getattr(event, "anchor", None)
-        if anchor and isinstance(event, yaml.ScalarEvent):
+        if anchor and isinstance(event, self.yaml.ScalarEvent):
             self.anchors[anchor] = [event]
-        elif anchor and isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+        elif anchor and isinstance(event, (self.yaml.MappingStartEvent, self.yaml.SequenceStartEvent)):
             self.recording.append((anchor, [event], [1]))
         finished = [r for r in self.recording if r[2][0] == 0]
         for anchor_name, events, _depth in finished:
@@ -304,7 +312,7 @@ class _Flattener:
         if prefix is None:
             self.stack.append(_Frame("skip", ""))
             return
-        kind = "map" if isinstance(event, yaml.MappingStartEvent) else "seq"
+        kind = "map" if isinstance(event, self.yaml.MappingStartEvent) else "seq"
         self.stack.append(_Frame(kind, prefix, merge=merge and kind == "seq"))
 
     def _end(self) -> None:
@@ -355,6 +363,8 @@ def _yaml_suppressions(facts: FileFacts, text: str, scan: bool) -> None:
     could not be read as YAML), every such `#` counts."""
     if "rmqlint" not in text:
         return
+    import yaml
+
     lines = re.split("\r\n|[\n\r\x85\u2028\u2029]", text)  # YAML's line breaks, as in PyYAML's marks
     covered: dict[int, list[tuple[int, int]]] = {}
     try:
