@@ -113,6 +113,72 @@ consumer.subscribe("RefreshTopic", refresh)
 consumer.start()
 """
 
+# The most common real-world shape: the listener is a class of its own file, registered by the consumer.
+_JAVA_CROSS_FILE_CONSUMER = """\
+package com.example.config;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class ConfigConsumer {
+    private final CacheRefreshListener listener;
+
+    public ConfigConsumer(CacheRefreshListener listener) {
+        this.listener = listener;
+    }
+
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("config_cache");
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.subscribe("ConfigTopic", "*");
+        consumer.registerMessageListener(listener);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_CROSS_FILE_LISTENER = """\
+package com.example.config;
+
+import java.util.List;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.message.MessageExt;
+
+public class CacheRefreshListener implements MessageListenerConcurrently {
+    @Override
+    public ConsumeConcurrentlyStatus consumeMessage(List<MessageExt> msgs, ConsumeConcurrentlyContext context) {
+        if (msgs.isEmpty()) {
+            return ConsumeConcurrentlyStatus.RECONSUME_LATER;
+        }
+        return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+    }
+}
+"""
+
+# maxReconsumeTimes would be reported on a concurrent consumer; the class of the other file is orderly.
+_JAVA_CROSS_FILE_ORDERLY_CONSUMER = _JAVA_CROSS_FILE_CONSUMER.replace(
+    "consumer.subscribe(", "consumer.setMaxReconsumeTimes(3);\n        consumer.subscribe("
+)
+
+_JAVA_CROSS_FILE_ORDERLY_LISTENER = """\
+package com.example.config;
+
+import java.util.List;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.common.message.MessageExt;
+
+public class CacheRefreshListener implements MessageListenerOrderly {
+    @Override
+    public ConsumeOrderlyStatus consumeMessage(List<MessageExt> msgs, ConsumeOrderlyContext context) {
+        return msgs.isEmpty() ? ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT : ConsumeOrderlyStatus.SUCCESS;
+    }
+}
+"""
+
 # --- near misses that must stay quiet ---
 
 _JAVA_CLUSTERING_RETRY = _JAVA_SEED_003.replace(
@@ -286,6 +352,19 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             expect=(("refresh.py", line_of(_PYTHON2, "RECONSUME_LATER")),),
             note="a Python 2.x broadcasting consumer",
         ),
+        Example(
+            {
+                "src/main/java/com/example/config/ConfigConsumer.java": _JAVA_CROSS_FILE_CONSUMER,
+                "src/main/java/com/example/config/CacheRefreshListener.java": _JAVA_CROSS_FILE_LISTENER,
+            },
+            expect=(
+                (
+                    "src/main/java/com/example/config/CacheRefreshListener.java",
+                    line_of(_JAVA_CROSS_FILE_LISTENER, "RECONSUME_LATER"),
+                ),
+            ),
+            note="the listener class is declared in another file; reported in its code, naming the consumer",
+        ),
     ]
 
     VALID = [
@@ -306,6 +385,13 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             note="a clustering Spring listener may throw to retry",
         ),
         Example({"refresh.py": _PYTHON2_OK}, note="Python: clustering retries; broadcasting that succeeds"),
+        Example(
+            {
+                "src/main/java/com/example/config/ConfigConsumer.java": _JAVA_CROSS_FILE_ORDERLY_CONSUMER,
+                "src/main/java/com/example/config/CacheRefreshListener.java": _JAVA_CROSS_FILE_ORDERLY_LISTENER,
+            },
+            note="the listener class of another file is orderly: it retries locally (maxReconsumeTimes applies)",
+        ),
     ]
 
     def check(self, project: Project) -> Iterable[Finding]:
