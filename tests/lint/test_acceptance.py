@@ -46,6 +46,7 @@ MONOREPO_FINDINGS = [
     ("RMQ002", f"{NOTIFY}/SmsRequestListener.java", '@RocketMQMessageListener('),
     # RMQ003: retries assumed on broadcasting consumers
     ("RMQ003", f"{INVENTORY}/CacheEvictConsumer.java", "return ConsumeConcurrentlyStatus.RECONSUME_LATER;"),
+    ("RMQ003", f"{INVENTORY}/listener/PriceRefreshListener.java", "return ConsumeConcurrentlyStatus.RECONSUME_LATER;"),
     ("RMQ003", f"{NOTIFY}/TemplateReloadListener.java", "throw new IllegalStateException"),
     ("RMQ003", f"{NOTIFY}/LocaleCacheListener.java", "delayLevelWhenNextConsume = 3"),
     ("RMQ003", f"{BILLING}/rates.py", "return ConsumeStatus.RECONSUME_LATER"),
@@ -66,6 +67,8 @@ FIXES = [
     (f"{INVENTORY}/CacheEvictConsumer.java", "return ConsumeConcurrentlyStatus.RECONSUME_LATER;",
      "return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;"),
     (f"{INVENTORY}/CacheEvictConsumer.java", "        consumer.setMaxReconsumeTimes(5);\n", ""),
+    (f"{INVENTORY}/listener/PriceRefreshListener.java", "return ConsumeConcurrentlyStatus.RECONSUME_LATER;",
+     "return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;"),
     (f"{NOTIFY}/TemplateReloadListener.java", 'throw new IllegalStateException("template id missing, try again");',
      "return;"),
     (f"{BILLING}/rates.py", "return ConsumeStatus.RECONSUME_LATER", "return ConsumeStatus.CONSUME_SUCCESS"),
@@ -133,6 +136,10 @@ def test_monorepo_messages_name_the_evidence(pristine_run):
     paid = messages[("RMQ002", "OrderPaidListener.java")]
     assert '"orderPaid"' in paid and '"OrderPaid" at python/payments/payments/publisher.py:' in paid
     assert "sets maxReconsumeTimes" in messages[("RMQ003", "CacheEvictConsumer.java")]
+    consumer = f"{INVENTORY}/PriceCacheConsumer.java"
+    price = messages[("RMQ003", "PriceRefreshListener.java")]
+    assert 'group "inventory_price_cache"' in price
+    assert f"the consumer is at {consumer}:{line_of(monorepo / consumer, 'new DefaultMQPushConsumer')}" in price
 
 
 def test_monorepo_is_clean_once_fixed(monorepo: Path):
