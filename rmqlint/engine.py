@@ -2,8 +2,9 @@
 rules -> RMQ900 for unreadable files -> suppressions -> the findings of the files the user asked about.
 
 Only files that mention RocketMQ (the frontends' byte prefilter) and Spring configuration files are parsed up
-front. Other files are parsed only when the linker needs a constant they declare. Every file's verdict and facts
-go to the cache, so a warm run stats the project and parses nothing that did not change.
+front. Other files are parsed only when the linker needs a constant or a listener class they declare (a consumer
+registers `new CacheRefreshListener()`: `CacheRefreshListener.java` first). Every file's verdict and facts go to
+the cache, so a warm run stats the project and parses nothing that did not change.
 """
 
 from __future__ import annotations
