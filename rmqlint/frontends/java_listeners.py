@@ -120,19 +120,34 @@ def analyze_listener(java: JavaFile, expression: tree_sitter.Node, flavor: Liste
         break
     # A variable of a class type whose value we cannot see (a field set in a constructor, an injected bean, a
     # parameter, a factory's result): the object is of that class, which the linker may find in another file.
-    return ListenerCode(Listener(kind_hint, java.location(expression), class_ref=_class_ref(java, declared_type)))
+    return ListenerCode(Listener(kind_hint, java.location(expression),
+                                 class_ref=_class_ref(java, declared_type, expression)))
 
 
-def _class_ref(java: JavaFile, written: str) -> str:
+def _class_ref(java: JavaFile, written: str, at: tree_sitter.Node) -> str:
     """`written` when it may name a listener class of another file; "" for this file's classes, RocketMQ's own
-    listener types, `var`, arrays and primitives."""
+    listener types, type parameters in scope at `at`, `var`, arrays and primitives."""
     if not written or written == "var" or "[" in written or written.rpartition(".")[2] in _NOT_CLASSES:
         return ""
     if not written[0].isupper() and "." not in written:  # primitives
         return ""
-    if java.local_class(written) is not None:
+    if java.local_class(written) is not None or written in _type_parameters(java, at):
         return ""
     return written
+
+
+def _type_parameters(java: JavaFile, node: tree_sitter.Node) -> set[str]:
+    """Names of the type parameters of the methods and classes enclosing `node` (`<T extends ..> void f(T l)`)."""
+    names = set()
+    for ancestor in java.ancestors(node):
+        params = ancestor.child_by_field_name("type_parameters") if ancestor.type in (
+            "method_declaration", "constructor_declaration", "class_declaration", "interface_declaration",
+            "record_declaration") else None
+        for param in params.named_children if params is not None else ():
+            name = next((c for c in param.named_children if c.type in ("type_identifier", "identifier")), None)
+            if name is not None:
+                names.add(java.text(name))
+    return names
 
 
 def listener_classes(java: JavaFile) -> dict[str, Listener]:
@@ -277,7 +292,7 @@ def _from_creation(java: JavaFile, node: tree_sitter.Node, kind_hint: str, flavo
         return _from_class(java, owner, kind, node, flavor)
     type_node = node.child_by_field_name("type")
     written = type_name(java, type_node) if type_node is not None and body is None else ""
-    return ListenerCode(Listener(kind, java.location(node), class_ref=_class_ref(java, written)))
+    return ListenerCode(Listener(kind, java.location(node), class_ref=_class_ref(java, written, node)))
 
 
 def _from_class(java: JavaFile, info: ClassInfo, kind_hint: str, expression: tree_sitter.Node,

@@ -217,6 +217,17 @@ def test_frontend_facts_for_both_sides():
     assert listener.kind == "concurrently"
     assert [loc.line for loc in listener.reconsume_later] == [line_of(LISTENER_JAVA, "RECONSUME_LATER")]
     assert parse_java(CONSUMER, CONSUMER_JAVA.encode()).listener_classes == {}
+    # A type parameter or RocketMQ's own interface is no class to look for; a generic class is, without <..>.
+    generic = CONSUMER_FIELD_JAVA.replace(
+        "    public void start()",
+        "    public <T extends MessageListenerConcurrently> void start(T typed, MessageListenerConcurrently plain)")
+    generic = generic.replace("consumer.registerMessageListener(this.listener);",
+                              "consumer.registerMessageListener(typed);\n"
+                              "        consumer.registerMessageListener(plain);\n"
+                              "        consumer.registerMessageListener(new RetryingListener<>());")
+    (client,) = parse_java(CONSUMER, generic.encode()).clients
+    assert [(l.kind, l.class_ref) for l in client.listeners] == [
+        ("unknown", ""), ("concurrently", ""), ("unknown", "RetryingListener")]
 
 
 def test_listener_file_is_parsed_only_because_it_is_referenced(tmp_path):
