@@ -15,6 +15,8 @@
   else its package, else the simple name when one file of the project declares it; the placeholder listener is
   replaced by the declaring file's `listener_classes` entry (locations in that file). Anything else (not found,
   ambiguous, not a listener class) keeps the placeholder: kind "unknown", nothing a rule acts on.
+  Python 2.x callbacks imported from another module (`Listener.class_ref` = "module.function") likewise, from the
+  one module of that name.
 - Cycles are Dynamic. Nothing is guessed.
 
 Files that are not yet parsed are asked for through a `SourceLoader` (the engine parses them on demand).
@@ -141,6 +143,8 @@ class Linker:
 
     def _listener_class(self, written: str, ctx: FileFacts) -> tuple[FileFacts, Listener] | None:
         """The one file declaring the listener class `written` refers to from `ctx`, and its listener facts."""
+        if ctx.language == "python":
+            return self._python_callback(written, ctx)
         scope = _imported(written, ctx)
         declaring = self._java_classes(scope, ctx)
         if len(declaring) != 1:
@@ -148,6 +152,16 @@ class Linker:
         facts = declaring[0]
         linked = facts.listener_classes.get(_last(scope))
         return (facts, linked) if linked is not None else None
+
+    def _python_callback(self, written: str, ctx: FileFacts) -> tuple[FileFacts, Listener] | None:
+        """The callback `module.function` of the one module of that name, when it publishes one."""
+        module, _, name = written.rpartition(".")
+        module = _absolute_module(module, ctx.path) if module else None
+        declaring = self._python_files(module) if module else []
+        if len(declaring) != 1:
+            return None  # not in the project, or several modules of that name: which one runs is not known
+        linked = declaring[0].listener_classes.get(name)
+        return (declaring[0], linked) if linked is not None else None
 
     def _resolve_produced(self, tag: ProducedTag, ctx: FileFacts) -> ProducedTag:
         destination = getattr(tag, "destination", None)

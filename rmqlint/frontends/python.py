@@ -488,7 +488,24 @@ class _Analyzer:
                 continue
             if binding.values or binding.import_target is not None or binding.other:
                 facts.constants[name] = self.lookup(name, self.root)
+        self._callbacks(facts)
         self._link(facts)
+
+    def _callbacks(self, facts: FileFacts) -> None:
+        """Module-level functions returning a 2.x `ConsumeStatus`: callbacks that consumers of other modules
+        subscribe with (`Listener.class_ref`), published in `listener_classes`."""
+        for name, binding in self.root.bindings.items():
+            function = binding.definition
+            if not isinstance(function, cst.FunctionDef) or binding.values or binding.import_target is not None:
+                continue
+            collector = _ReturnsAndRaises()
+            function.body.visit(collector)
+            scope = self.scopes[id(function)]
+            if any(isinstance(r.value, cst.Attribute)
+                   and self.rocketmq(r.value.value, scope) == ("python2", "ConsumeStatus") for r in collector.returns):
+                listener = Listener(kind="python", location=self.loc(function))
+                self._scan_returns(function, "RECONSUME_LATER", listener)
+                facts.listener_classes[name] = listener
 
     @property
     def positions(self):
@@ -944,10 +961,25 @@ class _Analyzer:
     def _listener_v2(self, callback: cst.BaseExpression, scope: _Scope) -> Listener | None:
         function = self._function(callback, scope)
         if function is None:
-            return None
+            imported = self._imported_callback(callback, scope)
+            return Listener(kind="unknown", location=self.loc(callback), class_ref=imported) if imported else None
         listener = Listener(kind="python", location=self.loc(function))
         self._scan_returns(function, "RECONSUME_LATER", listener)
         return listener
+
+    def _imported_callback(self, callback: cst.BaseExpression, scope: _Scope) -> str:
+        """`module.function` for a callback imported from another module (`from m import f`, `m.f`), else ""."""
+        callback, scope = self._resolve_node(callback, scope)
+        if isinstance(callback, cst.Name):
+            found = self.find(callback.value, scope)
+            if found is None or found[1].is_module or found[1].values or found[1].import_target is None:
+                return ""
+            target = found[1].import_target
+            return target if "." in target and _api_of(target) is None else ""
+        if isinstance(callback, cst.Attribute):
+            module = self.qualified(callback.value, scope)
+            return f"{module}.{callback.attr.value}" if module and _api_of(module) is None else ""
+        return ""
 
     def _listener_v5(self, node: cst.BaseExpression, scope: _Scope) -> Listener | None:
         node, scope = self._resolve_node(node, scope)

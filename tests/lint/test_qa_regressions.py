@@ -1,0 +1,82 @@
+"""Regressions found by red-teaming rmqlint on a realistic monorepo (/tmp/qa, not kept): each test is one case the
+linter got wrong, written the way real teams write RocketMQ client code."""
+
+from __future__ import annotations
+
+from rmqlint.engine import lint_sources
+from rmqlint.frontends.python import parse_python
+
+WORKER = "refund_jobs/worker.py"
+HANDLERS = "refund_jobs/handlers.py"
+
+HANDLERS_PY = """\
+import logging
+
+from rocketmq.client import ConsumeStatus
+
+log = logging.getLogger(__name__)
+
+
+def on_refund(msg):
+    try:
+        log.info("refund %s", msg.id)
+    except ValueError:
+        return ConsumeStatus.RECONSUME_LATER
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+def helper(msg):
+    raise ValueError("not a callback: returns no ConsumeStatus")
+"""
+
+
+def worker(model: str, imports: str, callback: str) -> str:
+    return f"""\
+from rocketmq.client import MessageModel, PushConsumer
+
+{imports}
+
+
+def main():
+    consumer = PushConsumer("refund_broadcast")
+    consumer.set_message_model(MessageModel.{model})
+    consumer.subscribe("shop-refund", {callback})
+    consumer.start()
+"""
+
+
+def rmq003(files: dict[str, str]) -> list[tuple[str, int]]:
+    return [(f.location.path, f.location.line) for f in lint_sources(files) if f.code == "RMQ003"]
+
+
+def test_python_callback_imported_from_another_module_is_followed():
+    files = {HANDLERS: HANDLERS_PY, "refund_jobs/__init__.py": ""}
+    for imports, callback in [("from refund_jobs.handlers import on_refund", "on_refund"),
+                              ("from .handlers import on_refund as cb", "cb"),
+                              ("from refund_jobs import handlers", "handlers.on_refund"),
+                              ("import refund_jobs.handlers", "refund_jobs.handlers.on_refund")]:
+        found = rmq003({**files, WORKER: worker("BROADCASTING", imports, callback)})
+        assert found == [(HANDLERS, 12)], (imports, found)
+
+
+def test_python_imported_callback_on_clustering_or_unknown_module_is_quiet():
+    files = {HANDLERS: HANDLERS_PY}
+    assert rmq003({**files, WORKER: worker("CLUSTERING", "from refund_jobs.handlers import on_refund",
+                                            "on_refund")}) == []
+    assert rmq003({**files, WORKER: worker("BROADCASTING", "from elsewhere.handlers import on_refund",
+                                            "on_refund")}) == []
+    # two modules of that name in the project (two services): which one runs is not known
+    twins = {"svc_a/refund_jobs/handlers.py": HANDLERS_PY,
+             "svc_b/refund_jobs/handlers.py": HANDLERS_PY.replace("RECONSUME_LATER", "CONSUME_SUCCESS")}
+    assert rmq003({**twins, "svc_a/" + WORKER: worker("BROADCASTING", "from refund_jobs.handlers import on_refund",
+                                                     "on_refund")}) == []
+
+
+def test_python_module_publishes_only_functions_returning_a_consume_status():
+    facts = parse_python(HANDLERS, HANDLERS_PY.encode())
+    assert set(facts.listener_classes) == {"on_refund"}
+    assert [loc.line for loc in facts.listener_classes["on_refund"].reconsume_later] == [12]
+    consumer = parse_python(WORKER, worker("BROADCASTING", "from refund_jobs.handlers import on_refund",
+                                           "on_refund").encode())
+    (listener,) = consumer.clients[0].listeners
+    assert (listener.kind, listener.class_ref) == ("unknown", "refund_jobs.handlers.on_refund")
