@@ -376,6 +376,10 @@ it at a per-replica property such as `${HOSTNAME}`.
                 continue
             if message_model(client) != CLUSTERING:
                 continue
+            # A lite pull consumer rebalances only the topics it subscribes to; one that assign()s its queues
+            # (or subscribes where we cannot see) may not rebalance at all.
+            if client.role == "lite_pull_consumer" and not client.subscriptions:
+                continue
             yield self.finding(self._message(client, name.text), client.instance_name.location)
 
     @staticmethod

@@ -80,3 +80,26 @@ def test_python_module_publishes_only_functions_returning_a_consume_status():
                                            "on_refund").encode())
     (listener,) = consumer.clients[0].listeners
     assert (listener.kind, listener.class_ref) == ("unknown", "refund_jobs.handlers.on_refund")
+
+
+ASSIGNING_JAVA = """\
+import java.util.Collection;
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+public class Replayer {
+    public void start(Collection<MessageQueue> queues) throws Exception {
+        DefaultLitePullConsumer consumer = new DefaultLitePullConsumer("replayer");
+        consumer.setInstanceName("replayer");
+        consumer.start();
+        consumer.assign(queues);
+    }
+}
+"""
+
+
+def test_lite_pull_consumer_assigning_its_queues_is_quiet():
+    # assign() takes queues by hand: no rebalance, so a fixed client id splits nothing wrongly
+    assert [f.code for f in lint_sources({"Replayer.java": ASSIGNING_JAVA})] == []
+    subscribing = ASSIGNING_JAVA.replace("consumer.assign(queues);", 'consumer.subscribe("Replay", "*");')
+    assert [f.code for f in lint_sources({"Replayer.java": subscribing})] == ["RMQ001"]

@@ -108,7 +108,13 @@ class TestFixedInstanceName:
         assert len(self.run(client)) == 1
 
     def test_lite_pull_consumer(self):
-        assert len(self.run(consumer(role="lite_pull_consumer", instance_name=setting("n")))) == 1
+        subscribed = [Subscription(Lit("T"), Lit("*"), "TAG", loc("C.java", 2))]
+        assert len(self.run(consumer(role="lite_pull_consumer", instance_name=setting("n"),
+                                     subscriptions=subscribed))) == 1
+
+    def test_lite_pull_consumer_without_subscription_is_quiet(self):
+        # assign() mode: the consumer picks its own queues and never rebalances
+        assert self.run(consumer(role="lite_pull_consumer", instance_name=setting("n"))) == []
 
     @pytest.mark.parametrize(
         "change",
