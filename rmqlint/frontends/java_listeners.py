@@ -216,7 +216,7 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
         if java.text(node) != flavor.retry_status:
             continue
         inner = _inside(java, node, body)
-        if inner is not None:
+        if inner is not None and _is_produced(node):
             statement = _statement_of(node, inner)
             retries[statement.id] = statement
     listener.reconsume_later = [java.location(n) for n in sorted(retries.values(), key=lambda n: n.start_byte)]
@@ -397,6 +397,21 @@ def _inside(java: JavaFile, node: tree_sitter.Node, body: tree_sitter.Node) -> l
                 return None
             return inner
     return None
+
+
+def _is_produced(status: tree_sitter.Node) -> bool:
+    """The status is a value the code may hand back (returned, assigned, a branch of `?:`), not one it only
+    compares with, logs or passes to a call (`if (s == RECONSUME_LATER)`)."""
+    node = status
+    parent = node.parent
+    while parent is not None and (parent.type == "parenthesized_expression" or (
+            parent.type == "field_access" and parent.child_by_field_name("field") == node)):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return True
+    if parent.type in ("binary_expression", "argument_list", "switch_label"):
+        return False
+    return not (parent.type == "method_invocation" and parent.child_by_field_name("object") == node)
 
 
 def _statement_of(node: tree_sitter.Node, inner: list[tree_sitter.Node]) -> tree_sitter.Node:

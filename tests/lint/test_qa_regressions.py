@@ -103,3 +103,42 @@ def test_lite_pull_consumer_assigning_its_queues_is_quiet():
     assert [f.code for f in lint_sources({"Replayer.java": ASSIGNING_JAVA})] == []
     subscribing = ASSIGNING_JAVA.replace("consumer.assign(queues);", 'consumer.subscribe("Replay", "*");')
     assert [f.code for f in lint_sources({"Replayer.java": subscribing})] == ["RMQ001"]
+
+
+COMPARING_JAVA = """\
+import java.util.List;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class Shapes {
+    void start(ConsumeConcurrentlyStatus last) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("shapes");
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.subscribe("Shapes", "*");
+        consumer.registerMessageListener(new MessageListenerConcurrently() {
+            @Override
+            public ConsumeConcurrentlyStatus consumeMessage(List<MessageExt> msgs, ConsumeConcurrentlyContext ctx) {
+                if (last == ConsumeConcurrentlyStatus.RECONSUME_LATER || ConsumeConcurrentlyStatus.RECONSUME_LATER.equals(last)) {
+                    System.out.println("retried before: " + ConsumeConcurrentlyStatus.RECONSUME_LATER);
+                }
+                log(ConsumeConcurrentlyStatus.RECONSUME_LATER);
+                return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+            }
+        });
+    }
+
+    void log(Object o) {}
+}
+"""
+
+
+def test_status_only_compared_or_logged_is_no_retry():
+    assert [f.code for f in lint_sources({"Shapes.java": COMPARING_JAVA})] == []
+    returning = COMPARING_JAVA.replace("return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;",
+                                       "return (ConsumeConcurrentlyStatus.RECONSUME_LATER);")
+    (finding,) = lint_sources({"Shapes.java": returning})
+    assert (finding.code, finding.location.line) == ("RMQ003", 21)
