@@ -202,11 +202,31 @@ def field_hash_col(group_state, f):
     return _mix_col(F.pmod(group_state + f, F.lit(MODULUS)))
 
 
-def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = None):
+def process_columns(i) -> dict:
+    """host, instance and client_id of process `i` (a long column or lambda variable) of a generated group row
+    (needs its columns colliding, shared_host, a0, nano0): the same formulas as `generated_group`."""
+    from pyspark.sql import functions as F
+
+    a = F.pmod(F.col("a0") + i * F.lit(PROCESS_STEP), F.lit(MODULUS))
+    nano = F.pmod(F.col("nano0") + i * F.lit(NANOTIME_STEP), F.lit(MODULUS))
+    own_host = F.concat_ws(".", F.lit("10"), F.pmod(a, F.lit(256)).cast("string"),
+                           F.floor(i / 256).cast("long").cast("string"), F.pmod(i, F.lit(256)).cast("string"))
+    own_cid = F.concat(own_host, F.lit("@"), (F.lit(1) + F.pmod(F.shiftright(a, 8), F.lit(65535))).cast("string"),
+                       F.lit("#"), nano.cast("string"))
+    return {
+        "host": F.when(F.col("colliding"), F.col("shared_host")).otherwise(own_host),
+        "instance": F.when(F.col("colliding"), F.concat(F.col("shared_host"), F.lit("#"), (i + 1).cast("string")))
+        .otherwise(F.concat(own_host, F.lit("#1"))),
+        "client_id": F.when(F.col("colliding"), F.concat(F.col("shared_host"), F.lit("@1"))).otherwise(own_cid),
+    }
+
+
+def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = None, with_processes: bool = False):
     """One row per generated group, built from `spark.range` with column arithmetic only.
 
     Columns: g (long), group, topic, strategy, colliding, n (processes), queue_counts (array<int>, broker order),
-    processes (array<struct<i, host, instance, client_id>>, declaration order)."""
+    and what `process_columns` needs (shared_host, a0, nano0). `with_processes` adds `processes`
+    (array<struct<i, host, instance, client_id>>, declaration order; an interpreted lambda, for small fleets)."""
     from pyspark.sql import functions as F
 
     state = seed_state(spec.seed)
@@ -226,21 +246,8 @@ def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = 
     shared_host = F.concat(F.lit("10."), F.pmod(field_hash_col(gs, F.lit(F_HOST)), F.lit(256)).cast("string"),
                            F.lit(".0.1"))
 
-    def process(i):
-        a = F.pmod(F.col("a0") + i * F.lit(PROCESS_STEP), F.lit(MODULUS))
-        nano = F.pmod(F.col("nano0") + i * F.lit(NANOTIME_STEP), F.lit(MODULUS))
-        own_host = F.concat_ws(".", F.lit("10"), F.pmod(a, F.lit(256)).cast("string"),
-                               F.floor(i / 256).cast("string"), F.pmod(i, F.lit(256)).cast("string"))
-        own_cid = F.concat(own_host, F.lit("@"), (F.lit(1) + F.pmod(F.shiftright(a, 8), F.lit(65535))).cast("string"),
-                           F.lit("#"), nano.cast("string"))
-        host = F.when(F.col("colliding"), F.col("shared_host")).otherwise(own_host)
-        label = F.when(F.col("colliding"), F.concat(F.col("shared_host"), F.lit("#"), (i + 1).cast("string"))) \
-            .otherwise(F.concat(own_host, F.lit("#1")))
-        cid = F.when(F.col("colliding"), F.concat(F.col("shared_host"), F.lit("@1"))).otherwise(own_cid)
-        return F.struct(i.cast("int").alias("i"), host.alias("host"), label.alias("instance"), cid.alias("client_id"))
-
     base = spark.range(0, spec.groups, 1, num_partitions) if num_partitions else spark.range(spec.groups)
-    return (
+    df = (
         base
         .select(F.col("id").alias("g"))
         .withColumn("gs", group_state_col(state, g))
@@ -256,6 +263,16 @@ def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = 
             field_hash_col(gs, F.lit(F_PROCESS)).alias("a0"),
             field_hash_col(gs, F.lit(F_NANOTIME)).alias("nano0"),
         )
-        .withColumn("processes", F.transform(F.sequence(F.lit(0).cast("long"), (F.col("n") - 1).cast("long")), process))
-        .drop("shared_host", "a0", "nano0")
+        # An optimizer barrier: without it Spark inlines these hashes into the per-process array lambdas below,
+        # which are interpreted, and recomputes them for every process (a Generate is never collapsed).
+        .select("*", F.explode_outer(F.array(F.lit(0))).alias("_barrier"))
+        .drop("_barrier")
     )
+    if with_processes:
+        def process(i):
+            cols = process_columns(i)
+            return F.struct(i.cast("int").alias("i"), *(c.alias(name) for name, c in cols.items()))
+
+        df = df.withColumn("processes", F.transform(F.sequence(F.lit(0).cast("long"), (F.col("n") - 1).cast("long")),
+                                                    process))
+    return df

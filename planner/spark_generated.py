@@ -22,7 +22,7 @@ from typing import Optional
 from pyspark.sql import DataFrame, functions as F
 
 from planner import spark_alloc as A
-from planner.generate import broker_names, generated_groups_df
+from planner.generate import broker_names, generated_groups_df, process_columns
 from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, GenerateSpec, GroupTopicResult, Process, Queue, \
     SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
 from planner.spark_session import progress
@@ -32,12 +32,21 @@ RETRY_PREFIX = "%RETRY%"
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues", "idle_instances")
 
 
+def materialized(df: DataFrame) -> DataFrame:
+    """An optimizer barrier: Spark inlines a column's expression into every later use (CollapseProject), so an
+    `index` used twenty times downstream would be searched for twenty times per row. A Generate is never
+    collapsed, so exploding a one-element array pins the columns computed so far (in the same code-gen stage)."""
+    return df.select("*", F.explode_outer(F.array(F.lit(0))).alias("_pin")).drop("_pin")
+
+
 def with_sorted_clients(groups: DataFrame) -> DataFrame:
-    """Adds `keys` (the group's client id sort keys with declaration index, sorted: Java's cidAll) and `m`,
-    `offsets` (first rank of each broker)."""
-    keys = F.sort_array(F.transform("processes", lambda p: F.struct(A.java_key(p["client_id"]).alias("k"),
-                                                                    p["i"].alias("i"))))
-    return groups.withColumn("keys", keys)
+    """Adds `keys`: the group's client ids as Java sort keys with their declaration index, sorted (Java's
+    cidAll). The lambda builds only the key; everything else about a process is computed after the explode."""
+    def key(i):
+        return F.struct(A.java_key(process_columns(i)["client_id"]).alias("k"), i.alias("i"))
+
+    return groups.withColumn("keys", F.sort_array(F.transform(
+        F.sequence(F.lit(0).cast("long"), F.col("n").cast("long") - 1), key)))
 
 
 def explode_processes(groups: DataFrame, brokers: int) -> DataFrame:
@@ -48,18 +57,17 @@ def explode_processes(groups: DataFrame, brokers: int) -> DataFrame:
     for b in range(1, brokers):
         offsets.append(offsets[-1] + counts[b - 1])
     m = offsets[-1] + counts[-1]
-    return (groups
-            .withColumn("m", m)
-            .withColumn("offsets", F.array(*offsets))
-            .withColumn("kk", F.col("keys.k"))
-            .select("*", F.posexplode("keys").alias("sp", "key"))
-            .withColumn("index", (F.array_position("kk", F.col("key.k")) - 1).cast("long"))
-            .withColumn("mult", (F.col("n") - F.size(F.array_remove("kk", F.col("key.k")))).cast("long"))
-            .withColumn("proc", F.element_at("processes", F.col("key.i") + 1))
-            .select("g", "group", "topic", "strategy", "colliding", F.col("n").cast("long").alias("n"), "m",
-                    "queue_counts", "offsets", "sp", "index", "mult",
-                    F.col("proc.i").alias("ord"), F.col("proc.instance").alias("instance"),
-                    F.col("proc.host").alias("host"), F.col("proc.client_id").alias("client_id")))
+    exploded = (groups
+                .select("*", F.posexplode_outer("keys").alias("sp", "key"))
+                .withColumn("kk", F.col("keys.k")))  # after the explode: reads the sorted array, no re-sort
+    proc = process_columns(F.col("key.i"))
+    return materialized(exploded
+            .select("g", "group", "topic", "strategy", "colliding", F.col("n").cast("long").alias("n"),
+                    m.alias("m"), "queue_counts", F.array(*offsets).alias("offsets"), "sp",
+                    (F.array_position("kk", F.col("key.k")) - 1).cast("long").alias("index"),
+                    (F.col("n") - F.size(F.array_remove("kk", F.col("key.k")))).cast("long").alias("mult"),
+                    F.col("key.i").cast("int").alias("ord"),
+                    *(c.alias(name) for name, c in proc.items())))
 
 
 def with_shares(procs: DataFrame, brokers: int) -> DataFrame:
@@ -70,7 +78,7 @@ def with_shares(procs: DataFrame, brokers: int) -> DataFrame:
     r_avg_start, r_avg_count = A.avg_start_count(F.col("index"), F.col("n"), r_m)
     is_avg = F.col("strategy") == "AVG"
     is_circle = F.col("strategy") == "AVG_BY_CIRCLE"
-    return (procs
+    return materialized(procs
             .withColumn("count", F.when(is_avg, avg_count)
                         .when(is_circle, A.circle_count(F.col("index"), F.col("n"), F.col("m"))))
             .withColumn("start", F.when(is_avg, avg_start).when(is_circle, F.col("index")))
@@ -97,7 +105,7 @@ def ranged_assignments(procs: DataFrame, brokers: list[str]) -> DataFrame:
                  F.lit(1).cast("long").alias("c"), F.col("r_start").alias("s"), F.col("r_count").alias("k"))
         for i in range(b)
     ]
-    seg = (procs.where(F.col("count").isNotNull())
+    seg = (procs  # CONSISTENT_HASH rows have null counts: `x.k > 0` drops them
            .select("g", "group", "instance", "client_id", "host", "step", F.explode(F.array(*segments)).alias("x"))
            .where(F.col("x.k") > 0))
     start, step, lo = F.col("x.s"), F.col("step"), F.col("x.lo")

@@ -1,0 +1,105 @@
+"""The Spark engine and the local engine give the same answers: hand-written fleets with every strategy, and
+generated fleets of every generated strategy (totals, problem groups, every assignment)."""
+
+from __future__ import annotations
+
+import random
+
+from planner import local
+from planner.fleet import load_fleet
+from planner.generate import generated_fleet
+from planner.model import Fleet, GenerateSpec, SimulateOptions, Simulation
+from planner.report import totals
+from planner.spark import simulate_hand_written
+from planner.spark_generated import generated_assignments, run_to_sink, simulate_generated
+
+BROKERS = [("hz@broker-a", "hz"), ("hz@broker-b", "hz"), ("sh@broker-c", "sh"), ("bj@broker-d", "bj"),
+           ("broker-e", None), ("\uffff@broker-f", "\uffff"), ("\U0001F600@broker-g", "\U0001F600")]
+STRATEGY_LINES = [
+    'strategy = "AVG"', 'strategy = "AVG_BY_CIRCLE"', 'strategy = "CONSISTENT_HASH"\nvirtual_nodes = 3',
+    'strategy = "CONSISTENT_HASH"\nvirtual_nodes = 0', 'strategy = "MACHINE_ROOM"\nconsumer_idcs = ["hz", "sh"]',
+    'strategy = "MACHINE_ROOM_NEARBY"\nnearby = "AVG"', 'strategy = "MACHINE_ROOM_NEARBY"\nnearby = "AVG_BY_CIRCLE"',
+    'strategy = "MACHINE_ROOM_NEARBY"\nnearby = "CONSISTENT_HASH"',
+    'strategy = "CONFIG"\nqueues = [["T{g}", "hz@broker-a", 0], ["T{g}", "sh@broker-c", 1], ["Other", "x", 0]]',
+]
+ROOMS = ["hz", "sh", "bj", "\uffff", "\U0001F600"]
+
+
+def _random_fleet_toml(seed: int, groups: int) -> str:
+    rnd = random.Random(seed)
+    out = []
+    averaging = []  # clustering AVG groups: the scenarios change those (a move is certain there)
+    for name, room in BROKERS:
+        out.append(f'[[brokers]]\nname = "{name}"' + (f'\nroom = "{room}"' if room else "")
+                   + ('\nperm = "w"' if name == "broker-e" and seed % 2 else "") + "\n")
+    for g in range(groups):
+        brokers = rnd.sample([b for b, _ in BROKERS], rnd.randint(1, 4))
+        counts = ", ".join(f'"{b}" = {rnd.randint(0, 6)}' for b in brokers)
+        out.append(f'[[topics]]\nname = "T{g}"\nread_queues = {{ {counts} }}\nbrokers = {brokers!r}\n'.replace("'", '"'))
+        model = "broadcasting" if rnd.random() < 0.1 else "clustering"
+        strategy = rnd.choice(STRATEGY_LINES).format(g=g)
+        if model == "clustering" and strategy == 'strategy = "AVG"':
+            averaging.append(f"g{g}")
+        out.append(f'[[groups]]\nname = "g{g}"\nmodel = "{model}"\n{strategy}\n'
+                   f'subscriptions = [{{ topic = "T{g}", expression = "*" }}]\n')
+        for i in range(rnd.randint(1, 4)):
+            lines = [f'hosts = ["10.0.{g}.{rnd.randint(1, 3)}"]', f"count = {rnd.randint(1, 3)}"]
+            kind = rnd.random()
+            if kind < 0.3:
+                lines.append(f'instance_name = "{rnd.choice(["n1", "n2", "x"])}"')
+            elif kind < 0.5:
+                lines += ["pid = 1", 'client_version = "4.5.1"']
+            if rnd.random() < 0.8:
+                lines.append(f'room = "{rnd.choice(ROOMS)}"')
+            if rnd.random() < 0.15:
+                lines.append(rnd.choice(STRATEGY_LINES[:3]))  # a rollout caught half-way
+            out.append("[[groups.instances]]\n" + "\n".join(lines) + "\n")
+    out.append(f'[[scenarios]]\nname = "add-one"\ngroup = "{averaging[0]}"\nadd_instances = [{{ hosts = ["10.9.9.9"] }}]\n')
+    out.append(f'[[scenarios]]\nname = "lose-one"\ngroup = "{averaging[1]}"\nremove_instances = 1\n')
+    return "\n".join(out)
+
+
+def _comparable(sim: Simulation) -> list:
+    return [(r.scenario, r.group, r.topic, r.model, r.queues, r.assignment, r.errored, r.orphaned, r.duplicated,
+             [p.instance for p in r.idle], r.moved, [p.client_id for p in r.processes]) for r in sim.results]
+
+
+def test_hand_written_fleet_with_every_strategy_agrees(spark, tmp_path):
+    path = tmp_path / "fleet.toml"
+    path.write_text(_random_fleet_toml(5, 36), encoding="utf-8")
+    fleet = load_fleet(str(path))
+    expected = local.simulate(fleet)
+    got = simulate_hand_written(spark, fleet)
+    assert got.scenarios == expected.scenarios
+    assert _comparable(got) == _comparable(expected)
+    # the fleet exercises what it should: failures, orphans, duplicates and moves all occur
+    assert any(r.errored for r in expected.results) and any(r.orphaned for r in expected.results)
+    assert any(r.duplicated for r in expected.results) and any(r.moved for r in expected.results)
+
+
+GENERATED = GenerateSpec(groups=240, seed=7, instances=(1, 12), queues=(1, 8), brokers=2, colliding_client_ids=0.1,
+                         strategies=("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"))
+
+
+def test_generated_fleet_agrees_totals_problems_and_every_assignment(spark):
+    fleet = Fleet("<generated>", (), (), (), (), GENERATED)
+    got = simulate_generated(spark, fleet, Simulation(fleet, []), SimulateOptions())
+    expected = local.simulate(generated_fleet(GENERATED))
+    assert got.totals == totals(expected)
+    by_key = {(r.group, r.topic): r for r in expected.results}
+    assert got.results, "the generated fleet has problem groups"
+    for r in got.results:
+        e = by_key[(r.group, r.topic)]
+        assert (r.assignment, r.orphaned, r.duplicated, [p.instance for p in r.idle]) == \
+               (e.assignment, e.orphaned, e.duplicated, [p.instance for p in e.idle])
+    _, rows = generated_assignments(spark, GENERATED)
+    spark_pairs = sorted((r.group, r.topic, r.instance, r.broker, r.queue_id) for r in rows.collect())
+    local_pairs = sorted((r.group, r.topic, inst, q.broker, q.queue_id)
+                         for r in expected.results for inst, share in r.assignment.items() for q in share)
+    assert spark_pairs == local_pairs
+
+
+def test_one_pass_sink_totals_equal_the_local_engine(spark):
+    spec = GenerateSpec(groups=300, seed=3, instances=(1, 20), queues=(1, 12), colliding_client_ids=0.05,
+                        strategies=("AVG", "AVG_BY_CIRCLE"))
+    assert run_to_sink(spark, spec) == {**totals(local.simulate(generated_fleet(spec))), "groups": 300}

@@ -1,0 +1,59 @@
+"""`[generate]`: the same synthetic fleet in Spark and in plain Python, deterministic, with the asked shape."""
+
+from __future__ import annotations
+
+from planner.generate import (
+    generated_fleet,
+    generated_groups_df,
+    iter_generated_groups,
+    field_hash,
+    seed_state,
+)
+from planner.identity import group_processes
+from planner.model import GenerateSpec
+
+SPEC = GenerateSpec(groups=400, seed=11, instances=(1, 9), queues=(2, 6), brokers=3, colliding_client_ids=0.1,
+                    strategies=("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"))
+
+
+def _python_rows(spec):
+    return [(g.index, g.group, g.topic, g.strategy, g.colliding, g.queue_counts, g.hosts, g.instances, g.client_ids)
+            for g in iter_generated_groups(spec)]
+
+
+def test_spark_builds_the_same_groups_as_python(spark):
+    rows = generated_groups_df(spark, SPEC, with_processes=True).orderBy("g").collect()
+    got = [(r.g, r.group, r.topic, r.strategy, r.colliding, tuple(r.queue_counts),
+            tuple(p.host for p in r.processes), tuple(p.instance for p in r.processes),
+            tuple(p.client_id for p in r.processes)) for r in rows]
+    assert got == _python_rows(SPEC)
+
+
+def test_generation_is_deterministic_and_seeded():
+    assert _python_rows(SPEC) == _python_rows(SPEC)
+    other = GenerateSpec(**{**SPEC.__dict__, "seed": 12})
+    assert _python_rows(other) != _python_rows(SPEC)
+    assert all(0 <= field_hash(seed_state(s), g, f) < 2**31 - 1 for s in (0, 7, 2**40) for g in (0, 10**6)
+               for f in (1, 16))
+
+
+def test_shape_follows_the_spec():
+    groups = list(iter_generated_groups(SPEC))
+    assert len(groups) == 400
+    assert all(1 <= len(g.client_ids) <= 9 and len(g.queue_counts) == 3 for g in groups)
+    assert all(2 <= c <= 6 for g in groups for c in g.queue_counts)
+    assert {g.strategy for g in groups} == {"AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"}
+    colliding = [g for g in groups if g.colliding]
+    assert 20 <= len(colliding) <= 60  # about 10% of 400
+    assert all(len(set(g.client_ids)) == 1 for g in colliding)  # every process reports one client id
+    assert all(len(set(g.client_ids)) == len(g.client_ids) for g in groups if not g.colliding)
+    assert all(len(set(g.instances)) == len(g.instances) for g in groups)  # labels are unique in a group
+
+
+def test_the_generated_fleet_gives_the_same_client_ids_through_identity():
+    fleet = generated_fleet(GenerateSpec(groups=50, seed=3, colliding_client_ids=0.2))
+    for group, generated in zip(fleet.groups, iter_generated_groups(GenerateSpec(groups=50, seed=3,
+                                                                                 colliding_client_ids=0.2))):
+        processes = group_processes(group)
+        assert tuple(p.client_id for p in processes) == generated.client_ids
+        assert tuple(p.instance for p in processes) == generated.instances
