@@ -123,6 +123,7 @@ class ClientExtractor:
                 self._message_topic(node)
         for node, method in calls:
             self._call(node, method)
+        self._returned_clients()
         for node in sorted(annotations, key=lambda n: n.start_byte):
             self._spring_listener(node)
         self.clients.sort(key=lambda c: (c.location.line, c.location.column))
@@ -143,6 +144,25 @@ class ClientExtractor:
         self.clients.append(fact)
         if key is not None:
             self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
+
+    def _returned_clients(self) -> None:
+        """A consumer a factory method returns may get its message model from the caller (`c = base(g);
+        c.setMessageModel(BROADCASTING)`): without a model set here, the model is not known. A Spring @Bean
+        method hands its consumer to the container, which keeps the model as built."""
+        java = self.java
+        for key, created in self._clients.items():
+            if key[0] != "local":
+                continue
+            for client in created:
+                fact = client.fact
+                if fact.message_model is not None or fact.role == "producer":
+                    continue
+                callable_node = java.enclosing_callable(client.node)
+                if callable_node is None or _is_bean_method(java, callable_node):
+                    continue
+                if any(_returns_name(java, ret, key[2], callable_node) for ret in _returns(callable_node)):
+                    fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
+                                                 fact.location)
 
     def _group_argument(self, args: list[tree_sitter.Node]) -> tree_sitter.Node | None:
         """The constructor argument holding the group.
@@ -640,6 +660,32 @@ class ClientExtractor:
     def _callable_id(self, node: tree_sitter.Node) -> int | None:
         scope = self.java.enclosing_callable(node)
         return scope.id if scope is not None else None
+
+
+def _returns(node: tree_sitter.Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "return_statement":
+            yield current
+        stack.extend(current.named_children)
+
+
+def _returns_name(java: JavaFile, ret: tree_sitter.Node, name: str, callable_node: tree_sitter.Node) -> bool:
+    value = ret.named_children[0] if ret.named_children else None
+    enclosing = java.enclosing_callable(ret)
+    return (value is not None and value.type == "identifier" and java.text(value) == name
+            and enclosing is not None and enclosing.id == callable_node.id)
+
+
+def _is_bean_method(java: JavaFile, callable_node: tree_sitter.Node) -> bool:
+    for child in callable_node.children:
+        if child.type == "modifiers":
+            for annotation in child.named_children:
+                name = annotation.child_by_field_name("name")
+                if name is not None and java.text(name).rpartition(".")[2] == "Bean":
+                    return True
+    return False
 
 
 def split_destination(destination: Value) -> tuple[Value, Value] | None:

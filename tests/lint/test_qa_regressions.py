@@ -142,3 +142,45 @@ def test_status_only_compared_or_logged_is_no_retry():
                                        "return (ConsumeConcurrentlyStatus.RECONSUME_LATER);")
     (finding,) = lint_sources({"Shapes.java": returning})
     assert (finding.code, finding.location.line) == ("RMQ003", 21)
+
+
+FACTORY_JAVA = """\
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+import org.springframework.context.annotation.Bean;
+
+public class Factory {
+    private DefaultMQPushConsumer base(String group) {
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer(group);
+        c.setInstanceName("cache-node");
+        return c;
+    }
+
+    public void start() throws Exception {
+        DefaultMQPushConsumer c = base("cache");
+        c.setMessageModel(MessageModel.BROADCASTING);
+        c.subscribe("Cache", "*");
+        c.start();
+    }
+
+    @Bean
+    public DefaultMQPushConsumer orders() throws Exception {
+        DefaultMQPushConsumer c = new DefaultMQPushConsumer("orders");
+        c.setInstanceName("orders-node");
+        c.subscribe("Orders", "*");
+        return c;
+    }
+}
+"""
+
+
+def test_consumer_returned_by_a_factory_method_has_an_unknown_model():
+    # the caller switches it to BROADCASTING; only the @Bean consumer (kept as built by Spring) is certain
+    findings = lint_sources({"Factory.java": FACTORY_JAVA})
+    assert [(f.code, f.location.line) for f in findings] == [("RMQ001", 22)]
+    # a model the factory sets itself is kept
+    modelled = FACTORY_JAVA.replace('        c.setInstanceName("cache-node");\n',
+                                    '        c.setMessageModel(MessageModel.BROADCASTING);\n'
+                                    '        c.setMaxReconsumeTimes(3);\n')
+    assert [(f.code, f.location.line) for f in lint_sources({"Factory.java": modelled})] == \
+        [("RMQ003", 9), ("RMQ001", 23)]
