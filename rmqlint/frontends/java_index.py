@@ -446,6 +446,9 @@ class JavaFile:
         if injected is not None:
             return injected, kind
         if info.value is None:
+            injected = self._constructor_injected(info) if info.final else None
+            if injected is not None:
+                return injected, kind
             return Dynamic(f"field {info.name} has no initializer"), kind
         if not info.final and info.name in self.assigned_names():
             return Dynamic(f"field {info.name} is assigned"), kind
@@ -458,6 +461,50 @@ class JavaFile:
         finally:
             self._in_progress.discard(key)
         return result, (kind if kind != "unknown" else value_kind)
+
+    def _constructor_injected(self, info: FieldInfo) -> Value | None:
+        """Spring constructor injection: a final field set once, in the one constructor of its class, from a
+        parameter annotated `@Value("${..}")` (`this.name = name;`)."""
+        body = info.declaration.parent
+        while body is not None and body.type not in CLASS_BODIES:
+            body = body.parent
+        if body is None:
+            return None
+        constructors = [c for c in body.named_children if c.type == "constructor_declaration"]
+        if len(constructors) != 1:
+            return None
+        assignments = []
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if node.type == "assignment_expression" and self._assigns_field(node, info, body):
+                assignments.append(node)
+            stack.extend(node.named_children)
+        if len(assignments) != 1:
+            return None
+        right = assignments[0].child_by_field_name("right")
+        enclosing = self.enclosing_callable(assignments[0])
+        if right is None or right.type != "identifier" or enclosing is None or enclosing.id != constructors[0].id:
+            return None
+        found = self.lookup(self.text(right), right)
+        if found is None or found[0] != "local" or not getattr(found[2], "is_parameter", False):
+            return None
+        return self.spring_injected(found[2].annotations, f"parameter {found[2].name}")
+
+    def _assigns_field(self, assignment: tree_sitter.Node, info: FieldInfo, body: tree_sitter.Node) -> bool:
+        left = assignment.child_by_field_name("left")
+        if left is None:
+            return False
+        if left.type == "field_access":
+            target, field_name = left.child_by_field_name("object"), left.child_by_field_name("field")
+            if target is None or target.type != "this" or field_name is None or self.text(field_name) != info.name:
+                return False
+            nearest = next((scope for scope in self.scopes(left) if scope.type in CLASS_BODIES), None)
+            return nearest is not None and nearest.id == body.id
+        if left.type != "identifier" or self.text(left) != info.name:
+            return False
+        found = self.lookup(info.name, left)
+        return found is not None and found[0] == "field" and found[1].id == body.id
 
     def _eval(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
         """(value, kind) with kind "str" | "num" | "bool" | "unknown"."""

@@ -184,3 +184,38 @@ def test_consumer_returned_by_a_factory_method_has_an_unknown_model():
                                     '        c.setMaxReconsumeTimes(3);\n')
     assert [(f.code, f.location.line) for f in lint_sources({"Factory.java": modelled})] == \
         [("RMQ003", 9), ("RMQ001", 23)]
+
+
+INJECTED_JAVA = """\
+import javax.annotation.PostConstruct;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.springframework.beans.factory.annotation.Value;
+
+public class Injected {
+    private final String name;
+
+    public Injected(@Value("${shop.consumer.name:ledger-node}") String name) {
+        this.name = name;
+    }
+
+    @PostConstruct
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger");
+        consumer.setInstanceName(name);
+        consumer.subscribe("Ledger", "*");
+    }
+}
+"""
+
+
+def test_final_field_injected_through_the_constructor_is_resolved():
+    (finding,) = lint_sources({"Injected.java": INJECTED_JAVA})
+    assert (finding.code, finding.location.line) == ("RMQ001", 15)
+    assert '"ledger-node"' in finding.message
+    not_final = INJECTED_JAVA.replace("private final String name;", "private String name;")
+    dynamic = INJECTED_JAVA.replace("${shop.consumer.name:ledger-node}", "${HOSTNAME}")
+    second_constructor = INJECTED_JAVA.replace("    @PostConstruct", "    public Injected() { this(\"x\"); }\n\n"
+                                               "    @PostConstruct")
+    unannotated = INJECTED_JAVA.replace('@Value("${shop.consumer.name:ledger-node}") ', "")
+    for variant in (not_final, dynamic, second_constructor, unannotated):
+        assert lint_sources({"Injected.java": variant}) == []
