@@ -216,7 +216,11 @@ class ClientExtractor:
         if "." in written:
             return written.startswith(ROCKETMQ_PACKAGE)
         imported = self.java.imports.get(MESSAGE_CLASS)
-        return imported is None or imported.startswith(ROCKETMQ_PACKAGE)
+        if imported is not None:
+            return imported.startswith(ROCKETMQ_PACKAGE)
+        # Not imported by name: RocketMQ's only through a wildcard import (else a class of this package).
+        packages = [*self.java.wildcard_imports, self.java.package]
+        return any(p.startswith(ROCKETMQ_PACKAGE) or p + "." == ROCKETMQ_PACKAGE for p in packages)
 
     def _message_topic(self, call: tree_sitter.Node) -> None:
         message = self._receiver(call, self._messages)

@@ -219,3 +219,29 @@ def test_final_field_injected_through_the_constructor_is_resolved():
     unannotated = INJECTED_JAVA.replace('@Value("${shop.consumer.name:ledger-node}") ', "")
     for variant in (not_final, dynamic, second_constructor, unannotated):
         assert lint_sources({"Injected.java": variant}) == []
+
+
+SMS_JAVA = """\
+package com.acme.sms;
+
+IMPORTS
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class Sms {
+    void start(byte[] body) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("sms");
+        consumer.subscribe("Sms", "SmsSent");
+        Message m = new Message("Sms", "smsSent", body);
+        m.setTags("SMSSENT");
+    }
+}
+"""
+
+
+def test_message_class_of_the_own_package_is_not_rocketmq():
+    # no import of Message: in Java that is a class of the file's own package, not RocketMQ's
+    assert lint_sources({"Sms.java": SMS_JAVA.replace("IMPORTS", "")}) == []
+    for imports in ("import org.apache.rocketmq.common.message.Message;", "import org.apache.rocketmq.common.message.*;"):
+        findings = lint_sources({"Sms.java": SMS_JAVA.replace("IMPORTS", imports)})
+        assert [(f.code, f.location.line) for f in findings] == [("RMQ002", 9)], imports
+        assert '"SMSSENT"' in findings[0].message and '"smsSent"' in findings[0].message
