@@ -34,11 +34,13 @@ def _random_fleet_toml(seed: int, groups: int) -> str:
                    + ('\nperm = "w"' if name == "broker-e" and seed % 2 else "") + "\n")
     for g in range(groups):
         brokers = rnd.sample([b for b, _ in BROKERS], rnd.randint(1, 4))
-        counts = ", ".join(f'"{b}" = {rnd.randint(0, 6)}' for b in brokers)
+        numbers = [rnd.randint(0, 6) for _ in brokers]
+        counts = ", ".join(f'"{b}" = {c}' for b, c in zip(brokers, numbers))
         out.append(f'[[topics]]\nname = "T{g}"\nread_queues = {{ {counts} }}\nbrokers = {brokers!r}\n'.replace("'", '"'))
         model = "broadcasting" if rnd.random() < 0.1 else "clustering"
         strategy = rnd.choice(STRATEGY_LINES).format(g=g)
-        if model == "clustering" and strategy == 'strategy = "AVG"':
+        if model == "clustering" and strategy == 'strategy = "AVG"' and sum(numbers) >= 4 \
+                and "broker-e" not in brokers:
             averaging.append(f"g{g}")
         out.append(f'[[groups]]\nname = "g{g}"\nmodel = "{model}"\n{strategy}\n'
                    f'subscriptions = [{{ topic = "T{g}", expression = "*" }}]\n')
