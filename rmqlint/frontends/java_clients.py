@@ -146,12 +146,17 @@ class ClientExtractor:
             self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
 
     def _returned_clients(self) -> None:
-        """A consumer a factory method returns may get its message model from the caller (`c = base(g);
-        c.setMessageModel(BROADCASTING)`): without a model set here, the model is not known. A Spring @Bean
-        method hands its consumer to the container, which keeps the model as built."""
+        """Consumers other code may configure, whose model is not known without a model set here: one a
+        factory method returns (`c = base(g); c.setMessageModel(BROADCASTING)`; a Spring @Bean method hands its
+        consumer to the container, which keeps the model as built), or a field subclasses may configure."""
         java = self.java
         for key, created in self._clients.items():
-            if key[0] != "local":
+            if key[0] == "field":
+                if self._subclasses_may_configure(key):
+                    for client in created:
+                        if client.fact.message_model is None and client.fact.role != "producer":
+                            client.fact.message_model = Setting(
+                                Dynamic("a field subclasses may configure"), client.fact.location)
                 continue
             for client in created:
                 fact = client.fact
@@ -163,6 +168,19 @@ class ClientExtractor:
                 if any(_returns_name(java, ret, key[2], callable_node) for ret in _returns(callable_node)):
                     fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
                                                  fact.location)
+
+    def _subclasses_may_configure(self, key: Key) -> bool:
+        """A `protected` field, or a non-private field of an abstract class: subclasses in other files may set
+        the message model (`AbstractConsumer` builds it, `CacheConsumer.configure()` makes it BROADCASTING)."""
+        info = next((c for c in self.java.classes if c.body.id == key[1]), None)
+        field = info.fields.get(key[2]) if info is not None else None
+        if field is None or field.declaration.parent is None:
+            return False
+        modifiers = _modifiers(field.declaration.parent)
+        if "private" in modifiers:
+            return False
+        abstract = info.declaration is not None and "abstract" in _modifiers(info.declaration)
+        return "protected" in modifiers or abstract
 
     def _group_argument(self, args: list[tree_sitter.Node]) -> tree_sitter.Node | None:
         """The constructor argument holding the group.
@@ -680,6 +698,10 @@ def _returns_name(java: JavaFile, ret: tree_sitter.Node, name: str, callable_nod
     enclosing = java.enclosing_callable(ret)
     return (value is not None and value.type == "identifier" and java.text(value) == name
             and enclosing is not None and enclosing.id == callable_node.id)
+
+
+def _modifiers(declaration: tree_sitter.Node) -> set[str]:
+    return {m.type for child in declaration.children if child.type == "modifiers" for m in child.children}
 
 
 def _is_bean_method(java: JavaFile, callable_node: tree_sitter.Node) -> bool:

@@ -245,3 +245,37 @@ def test_message_class_of_the_own_package_is_not_rocketmq():
         findings = lint_sources({"Sms.java": SMS_JAVA.replace("IMPORTS", imports)})
         assert [(f.code, f.location.line) for f in findings] == [("RMQ002", 9)], imports
         assert '"SMSSENT"' in findings[0].message and '"smsSent"' in findings[0].message
+
+
+BASE_JAVA = """\
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public abstract class BaseConsumer {
+    protected final DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("base");
+
+    public void start() throws Exception {
+        consumer.setInstanceName("base-node");
+        configure();
+        consumer.start();
+    }
+
+    protected abstract void configure() throws Exception;
+}
+"""
+
+CACHE_JAVA = """\
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class CacheConsumer extends BaseConsumer {
+    protected void configure() throws Exception {
+        consumer.setMessageModel(MessageModel.BROADCASTING);
+        consumer.subscribe("Cache", "*");
+    }
+}
+"""
+
+
+def test_consumer_field_subclasses_configure_has_an_unknown_model():
+    assert lint_sources({"BaseConsumer.java": BASE_JAVA, "CacheConsumer.java": CACHE_JAVA}) == []
+    private = BASE_JAVA.replace("public abstract class", "public class").replace("protected final", "private final")
+    assert [f.code for f in lint_sources({"BaseConsumer.java": private})] == ["RMQ001"]
