@@ -211,7 +211,7 @@ def simulate_generated(spark, fleet, sim: Simulation, options: SimulateOptions) 
     results = list(sim.results) + _problem_results(spark, spec, procs, rows, shown)
     omitted = 0
     if len(problems) > DETAIL_LIMIT:
-        omitted = problem_flags(procs).count() - DETAIL_LIMIT
+        omitted = 2 * (problem_flags(procs).count() - DETAIL_LIMIT)  # a main and a retry result per group
     return replace(sim, results=results, totals=totals, omitted_results=omitted,
                    write_tables=_table_writer(spark, sim, rows))
 
