@@ -9,6 +9,7 @@ import pytest
 from rmqlint.facts import ClientFact, FileFacts, Location, facts_from_json, facts_to_json
 from rmqlint.frontends.python import mentions_rocketmq, module_name, parse_python
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit
+from tests.lint.spans import span
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 
@@ -17,19 +18,6 @@ def load(name: str) -> tuple[FileFacts, str, str]:
     data = (FIXTURES / name).read_bytes()
     path = f"app/{name}"
     return parse_python(path, data), data.decode("utf-8"), path
-
-
-def span(source: str, snippet: str, path: str, occurrence: int = 1) -> Location:
-    """The exact location of the n-th occurrence of `snippet` in `source` (1-based, end column exclusive)."""
-    index = -1
-    for _ in range(occurrence):
-        index = source.index(snippet, index + 1)
-    line = source.count("\n", 0, index) + 1
-    column = index - (source.rfind("\n", 0, index) + 1) + 1
-    end = index + len(snippet)
-    end_line = source.count("\n", 0, end) + 1
-    end_column = end - (source.rfind("\n", 0, end) + 1) + 1
-    return Location(path, line, column, end_line, end_column)
 
 
 def client_named(facts: FileFacts, name: str) -> ClientFact:

@@ -10,6 +10,7 @@ import pytest
 from rmqlint.facts import ClientFact, FileFacts, Location, facts_from_json, facts_to_json
 from rmqlint.frontends.spring import canonical_key, is_spring_config, parse_properties, parse_yaml
 from rmqlint.values import Concat, Dynamic, Lit, Placeholder
+from tests.lint.spans import span
 
 FIXTURES = Path(__file__).parent / "fixtures" / "spring"
 
@@ -19,18 +20,6 @@ def load(name: str) -> tuple[FileFacts, str, str]:
     path = f"src/main/resources/{name}"
     parse = parse_properties if name.endswith(".properties") else parse_yaml
     return parse(path, data), data.decode("utf-8"), path
-
-
-def span(source: str, snippet: str, path: str, occurrence: int = 1) -> Location:
-    index = -1
-    for _ in range(occurrence):
-        index = source.index(snippet, index + 1)
-    line = source.count("\n", 0, index) + 1
-    column = index - (source.rfind("\n", 0, index) + 1) + 1
-    end = index + len(snippet)
-    end_line = source.count("\n", 0, end) + 1
-    end_column = end - (source.rfind("\n", 0, end) + 1) + 1
-    return Location(path, line, column, end_line, end_column)
 
 
 def client(facts: FileFacts, role: str) -> ClientFact:
