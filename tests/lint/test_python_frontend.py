@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rmqlint.facts import ClientFact, FileFacts, Location, facts_from_json, facts_to_json
+from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
 from rmqlint.frontends.python import mentions_rocketmq, module_name, parse_python
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit
 from tests.lint.spans import span
