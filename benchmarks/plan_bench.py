@@ -2,14 +2,18 @@
 
 For 10k, 100k and 1M generated groups (1-20 processes, 4-32 queues on each of 2 brokers, 1% colliding client
 ids, AVG; the retry topic included) it prints seconds and assignments/s for:
-- spark: generate, allocate and write every assignment (noop sink) with the totals observed in the same pass
-  (`planner.spark_generated.run_to_sink`), started after the session is up and warmed on a small fleet;
-- local: the pure-Python engine (`planner.local.simulate_group`) over `planner.generate.iter_generated_groups`.
-On the 100k fleet it checks that both engines agree: the totals, and an order-free digest of every assignment
-(count, and two sums of 31-bit MD5 prefixes of "group|topic|instance|broker|queueId").
+- spark: `rmqplan simulate` on a `[generate]` fleet.toml, in process, after the session is up and warmed on a
+  small fleet (`planner.fleet.load_fleet` + `planner.spark.simulate`): every group allocated, the totals, the
+  problem groups found and the first 200 of them in full (best and median of `--repeat` runs);
+- spark-rows: every assignment written as a row (noop sink) with the totals observed in the same pass
+  (`planner.spark_generated.run_to_sink`), what `--out` pays on top;
+- local: the pure-Python engine (`planner.local.simulate_group`) over `planner.generate.iter_generated_groups`;
+- cli (largest size only): the whole `rmqplan simulate --fleet F --format json` command, JVM start included.
+Totals must agree everywhere. On the 100k fleet it also checks both engines' assignments: an order-free digest of
+every assignment (count, and two sums of 31-bit MD5 prefixes of "group|topic|instance|broker|queueId").
 
 Options: --sizes 10000,100000 (default 10000,100000,1000000), --local-max N (skip the local engine above N
-groups; default: run it everywhere), --master URL.
+groups; default: run it everywhere), --repeat N (Spark runs per size, default 3), --master URL.
 """
 
 from __future__ import annotations
@@ -107,10 +111,48 @@ def machine() -> dict:
             "python": platform.python_version(), "pyspark": pyspark.__version__}
 
 
+def fleet_toml(spec: GenerateSpec) -> str:
+    lo_i, hi_i = spec.instances
+    lo_q, hi_q = spec.queues
+    return (f"version = 1\n[generate]\ngroups = {spec.groups}\nseed = {spec.seed}\ninstances = [{lo_i}, {hi_i}]\n"
+            f"queues = [{lo_q}, {hi_q}]\nbrokers = {spec.brokers}\n"
+            f"colliding_client_ids = {spec.colliding_client_ids}\n")
+
+
+def spark_simulate(path: str, master=None) -> tuple[float, dict, int]:
+    """`rmqplan simulate` in process: (seconds, totals, problem group/topic results shown)."""
+    from planner.fleet import load_fleet
+    from planner.model import SimulateOptions
+    from planner.spark import simulate
+
+    t0 = time.monotonic()
+    sim = simulate(load_fleet(path), SimulateOptions(master=master))
+    return time.monotonic() - t0, sim.totals, len(sim.results)
+
+
+def cli_simulate(path: str) -> float:
+    exe = os.path.join(os.path.dirname(sys.executable), "rmqplan")
+    t0 = time.monotonic()
+    done = subprocess.run([exe, "simulate", "--fleet", path, "--format", "json"], capture_output=True)
+    elapsed = time.monotonic() - t0
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"rmqplan simulate failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def row(n, engine, seconds, assignments, note=""):
+    print(f"{n:>9} {engine:>10} {seconds:>9.1f} {assignments:>12} {assignments / seconds:>14,.0f}  {note}",
+          flush=True)
+
+
 def main(argv=None) -> int:
+    import statistics
+    import tempfile
+
     parser = argparse.ArgumentParser(prog="python -m benchmarks.plan_bench")
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--local-max", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--master", default=None)
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -120,29 +162,45 @@ def main(argv=None) -> int:
 
     info = machine()
     print("machine: " + ", ".join(f"{k} {v}" for k, v in info.items()), flush=True)
+    work = tempfile.mkdtemp(prefix="rmqplan-bench-")
     started = time.monotonic()
     spark = get_session(args.master)
     print(f"spark session: {time.monotonic() - started:.1f}s ({spark.sparkContext.master})", flush=True)
-    run_to_sink(spark, spec_for(2000))  # warm-up: JIT and code generation
+    warm = os.path.join(work, "warm.toml")
+    with open(warm, "w") as f:
+        f.write(fleet_toml(spec_for(2000)))
+    spark_simulate(warm, args.master)  # warm-up: JIT and code generation
+    run_to_sink(spark, spec_for(2000))
 
-    print(f"{'groups':>9} {'engine':>6} {'seconds':>9} {'assignments':>12} {'assignments/s':>14}")
+    print(f"{'groups':>9} {'engine':>10} {'seconds':>9} {'assignments':>12} {'assignments/s':>14}")
     ok = True
     for n in sizes:
         spec = spec_for(n)
+        path = os.path.join(work, f"fleet-{n}.toml")
+        with open(path, "w") as f:
+            f.write(fleet_toml(spec))
+        runs = [spark_simulate(path, args.master) for _ in range(max(1, args.repeat))]
+        times = [r[0] for r in runs]
+        spark_totals = runs[0][1]
+        ok = ok and all(r[1] == spark_totals for r in runs)
+        row(n, "spark", min(times), spark_totals["assignments"],
+            f"best of {len(times)}; median {statistics.median(times):.1f}s; all: "
+            + ", ".join(f"{t:.1f}" for t in times))
         t0 = time.monotonic()
-        spark_totals = run_to_sink(spark, spec)
-        ts = time.monotonic() - t0
-        print(f"{n:>9} {'spark':>6} {ts:>9.1f} {spark_totals['assignments']:>12} "
-              f"{spark_totals['assignments'] / ts:>14,.0f}", flush=True)
+        sink_totals = run_to_sink(spark, spec)
+        row(n, "spark-rows", time.monotonic() - t0, sink_totals["assignments"], "every assignment row, noop sink")
+        if sink_totals != spark_totals:
+            ok = False
+            print(f"  TOTALS DIFFER: simulate {spark_totals} rows {sink_totals}", flush=True)
         if args.local_max is None or n <= args.local_max:
             t0 = time.monotonic()
-            local_totals, local_digest = local_run(spec, digest=False)
-            tl = time.monotonic() - t0
-            print(f"{n:>9} {'local':>6} {tl:>9.1f} {local_totals['assignments']:>12} "
-                  f"{local_totals['assignments'] / tl:>14,.0f}", flush=True)
+            local_totals, _ = local_run(spec, digest=False)
+            row(n, "local", time.monotonic() - t0, local_totals["assignments"])
             if local_totals != spark_totals:
                 ok = False
                 print(f"  TOTALS DIFFER: spark {spark_totals} local {local_totals}", flush=True)
+        if n == max(sizes):
+            row(n, "cli", cli_simulate(path), spark_totals["assignments"], "rmqplan simulate, JVM start included")
         print(f"  totals: {spark_totals}", flush=True)
         if n == 100_000:
             _, local_digest = local_run(spec, digest=True)

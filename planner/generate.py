@@ -221,54 +221,73 @@ def process_columns(i) -> dict:
     }
 
 
-def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = None, with_processes: bool = False):
-    """One row per generated group, built from `spark.range` with column arithmetic only.
+def group_columns(spec: GenerateSpec) -> dict:
+    """Every per-group column of `generated_groups_df` as an expression of the columns `g` and `gs`
+    (`group_state_col`), so that they can be (re)computed on any DataFrame that has the group index."""
+    from pyspark.sql import functions as F
+
+    strategies = strategy_names(spec)
+    g, gs = F.col("g"), F.col("gs")
+    lo_i, hi_i = spec.instances
+    lo_q, hi_q = spec.queues
+    return {
+        "group": F.format_string("GID_%07d", g),
+        "topic": F.format_string("TOPIC_%07d", g),
+        "strategy": F.element_at(F.array(*[F.lit(s) for s in strategies]),
+                                 (F.pmod(field_hash_col(gs, F.lit(F_STRATEGY)), F.lit(len(strategies))) + 1)
+                                 .cast("int")),
+        "colliding": F.pmod(field_hash_col(gs, F.lit(F_COLLIDE)), F.lit(COLLIDE_SCALE))
+        < F.lit(collide_threshold(spec)),
+        "n": (F.lit(lo_i) + F.pmod(field_hash_col(gs, F.lit(F_INSTANCES)), F.lit(hi_i - lo_i + 1))).cast("int"),
+        "queue_counts": F.array(*[
+            (F.lit(lo_q) + F.pmod(field_hash_col(gs, F.lit(F_QUEUES + b)), F.lit(hi_q - lo_q + 1))).cast("int")
+            for b in range(spec.brokers)
+        ]),
+        "shared_host": F.concat(F.lit("10."), F.pmod(field_hash_col(gs, F.lit(F_HOST)), F.lit(256)).cast("string"),
+                                F.lit(".0.1")),
+        "a0": field_hash_col(gs, F.lit(F_PROCESS)),
+        "nano0": field_hash_col(gs, F.lit(F_NANOTIME)),
+    }
+
+
+def with_group_columns(df, spec: GenerateSpec, names=None):
+    """`df` (which has the group index `g`) plus the named `group_columns` (default all)."""
+    from pyspark.sql import functions as F
+
+    cols = group_columns(spec)
+    names = list(cols) if names is None else list(names)
+    return (df.withColumn("gs", group_state_col(seed_state(spec.seed), F.col("g")))
+            .select(*[c for c in df.columns if c not in names], *(cols[name].alias(name) for name in names)))
+
+
+def default_partitions(spark, groups: int) -> int:
+    """Range partitions for `groups` generated groups: at least one per core, and at most about 125k groups
+    (1.3M processes) each, so that the per-partition sort by client id stays in memory at default settings."""
+    return max(spark.sparkContext.defaultParallelism, -(-groups // 125_000))
+
+
+def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = None, with_processes: bool = False,
+                        ids=None):
+    """One row per generated group, built from `spark.range` (or the long column `g` of `ids`) with column
+    arithmetic only. A range keeps each group in one partition, and Spark knows it: per-group windows and
+    aggregations downstream need no shuffle.
 
     Columns: g (long), group, topic, strategy, colliding, n (processes), queue_counts (array<int>, broker order),
     and what `process_columns` needs (shared_host, a0, nano0). `with_processes` adds `processes`
     (array<struct<i, host, instance, client_id>>, declaration order; an interpreted lambda, for small fleets)."""
     from pyspark.sql import functions as F
 
-    state = seed_state(spec.seed)
-    strategies = strategy_names(spec)
-    g = F.col("g")
-    gs = F.col("gs")
-    lo_i, hi_i = spec.instances
-    lo_q, hi_q = spec.queues
-    n = F.lit(lo_i) + F.pmod(field_hash_col(gs, F.lit(F_INSTANCES)), F.lit(hi_i - lo_i + 1))
-    colliding = F.pmod(field_hash_col(gs, F.lit(F_COLLIDE)), F.lit(COLLIDE_SCALE)) < F.lit(collide_threshold(spec))
-    strategy = F.element_at(F.array(*[F.lit(s) for s in strategies]),
-                            (F.pmod(field_hash_col(gs, F.lit(F_STRATEGY)), F.lit(len(strategies))) + 1).cast("int"))
-    counts = F.array(*[
-        (F.lit(lo_q) + F.pmod(field_hash_col(gs, F.lit(F_QUEUES + b)), F.lit(hi_q - lo_q + 1))).cast("int")
-        for b in range(spec.brokers)
-    ])
-    shared_host = F.concat(F.lit("10."), F.pmod(field_hash_col(gs, F.lit(F_HOST)), F.lit(256)).cast("string"),
-                           F.lit(".0.1"))
-
-    base = spark.range(0, spec.groups, 1, num_partitions) if num_partitions else spark.range(spec.groups)
-    df = (
-        base
-        .select(F.col("id").alias("g"))
-        .withColumn("gs", group_state_col(state, g))
-        .select(
-            g.alias("g"),
-            F.format_string("GID_%07d", g).alias("group"),
-            F.format_string("TOPIC_%07d", g).alias("topic"),
-            strategy.alias("strategy"),
-            colliding.alias("colliding"),
-            n.cast("int").alias("n"),
-            counts.alias("queue_counts"),
-            shared_host.alias("shared_host"),
-            field_hash_col(gs, F.lit(F_PROCESS)).alias("a0"),
-            field_hash_col(gs, F.lit(F_NANOTIME)).alias("nano0"),
-        )
-        # An optimizer barrier: without it Spark inlines these hashes into the per-process array lambdas below,
-        # which are interpreted, and recomputes them for every process (a Generate is never collapsed).
-        .select("*", F.explode_outer(F.array(F.lit(0))).alias("_barrier"))
-        .drop("_barrier")
-    )
+    if ids is not None:
+        base = ids.select(F.col("g").cast("long").alias("g"))
+    else:
+        partitions = num_partitions or default_partitions(spark, spec.groups)
+        base = spark.range(0, spec.groups, 1, partitions).select(F.col("id").alias("g"))
+    df = with_group_columns(base, spec)
     if with_processes:
+        # An optimizer barrier: without it Spark inlines the group hashes into the interpreted lambda below and
+        # recomputes them for every process (a Generate is never collapsed).
+        df = df.select("*", F.explode_outer(F.array(F.lit(0))).alias("_barrier")).drop("_barrier")
+
         def process(i):
             cols = process_columns(i)
             return F.struct(i.cast("int").alias("i"), *(c.alias(name) for name, c in cols.items()))

@@ -1,16 +1,22 @@
-"""`[generate]`d groups in Spark: built, allocated and counted without a shuffle on the AVG path.
+"""`[generate]`d groups in Spark: built, allocated and counted in one pass, without a shuffle on the AVG path.
 
-One row per group (`planner.generate.generated_groups_df`) carries its processes as a small array. Per group:
-the client ids' Java sort keys are sorted (`sort_array` of `encode(cid, 'UTF-16BE')`), exploded with their sorted
-position, and each process's `index` is the first position of its key. AVG and AVG_BY_CIRCLE then give each
-process a range (or a stride) of queue ranks, and ranks map to (broker, queueId) from the per-broker counts
-(brokers sort like their indices, so broker b starts at the sum of the counts before it). The retry topic
-`%RETRY%<group>` has one queue per broker. Totals come from per-process arithmetic: for AVG and AVG_BY_CIRCLE
-the ranges of distinct indices never overlap, so a range is held by as many processes as share that client id.
+The groups come from `spark.range` (`planner.generate.generated_groups_df`), which Spark knows to be range
+partitioned by the group index `g`; exploding a group into its processes keeps them in its partition, so the
+per-group windows below sort within partitions and shuffle nothing. Per process:
+- its client id (`planner.generate.process_columns`); generated ids are ASCII ("10.a.b.c@pid#nanotime"), for
+  which Spark's string order (UTF-8 bytes) is Java's (UTF-16 code units), so they sort as they are;
+- `index` = `cidAll.indexOf(cid)` = how many ids of the group sort before it = `rank() - 1` ordered by id;
+  `sp` its position in the sorted list (`row_number() - 1`; equal ids are interchangeable); `mult` how many
+  processes share its id;
+- AVG and AVG_BY_CIRCLE give each index a range (or a stride) of queue ranks (`planner.spark_alloc`), and ranks
+  map to (broker, queueId) from the per-broker counts (brokers sort like their indices, so broker b starts at the
+  sum of the counts before it). The retry topic `%RETRY%<group>` has one queue per broker.
+Totals come from this per-process arithmetic: ranges of distinct indices never overlap, so a range is held by as
+many processes as share that client id, and one process per id (`sp == index`) speaks for it.
 CONSISTENT_HASH groups route their queues on a ring (`planner.spark_alloc`), which needs a shuffle.
 
-Only totals and the problem groups (orphaned, duplicated, idle or imbalanced; at most `DETAIL_LIMIT` shown in
-full) reach the driver; `Simulation.write_tables` writes every assignment with Spark.
+Only totals and the problem groups (orphaned, duplicated, idle or imbalanced; the first `DETAIL_LIMIT` in full)
+reach the driver; `Simulation.write_tables` writes every assignment with Spark.
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ import time
 from dataclasses import replace
 from typing import Optional
 
-from pyspark.sql import DataFrame, functions as F
+from pyspark.sql import Column, DataFrame, Window, functions as F
 
 from planner import spark_alloc as A
-from planner.generate import broker_names, generated_groups_df, process_columns
+from planner.generate import broker_names, generated_groups_df, process_columns, with_group_columns
 from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, GenerateSpec, GroupTopicResult, Process, Queue, \
     SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
 from planner.spark_session import progress
@@ -32,67 +38,77 @@ RETRY_PREFIX = "%RETRY%"
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues", "idle_instances")
 
 
-def materialized(df: DataFrame) -> DataFrame:
-    """An optimizer barrier: Spark inlines a column's expression into every later use (CollapseProject), so an
-    `index` used twenty times downstream would be searched for twenty times per row. A Generate is never
-    collapsed, so exploding a one-element array pins the columns computed so far (in the same code-gen stage)."""
-    return df.select("*", F.explode_outer(F.array(F.lit(0))).alias("_pin")).drop("_pin")
+def generated_processes(groups: DataFrame, brokers: int) -> DataFrame:
+    """One row per process of each generated group: g, strategy, n, m (main topic queues), i (declaration
+    index) and client_id. A narrow explode: the rows stay in their group's partition. Only what the allocation
+    needs goes through the sort; names and hosts are computed again where they are needed."""
+    m = sum((F.col("queue_counts").getItem(b).cast("long") for b in range(1, brokers)),
+            F.col("queue_counts").getItem(0).cast("long"))
+    exploded = groups.select("g", "strategy", "colliding", "shared_host", "a0", "nano0",
+                             F.col("n").cast("long").alias("n"), m.alias("m"),
+                             F.explode(F.sequence(F.lit(0).cast("long"), F.col("n").cast("long") - 1)).alias("i"))
+    return exploded.select("g", "strategy", "n", "m", "i",
+                           process_columns(F.col("i"))["client_id"].alias("client_id"))
 
 
-def with_sorted_clients(groups: DataFrame) -> DataFrame:
-    """Adds `keys`: the group's client ids as Java sort keys with their declaration index, sorted (Java's
-    cidAll). The lambda builds only the key; everything else about a process is computed after the explode."""
-    def key(i):
-        return F.struct(A.java_key(process_columns(i)["client_id"]).alias("k"), i.alias("i"))
+def with_client_ranks(procs: DataFrame) -> DataFrame:
+    """Adds `index` (cidAll.indexOf = ids sorting before = rank - 1), `sp` (position in the sorted cidAll) and
+    `mult` (processes sharing the id = ids sorting at or before it - index). One window, ordered by client id
+    within the group: a sort within partitions and one pass over it."""
+    by_id = Window.partitionBy("g").orderBy("client_id")  # default frame: up to the last equal id
+    return (procs.select("*", (F.rank().over(by_id) - 1).cast("long").alias("index"),
+                         (F.row_number().over(by_id) - 1).cast("long").alias("sp"),
+                         F.count(F.lit(1)).over(by_id).alias("_at_or_before"))
+            .withColumn("mult", F.col("_at_or_before") - F.col("index"))
+            .drop("_at_or_before"))
 
-    return groups.withColumn("keys", F.sort_array(F.transform(
-        F.sequence(F.lit(0).cast("long"), F.col("n").cast("long") - 1), key)))
+
+def with_shares(procs: DataFrame, brokers: int) -> DataFrame:
+    """Adds, for AVG and AVG_BY_CIRCLE processes, `start`/`count`/`step` (main topic ranks) and `r_start`/
+    `r_count` (retry ranks, one queue per broker); CONSISTENT_HASH rows get nulls (routed separately)."""
+    index, n, m = F.col("index"), F.col("n"), F.col("m")
+    avg_start, avg_count = A.avg_start_count(index, n, m)
+    r_m = F.lit(brokers).cast("long")
+    r_avg_start, r_avg_count = A.avg_start_count(index, n, r_m)
+    is_avg = F.col("strategy") == "AVG"
+    is_circle = F.col("strategy") == "AVG_BY_CIRCLE"
+    return procs.select(
+        "*",
+        F.when(is_avg, avg_count).when(is_circle, A.circle_count(index, n, m)).alias("count"),
+        F.when(is_avg, avg_start).when(is_circle, index).alias("start"),
+        F.when(is_avg, F.lit(1).cast("long")).when(is_circle, n).alias("step"),
+        F.when(is_avg, r_avg_count).when(is_circle, A.circle_count(index, n, r_m)).alias("r_count"),
+        F.when(is_avg, r_avg_start).when(is_circle, index).alias("r_start"))
 
 
-def explode_processes(groups: DataFrame, brokers: int) -> DataFrame:
-    """One row per process: sorted position `sp`, `index` (cidAll.indexOf), `mult` (processes sharing its id),
-    `m` (main topic queues), `offsets` (array of each broker's first rank), plus instance/host/client_id."""
+def allocated_processes(groups: DataFrame, brokers: int) -> DataFrame:
+    """generated groups -> one row per process with its client rank and its share (the hot path)."""
+    return (groups.transform(lambda df: generated_processes(df, brokers))
+            .transform(with_client_ranks)
+            .transform(lambda df: with_shares(df, brokers)))
+
+
+def with_identity(procs: DataFrame, spec: GenerateSpec) -> DataFrame:
+    """Adds what reports and tables name: group, topic, queue_counts, offsets (each broker's first main rank),
+    and the process's host, instance label and `ord` (declaration index)."""
+    brokers = spec.brokers
+    named = with_group_columns(procs, spec, ["group", "topic", "queue_counts", "colliding", "shared_host", "a0",
+                                             "nano0"])
     counts = [F.col("queue_counts").getItem(b).cast("long") for b in range(brokers)]
     offsets = [F.lit(0).cast("long")]
     for b in range(1, brokers):
         offsets.append(offsets[-1] + counts[b - 1])
-    m = offsets[-1] + counts[-1]
-    exploded = (groups
-                .select("*", F.posexplode_outer("keys").alias("sp", "key"))
-                .withColumn("kk", F.col("keys.k")))  # after the explode: reads the sorted array, no re-sort
-    proc = process_columns(F.col("key.i"))
-    return materialized(exploded
-            .select("g", "group", "topic", "strategy", "colliding", F.col("n").cast("long").alias("n"),
-                    m.alias("m"), "queue_counts", F.array(*offsets).alias("offsets"), "sp",
-                    (F.array_position("kk", F.col("key.k")) - 1).cast("long").alias("index"),
-                    (F.col("n") - F.size(F.array_remove("kk", F.col("key.k")))).cast("long").alias("mult"),
-                    F.col("key.i").cast("int").alias("ord"),
-                    *(c.alias(name) for name, c in proc.items())))
-
-
-def with_shares(procs: DataFrame, brokers: int) -> DataFrame:
-    """Adds, for AVG and AVG_BY_CIRCLE processes, `start`/`count` (main topic ranks) and `r_start`/`r_count`
-    (retry ranks, one queue per broker); CONSISTENT_HASH rows get nulls (routed separately)."""
-    avg_start, avg_count = A.avg_start_count(F.col("index"), F.col("n"), F.col("m"))
-    r_m = F.lit(brokers).cast("long")
-    r_avg_start, r_avg_count = A.avg_start_count(F.col("index"), F.col("n"), r_m)
-    is_avg = F.col("strategy") == "AVG"
-    is_circle = F.col("strategy") == "AVG_BY_CIRCLE"
-    return materialized(procs
-            .withColumn("count", F.when(is_avg, avg_count)
-                        .when(is_circle, A.circle_count(F.col("index"), F.col("n"), F.col("m"))))
-            .withColumn("start", F.when(is_avg, avg_start).when(is_circle, F.col("index")))
-            .withColumn("step", F.when(is_avg, F.lit(1).cast("long")).when(is_circle, F.col("n")))
-            .withColumn("r_count", F.when(is_avg, r_avg_count)
-                        .when(is_circle, A.circle_count(F.col("index"), F.col("n"), r_m)))
-            .withColumn("r_start", F.when(is_avg, r_avg_start).when(is_circle, F.col("index"))))
+    ident = process_columns(F.col("i"))
+    return (named.select("*", F.array(*offsets).alias("offsets"), ident["host"].alias("host"),
+                         ident["instance"].alias("instance"), F.col("i").cast("int").alias("ord"))
+            .drop("colliding", "shared_host", "a0", "nano0"))
 
 
 def ranged_assignments(procs: DataFrame, brokers: list[str]) -> DataFrame:
     """Explode AVG/AVG_BY_CIRCLE shares into (topic, broker, queue_id) rows, arithmetic only. A process holds
     ranks start, start+step, ... (count of them); each broker is a segment [lo, lo + c) of ranks (main topic:
     the broker's queues; retry topic: rank b is broker b's queue 0). Per segment, the held ranks inside it are a
-    `sequence`, and queue_id = rank - lo. One explode chain, so observed metrics are counted once."""
+    `sequence`, and queue_id = rank - lo."""
     b = len(brokers)
     retry_topic = F.concat(F.lit(RETRY_PREFIX), F.col("group"))
     segments = [
@@ -147,73 +163,99 @@ def consistent_hash_assignments(procs: DataFrame, brokers: list[str]) -> DataFra
             .select(routed.g, "group", "topic", "instance", "client_id", "host", "broker", "queue_id"))
 
 
-def generated_assignments(spark, spec: GenerateSpec) -> tuple[DataFrame, DataFrame]:
-    """(processes with shares, assignment rows) of the generated fleet; both lazy."""
+def generated_assignments(spark, spec: GenerateSpec, ids: Optional[DataFrame] = None) \
+        -> tuple[DataFrame, DataFrame]:
+    """(processes with shares and names, assignment rows) of the generated fleet, or of the groups whose
+    indices are the column `g` of `ids`; both lazy."""
     brokers = broker_names(spec)
-    procs = (generated_groups_df(spark, spec)
-             .transform(with_sorted_clients)
-             .transform(lambda df: explode_processes(df, len(brokers)))
-             .transform(lambda df: with_shares(df, len(brokers))))
+    procs = (generated_groups_df(spark, spec, ids=ids)
+             .transform(lambda df: allocated_processes(df, len(brokers)))
+             .transform(lambda df: with_identity(df, spec)))
     rows = ranged_assignments(procs, brokers)
     if "CONSISTENT_HASH" in spec.strategies:
         rows = rows.unionByName(consistent_hash_assignments(procs, brokers))
     return procs, rows
 
 
-def ranged_totals(procs: DataFrame, brokers: int) -> list:
-    """Totals of the AVG/AVG_BY_CIRCLE groups from per-process arithmetic (no explode, no shuffle)."""
-    ranged = procs.where(F.col("count").isNotNull())
-    first = F.col("sp") == F.col("index")  # the first process of each distinct client id speaks for it
+def group_sums(procs: DataFrame, brokers: int) -> DataFrame:
+    """Per AVG/AVG_BY_CIRCLE group (`procs` from `allocated_processes`): processes, queues, assignments, held by
+    distinct ids (`covered`), duplicated queues, idle processes, and whether the group has a problem. A
+    code-generated aggregation; on range partitions it shuffles nothing."""
+    rep = F.col("sp") == F.col("index")  # one process per distinct client id speaks for it
     held = F.col("count") + F.col("r_count")
-    return ranged.agg(
-        F.countDistinct("g").alias("groups"),
+    return procs.groupBy("g").agg(
         F.count(F.lit(1)).alias("instances"),
-        F.sum(F.when(F.col("sp") == 0, F.col("m") + brokers).otherwise(0)).alias("queues"),
+        F.max(F.col("m") + brokers).alias("queues"),
         F.sum(held).alias("assignments"),
-        F.sum(F.when(first, held).otherwise(0)).alias("covered"),
-        F.sum(F.when(first & (F.col("mult") > 1), held).otherwise(0)).alias("duplicated_queues"),
+        F.sum(F.when(rep, held).otherwise(0)).alias("covered"),
+        F.sum(F.when(rep & (F.col("mult") > 1), held).otherwise(0)).alias("duplicated_queues"),
         F.sum(F.when(F.col("count") == 0, 1).otherwise(0)).alias("idle_instances"),
-    ).first()
+        F.max(problem_process(F.col("count")).cast("int")).alias("problem"))
 
 
-def problem_flags(procs: DataFrame) -> DataFrame:
-    """Groups whose allocation has a problem, from per-process arithmetic: a shared client id (orphaned and
-    duplicated queues), an idle process, a process with >= 2 queues and >= twice the fair share."""
-    heavy = (F.col("count") >= 2) & (F.col("count") * F.col("n") >= 2 * F.col("m"))
-    return (procs.where((F.col("mult") > 1) | (F.col("count") == 0) | heavy)
-            .select("g").distinct())
+def total_columns() -> list[Column]:
+    """The fleet totals over `group_sums` rows, as aggregate columns (for `agg` or `observe`)."""
+    return [F.count(F.lit(1)).alias("groups"),
+            *(F.sum(c).alias(c) for c in ("instances", "queues", "assignments", "covered", "duplicated_queues",
+                                          "idle_instances", "problem"))]
+
+
+def totals_from_metrics(t) -> dict:
+    get = (lambda k: t[k] or 0)
+    return {"groups": get("groups"), "instances": get("instances"), "queues": get("queues"),
+            "assignments": get("assignments"), "orphaned_queues": get("queues") - get("covered"),
+            "duplicated_queues": get("duplicated_queues"), "idle_instances": get("idle_instances")}
+
+
+def problem_process(count: Column) -> Column:
+    """A process (holding `count` main topic queues) whose group has a problem: a shared client id (orphaned and
+    duplicated queues), no queue (idle), or >= 2 queues and >= twice the fair share (imbalance)."""
+    heavy = (count >= 2) & (count * F.col("n") >= 2 * F.col("m"))
+    return (F.col("mult") > 1) | (count == 0) | heavy
 
 
 def simulate_generated(spark, fleet, sim: Simulation, options: SimulateOptions) -> Simulation:
     """Adds the generated groups to a hand-written simulation: totals for all, results for problem groups."""
+    from pyspark.sql import Observation
+
     from planner.report import totals as count_results
 
     spec = fleet.generate
     brokers = broker_names(spec)
     started = time.monotonic()
-    progress(f"generating {spec.groups} groups in Spark")
-    procs, rows = generated_assignments(spark, spec)
+    progress(f"generating and allocating {spec.groups} groups in Spark")
     hand = count_results(sim) if sim.results else dict.fromkeys(TOTAL_KEYS, 0)
     hand["groups"] = len(fleet.groups)
+    procs = allocated_processes(generated_groups_df(spark, spec), len(brokers))
     if "CONSISTENT_HASH" in spec.strategies:
-        # the ring needs shuffles; keep its result for the totals, the problem groups and --out
-        procs, rows = procs.persist(), rows.persist()
-        gen = _totals_from_rows(procs, rows, len(brokers))
+        # the ring needs shuffles; its rows give the totals and the ring groups' main topic shares
+        named, rows = generated_assignments(spark, spec)
+        named, rows = named.persist(), rows.persist()
+        gen = _totals_from_rows(named, rows, len(brokers))
+        held = (rows.where(~F.col("topic").startswith(RETRY_PREFIX)).groupBy("g", "instance")
+                .agg(F.count(F.lit(1)).alias("held")))
+        ring = (named.where(F.col("count").isNull()).join(held, ["g", "instance"], "left")
+                .withColumn("held", F.coalesce("held", F.lit(0))))
+        flagged = (named.where(F.col("count").isNotNull() & problem_process(F.col("count"))).select("g")
+                   .unionByName(ring.where(problem_process(F.col("held"))).select("g"))
+                   .distinct())
+        problems = [r.g for r in flagged.orderBy("g").limit(DETAIL_LIMIT).collect()]
+        problem_count = flagged.count() if len(problems) == DETAIL_LIMIT else len(problems)
     else:
-        t = ranged_totals(procs, len(brokers))
-        gen = {"groups": spec.groups, "instances": t.instances or 0, "queues": t.queues or 0,
-               "assignments": t.assignments or 0, "orphaned_queues": (t.queues or 0) - (t.covered or 0),
-               "duplicated_queues": t.duplicated_queues or 0, "idle_instances": t.idle_instances or 0}
+        # One pass: the per-group sums are code-generated, the totals observed on the million group rows, the
+        # first problem groups a per-partition top-k; nothing is shuffled (range partitions).
+        counted = Observation("rmqplan_generated_totals")
+        sums = group_sums(procs, len(brokers)).observe(counted, *total_columns())
+        problems = [r.g for r in sums.where(F.col("problem") == 1).orderBy("g").limit(DETAIL_LIMIT)
+                    .select("g").collect()]
+        gen = totals_from_metrics(counted.get)
+        problem_count = counted.get["problem"] or 0
     progress(f"{gen['assignments']} assignments in {time.monotonic() - started:.0f}s")
     totals = {k: hand.get(k, 0) + gen.get(k, 0) for k in TOTAL_KEYS}
-    problems = [r.g for r in problem_flags(procs).orderBy("g").limit(DETAIL_LIMIT + 1).collect()]
-    shown = problems[:DETAIL_LIMIT]
-    results = list(sim.results) + _problem_results(spark, spec, procs, rows, shown)
-    omitted = 0
-    if len(problems) > DETAIL_LIMIT:
-        omitted = 2 * (problem_flags(procs).count() - DETAIL_LIMIT)  # a main and a retry result per group
+    results = list(sim.results) + _problem_results(spark, spec, problems)
+    omitted = 2 * max(0, problem_count - len(problems))  # a main and a retry result per group
     return replace(sim, results=results, totals=totals, omitted_results=omitted,
-                   write_tables=_table_writer(spark, sim, rows))
+                   write_tables=_table_writer(spark, spec, sim))
 
 
 def _totals_from_rows(procs: DataFrame, rows: DataFrame, brokers: int) -> dict:
@@ -230,14 +272,18 @@ def _totals_from_rows(procs: DataFrame, rows: DataFrame, brokers: int) -> dict:
             "duplicated_queues": q.dup or 0, "idle_instances": idle}
 
 
-def _problem_results(spark, spec: GenerateSpec, procs: DataFrame, rows: DataFrame, gs: list) -> list:
-    """Full GroupTopicResults (main and retry topic) of the listed generated groups, from Spark's rows."""
+def _problem_results(spark, spec: GenerateSpec, gs: list) -> list:
+    """Full GroupTopicResults (main and retry topic) of the listed generated groups: the same pipeline, run
+    again on just these groups, its rows collected."""
     if not gs:
         return []
-    wanted = spark.createDataFrame([(g,) for g in gs], "g long")
-    proc_rows = procs.join(F.broadcast(wanted), "g").select("g", "group", "topic", "strategy", "n", "queue_counts",
-                                                             "ord", "instance", "host", "client_id").collect()
-    held = rows.join(F.broadcast(wanted), "g").select("g", "topic", "instance", "broker", "queue_id").collect()
+    wanted = spark.createDataFrame([(g,) for g in gs], "g long").coalesce(1)
+    procs, rows = generated_assignments(spark, spec, ids=wanted)
+    procs = procs.persist()  # read twice below, a few hundred rows
+    proc_rows = procs.select("g", "group", "topic", "strategy", "n", "queue_counts", "ord", "instance", "host",
+                             "client_id").collect()
+    held = rows.select("g", "topic", "instance", "broker", "queue_id").collect()
+    procs.unpersist()
     brokers = broker_names(spec)
     by_group: dict[int, list] = {}
     for r in proc_rows:
@@ -273,9 +319,51 @@ def _problem_results(spark, spec: GenerateSpec, procs: DataFrame, rows: DataFram
     return out
 
 
-def _table_writer(spark, sim: Simulation, rows: DataFrame):
-    """Writes `assignments` (hand-written + generated rows) and `groups` (hand-written results + one row per
-    generated group and topic) as Parquet with Spark."""
+def ranged_group_table(procs: DataFrame, brokers: int) -> DataFrame:
+    """Per AVG/AVG_BY_CIRCLE group, its main and retry topic rows of the `groups` table, from per-process
+    arithmetic (`procs` as `generated_assignments` gives them; no shuffle on range partitions)."""
+    rep = F.col("sp") == F.col("index")
+    per_group = (procs.where(F.col("count").isNotNull()).groupBy("g", "group", "topic").agg(
+        F.first("n").alias("n"), F.first("m").alias("m"),
+        F.sum("count").alias("a"), F.sum("r_count").alias("ra"),
+        F.sum(F.when(rep, F.col("count")).otherwise(0)).alias("cov"),
+        F.sum(F.when(rep, F.col("r_count")).otherwise(0)).alias("rcov"),
+        F.sum(F.when(rep & (F.col("mult") > 1), F.col("count")).otherwise(0)).alias("dup"),
+        F.sum(F.when(rep & (F.col("mult") > 1), F.col("r_count")).otherwise(0)).alias("rdup"),
+        F.sum(F.when(F.col("count") == 0, 1).otherwise(0)).alias("idle")))
+    main = per_group.select("group", "topic", F.col("m").alias("queues"), "n", F.col("a").alias("assignments"),
+                            (F.col("m") - F.col("cov")).alias("orphaned"), F.col("dup").alias("duplicated"),
+                            "idle")
+    retry = per_group.select("group", F.concat(F.lit(RETRY_PREFIX), F.col("group")).alias("topic"),
+                             F.lit(brokers).alias("queues"), "n", F.col("ra").alias("assignments"),
+                             (F.lit(brokers) - F.col("rcov")).alias("orphaned"), F.col("rdup").alias("duplicated"),
+                             F.lit(0).alias("idle"))
+    return main.unionByName(retry)
+
+
+def ring_group_table(procs: DataFrame, rows: DataFrame, brokers: int) -> DataFrame:
+    """The same rows for CONSISTENT_HASH groups, from their assignment rows (holders per queue)."""
+    ring = procs.where(F.col("count").isNull())
+    per_queue = (rows.join(ring.select("g").distinct(), "g")
+                 .groupBy("g", "topic", "broker", "queue_id").agg(F.count(F.lit(1)).alias("h")))
+    per_topic = per_queue.groupBy("g", "topic").agg(F.count(F.lit(1)).alias("cov"), F.sum("h").alias("a"),
+                                                   F.sum(F.when(F.col("h") > 1, 1).otherwise(0)).alias("dup"))
+    holding = (rows.where(~F.col("topic").startswith(RETRY_PREFIX)).select("g", "instance").distinct()
+               .groupBy("g").agg(F.count(F.lit(1)).alias("holding")))
+    groups = ring.where(F.col("sp") == 0).select("g", "group", "topic", "n", "m")
+    topics = groups.select("g", "group", "topic", "n", F.col("m").alias("queues"), F.lit(True).alias("main")) \
+        .unionByName(groups.select("g", "group", F.concat(F.lit(RETRY_PREFIX), F.col("group")).alias("topic"), "n",
+                                   F.lit(brokers).cast("long").alias("queues"), F.lit(False).alias("main")))
+    return (topics.join(per_topic, ["g", "topic"], "left").join(holding, "g", "left")
+            .select("group", "topic", "queues", "n", F.coalesce("a", F.lit(0)).alias("assignments"),
+                    (F.col("queues") - F.coalesce("cov", F.lit(0))).alias("orphaned"),
+                    F.coalesce("dup", F.lit(0)).alias("duplicated"),
+                    F.when(F.col("main"), F.col("n") - F.coalesce("holding", F.lit(0))).otherwise(0).alias("idle")))
+
+
+def _table_writer(spark, spec: GenerateSpec, sim: Simulation):
+    """Writes `assignments` (hand-written + generated rows) and `groups` (hand-written results + a main and a
+    retry row per generated group) as Parquet with Spark."""
     import os
 
     from planner.report import ASSIGNMENT_COLUMNS, GROUP_COLUMNS, assignment_rows, group_rows
@@ -284,19 +372,20 @@ def _table_writer(spark, sim: Simulation, rows: DataFrame):
         return ", ".join(f"`{name}` {kind}" for name, kind in columns)
 
     def write(directory: str) -> None:
-        hand_sim = replace(sim, results=[r for r in sim.results])
-        assignments = spark.createDataFrame(assignment_rows(hand_sim), schema(ASSIGNMENT_COLUMNS))
+        procs, rows = generated_assignments(spark, spec)
+        assignments = spark.createDataFrame(assignment_rows(sim), schema(ASSIGNMENT_COLUMNS))
         generated = rows.select(F.lit("baseline").alias("scenario"), "group", "topic", "instance", "client_id",
                                 "host", "broker", F.col("queue_id").cast("int"))
         assignments.unionByName(generated).write.mode("errorifexists").parquet(os.path.join(directory, "assignments"))
-        per_topic = (rows.groupBy("group", "topic")
-                     .agg(F.countDistinct("instance").alias("holders"), F.count(F.lit(1)).alias("assignments")))
-        groups = spark.createDataFrame(group_rows(hand_sim), schema(GROUP_COLUMNS))
+        per_topic = ranged_group_table(procs, spec.brokers)
+        if "CONSISTENT_HASH" in spec.strategies:
+            per_topic = per_topic.unionByName(ring_group_table(procs, rows, spec.brokers))
+        groups = spark.createDataFrame(group_rows(sim), schema(GROUP_COLUMNS))
         gen_groups = per_topic.select(
             F.lit("baseline").alias("scenario"), "group", "topic", F.lit(CLUSTERING).alias("model"),
-            F.lit(None).cast("int").alias("queues"), F.col("holders").cast("int").alias("instances"),
-            F.col("assignments").cast("int").alias("assignments"), F.lit(None).cast("int").alias("orphaned"),
-            F.lit(None).cast("int").alias("duplicated"), F.lit(None).cast("int").alias("idle"),
+            *(F.col(c).cast("int").alias(name) for c, name in (
+                ("queues", "queues"), ("n", "instances"), ("assignments", "assignments"), ("orphaned", "orphaned"),
+                ("duplicated", "duplicated"), ("idle", "idle"))),
             F.lit(0).alias("moved"), F.lit(0).alias("errored"))
         groups.unionByName(gen_groups).write.mode("errorifexists").parquet(os.path.join(directory, "groups"))
 
@@ -304,36 +393,29 @@ def _table_writer(spark, sim: Simulation, rows: DataFrame):
 
 
 def run_to_sink(spark, spec: GenerateSpec, sink: str = "noop", path: Optional[str] = None) -> dict:
-    """Generate, allocate and write every assignment of an AVG/AVG_BY_CIRCLE generated fleet in ONE pass
+    """Generate, allocate and write every assignment row of an AVG/AVG_BY_CIRCLE generated fleet in ONE pass
     (`sink` "noop" or "parquet" at `path`); the totals are observed on the way (no second pass)."""
     from pyspark.sql import Observation
 
     if "CONSISTENT_HASH" in spec.strategies:
         raise ValueError("run_to_sink covers AVG and AVG_BY_CIRCLE; CONSISTENT_HASH needs the ring's shuffles")
     brokers = broker_names(spec)
-    procs = (generated_groups_df(spark, spec)
-             .transform(with_sorted_clients)
-             .transform(lambda df: explode_processes(df, len(brokers)))
-             .transform(lambda df: with_shares(df, len(brokers))))
-    first = F.col("sp") == F.col("index")
-    held = F.col("count") + F.col("r_count")
     observation = Observation("rmqplan_generated_totals")
-    observed = procs.observe(
-        observation,
-        F.sum(F.when(F.col("sp") == 0, 1).otherwise(0)).alias("groups"),
-        F.count(F.lit(1)).alias("instances"),
-        F.sum(F.when(F.col("sp") == 0, F.col("m") + len(brokers)).otherwise(0)).alias("queues"),
-        F.sum(held).alias("assignments"),
-        F.sum(F.when(first, held).otherwise(0)).alias("covered"),
-        F.sum(F.when(first & (F.col("mult") > 1), held).otherwise(0)).alias("duplicated_queues"),
-        F.sum(F.when(F.col("count") == 0, 1).otherwise(0)).alias("idle_instances"),
-    )
-    writer = ranged_assignments(observed, brokers).write.mode("overwrite")
+    rep = F.col("sp") == F.col("index")
+    held = F.col("count") + F.col("r_count")
+    procs = (allocated_processes(generated_groups_df(spark, spec), len(brokers))
+             .observe(observation,
+                      F.sum(F.when(F.col("i") == 0, 1).otherwise(0)).alias("groups"),
+                      F.count(F.lit(1)).alias("instances"),
+                      F.sum(F.when(F.col("i") == 0, F.col("m") + len(brokers)).otherwise(0)).alias("queues"),
+                      F.sum(held).alias("assignments"),
+                      F.sum(F.when(rep, held).otherwise(0)).alias("covered"),
+                      F.sum(F.when(rep & (F.col("mult") > 1), held).otherwise(0)).alias("duplicated_queues"),
+                      F.sum(F.when(F.col("count") == 0, 1).otherwise(0)).alias("idle_instances"))
+             .transform(lambda df: with_identity(df, spec)))
+    writer = ranged_assignments(procs, brokers).write.mode("overwrite")
     if sink == "noop":
         writer.format("noop").save()
     else:
         writer.parquet(path)
-    t = observation.get
-    return {"groups": t["groups"], "instances": t["instances"], "queues": t["queues"],
-            "assignments": t["assignments"], "orphaned_queues": t["queues"] - t["covered"],
-            "duplicated_queues": t["duplicated_queues"], "idle_instances": t["idle_instances"]}
+    return totals_from_metrics(observation.get)

@@ -7,11 +7,12 @@ import random
 
 from planner import local
 from planner.fleet import load_fleet
-from planner.generate import generated_fleet
+from planner.generate import generated_fleet, generated_groups_df
 from planner.model import Fleet, GenerateSpec, SimulateOptions, Simulation
-from planner.report import totals
+from planner.report import group_rows, totals
 from planner.spark import simulate_hand_written
-from planner.spark_generated import generated_assignments, run_to_sink, simulate_generated
+from planner.spark_generated import allocated_processes, generated_assignments, group_sums, run_to_sink, \
+    simulate_generated
 
 BROKERS = [("hz@broker-a", "hz"), ("hz@broker-b", "hz"), ("sh@broker-c", "sh"), ("bj@broker-d", "bj"),
            ("broker-e", None), ("\uffff@broker-f", "\uffff"), ("\U0001F600@broker-g", "\U0001F600")]
@@ -105,3 +106,23 @@ def test_one_pass_sink_totals_equal_the_local_engine(spark):
     spec = GenerateSpec(groups=300, seed=3, instances=(1, 20), queues=(1, 12), colliding_client_ids=0.05,
                         strategies=("AVG", "AVG_BY_CIRCLE"))
     assert run_to_sink(spark, spec) == {**totals(local.simulate(generated_fleet(spec))), "groups": 300}
+
+
+def test_generated_problem_groups_and_groups_table_agree_with_the_local_engine(spark, tmp_path):
+    fleet = Fleet("<generated>", (), (), (), (), GENERATED)
+    got = simulate_generated(spark, fleet, Simulation(fleet, []), SimulateOptions())
+    expected = local.simulate(generated_fleet(GENERATED))
+    # every group with an orphaned or duplicated queue or an idle process is reported (fewer than the limit)
+    troubled = {r.group for r in expected.results if r.orphaned or r.duplicated or r.idle}
+    assert troubled and troubled <= {r.group for r in got.results} and got.omitted_results == 0
+    got.write_tables(str(tmp_path))
+    table = spark.read.parquet(str(tmp_path / "groups")).collect()
+    assert sorted(tuple(r) for r in table) == sorted(group_rows(expected))
+
+
+def test_the_generated_allocation_shuffles_nothing(spark):
+    """Range partitions keep each group in one partition: the per-group window and sums need no Exchange."""
+    spec = GenerateSpec(groups=1000, seed=1, strategies=("AVG", "AVG_BY_CIRCLE"))
+    sums = group_sums(allocated_processes(generated_groups_df(spark, spec), spec.brokers), spec.brokers)
+    plan = sums._jdf.queryExecution().executedPlan().toString()
+    assert "Window" in plan and "Exchange" not in plan
