@@ -36,6 +36,7 @@ from planner.model import (
 MODULUS = 2_147_483_647  # 2^31 - 1
 GENERATED_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
 COLLIDE_SCALE = 1_000_000  # colliding_client_ids is compared in millionths
+COLLIDING_CLIENT_VERSION = "4.5.1"  # colliding groups: pid 1 in containers on a client older than 4.9.0
 
 # Fields: what each hash draws.
 F_INSTANCES = 1
@@ -153,24 +154,27 @@ def strategy_spec(name: str) -> StrategySpec:
     return StrategySpec(name=name)
 
 
-def generated_fleet(spec: GenerateSpec, path: str = "<generated>") -> Fleet:
-    """The generated groups as a hand-written fleet would give them (for small counts and the local engine).
+def generated_instance_specs(gg: GeneratedGroup, gpath: str) -> tuple[InstanceSpec, ...]:
+    """The processes of a generated group as fleet.toml would declare them: a colliding group is `count`
+    containers with pid 1 on a pre-4.9.0 client on one host; otherwise each process's pid#nanotime is written as
+    a fixed instanceName, which yields the same client id."""
+    if gg.colliding:
+        return (InstanceSpec(f"{gpath}.instances[0]", (gg.hosts[0],), count=len(gg.hosts), pid=1,
+                             client_version=COLLIDING_CLIENT_VERSION),)
+    return tuple(InstanceSpec(f"{gpath}.instances[{i}]", (host,), instance_name=cid.split("@", 1)[1])
+                 for i, (host, cid) in enumerate(zip(gg.hosts, gg.client_ids)))
 
-    A process's pid#nanotime is written as a fixed instanceName, which yields the same client id."""
+
+def generated_fleet(spec: GenerateSpec, path: str = "<generated>") -> Fleet:
+    """The generated groups as a hand-written fleet would give them (for small counts and the local engine),
+    see `generated_instance_specs`."""
     brokers = broker_names(spec)
     topics, groups = [], []
     for gg in iter_generated_groups(spec):
         counts = dict(zip(brokers, gg.queue_counts))
         topics.append(Topic(gg.topic, counts, dict(counts), tuple(brokers)))
         gpath = f"generate.groups[{gg.index}]"
-        if gg.colliding:
-            specs = (InstanceSpec(f"{gpath}.instances[0]", (gg.hosts[0],), count=len(gg.hosts),
-                                  instance_name="1"),)
-        else:
-            specs = tuple(
-                InstanceSpec(f"{gpath}.instances[{i}]", (host,), instance_name=cid.split("@", 1)[1])
-                for i, (host, cid) in enumerate(zip(gg.hosts, gg.client_ids))
-            )
+        specs = generated_instance_specs(gg, gpath)
         groups.append(Group(gpath, gg.group, CLUSTERING, strategy_spec(gg.strategy),
                             (SubscriptionSpec(gg.topic, "*"),), specs))
     return Fleet(path, tuple(Broker(b) for b in brokers), tuple(topics), tuple(groups), (), None)

@@ -16,7 +16,8 @@ many processes as share that client id, and one process per id (`sp == index`) s
 CONSISTENT_HASH groups route their queues on a ring (`planner.spark_alloc`), which needs a shuffle.
 
 Only totals and the problem groups (orphaned, duplicated, idle or imbalanced; the first `DETAIL_LIMIT` in full)
-reach the driver; `Simulation.write_tables` writes every assignment with Spark.
+reach the driver, or every group of a fleet of at most `FULL_RESULTS_GROUPS` (as the local engine reports it);
+`Simulation.write_tables` writes every assignment with Spark.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ from typing import Optional
 from pyspark.sql import Column, DataFrame, Window, functions as F
 
 from planner import spark_alloc as A
-from planner.generate import broker_names, generated_groups_df, process_columns, with_group_columns
-from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, GenerateSpec, GroupTopicResult, Process, Queue, \
-    SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
+from planner.generate import COLLIDING_CLIENT_VERSION, broker_names, generated_groups_df, process_columns, \
+    with_group_columns
+from planner.identity import instance_name_for
+from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, GenerateSpec, GroupTopicResult, InstanceSpec, Process, \
+    Queue, SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
 from planner.spark_session import progress
 
 DETAIL_LIMIT = 200  # problem groups returned in full (the rest are counted in the totals)
+FULL_RESULTS_GROUPS = 1_000  # a fleet this small is returned whole, like the local engine returns it
 RETRY_PREFIX = "%RETRY%"
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues", "idle_instances")
 
@@ -101,7 +105,7 @@ def with_identity(procs: DataFrame, spec: GenerateSpec) -> DataFrame:
     ident = process_columns(F.col("i"))
     return (named.select("*", F.array(*offsets).alias("offsets"), ident["host"].alias("host"),
                          ident["instance"].alias("instance"), F.col("i").cast("int").alias("ord"))
-            .drop("colliding", "shared_host", "a0", "nano0"))
+            .drop("shared_host", "a0", "nano0"))
 
 
 def ranged_assignments(procs: DataFrame, brokers: list[str]) -> DataFrame:
@@ -252,8 +256,13 @@ def simulate_generated(spark, fleet, sim: Simulation, options: SimulateOptions) 
         problem_count = counted.get["problem"] or 0
     progress(f"{gen['assignments']} assignments in {time.monotonic() - started:.0f}s")
     totals = {k: hand.get(k, 0) + gen.get(k, 0) for k in TOTAL_KEYS}
-    results = list(sim.results) + _problem_results(spark, spec, problems)
-    omitted = 2 * max(0, problem_count - len(problems))  # a main and a retry result per group
+    if spec.groups <= FULL_RESULTS_GROUPS:
+        # small enough to report every group (with --assignments, every process's queues), as the local engine
+        # does; the problem groups are then all among them
+        shown, omitted = list(range(spec.groups)), 0
+    else:
+        shown, omitted = problems, 2 * max(0, problem_count - len(problems))  # a main and a retry result each
+    results = list(sim.results) + _problem_results(spark, spec, shown)
     return replace(sim, results=results, totals=totals, omitted_results=omitted,
                    write_tables=_table_writer(spark, spec, sim))
 
@@ -273,15 +282,15 @@ def _totals_from_rows(procs: DataFrame, rows: DataFrame, brokers: int) -> dict:
 
 
 def _problem_results(spark, spec: GenerateSpec, gs: list) -> list:
-    """Full GroupTopicResults (main and retry topic) of the listed generated groups: the same pipeline, run
-    again on just these groups, its rows collected."""
+    """Full GroupTopicResults (main and retry topic) of the listed generated groups, in group order: the same
+    pipeline, run again on just these groups, its rows collected."""
     if not gs:
         return []
     wanted = spark.createDataFrame([(g,) for g in gs], "g long").coalesce(1)
     procs, rows = generated_assignments(spark, spec, ids=wanted)
     procs = procs.persist()  # read twice below, a few hundred rows
-    proc_rows = procs.select("g", "group", "topic", "strategy", "n", "queue_counts", "ord", "instance", "host",
-                             "client_id").collect()
+    proc_rows = procs.select("g", "group", "topic", "strategy", "colliding", "n", "queue_counts", "ord",
+                             "instance", "host", "client_id").collect()
     held = rows.select("g", "topic", "instance", "broker", "queue_id").collect()
     procs.unpersist()
     brokers = broker_names(spec)
@@ -299,7 +308,7 @@ def _problem_results(spark, spec: GenerateSpec, gs: list) -> list:
         first = members[0]
         strategy = StrategySpec(first.strategy)
         subs = (SubscriptionSpec(first.topic, "*"),)
-        processes = [Process(first.group, r.instance, r.host, r.client_id, "generated", strategy, subs)
+        processes = [Process(first.group, r.instance, r.host, r.client_id, _id_source(r), strategy, subs)
                      for r in members]
         main = [Queue(first.topic, b, i) for b, c in zip(brokers, first.queue_counts) for i in range(c)]
         retry = [Queue(RETRY_PREFIX + first.group, b, 0) for b in brokers]
@@ -317,6 +326,15 @@ def _problem_results(spark, spec: GenerateSpec, gs: list) -> list:
                 res.idle = [p for p in processes if not res.assignment[p.instance]]
             out.append(res)
     return out
+
+
+def _id_source(r) -> str:
+    """Why a generated process has its client id, worded as the local engine words it for the same process
+    (`planner.generate.generated_instance_specs` through `planner.identity`)."""
+    if r.colliding:
+        spec = InstanceSpec("", (r.host,), pid=1, client_version=COLLIDING_CLIENT_VERSION)
+        return instance_name_for(spec, CLUSTERING, r.ord + 1)[1]
+    return f"fixed instanceName '{r.client_id.split('@', 1)[1]}'"
 
 
 def ranged_group_table(procs: DataFrame, brokers: int) -> DataFrame:

@@ -158,3 +158,21 @@ def test_the_process_map_is_for_small_groups_unless_assignments_are_asked(tmp_pa
     assert "h#20" not in out  # 20 processes: too many for the map
     _, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--assignments")
     assert any(line.split()[:1] == ["h#20"] and line.endswith("b: 38, 39") for line in out.splitlines())
+
+
+def test_a_few_hundred_generated_groups_give_the_same_json_on_both_engines(spark, tmp_path):
+    """Every group (not only the problem ones) with every process's queues, identical on both engines."""
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text('[generate]\ngroups = 300\nseed = 5\ninstances = [1, 12]\nqueues = [1, 8]\nbrokers = 2\n'
+                     'colliding_client_ids = 0.1\nstrategies = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"]\n')
+    docs = {}
+    for engine in ("local", "spark"):
+        code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", engine, "--format", "json",
+                                 "--assignments")
+        docs[engine] = (code, json.loads(out))
+    assert docs["spark"] == docs["local"]
+    code, doc = docs["spark"]
+    entries = doc["scenarios"][0]["groups"]
+    assert code == 1 and len(entries) == 600  # a main and a retry topic per group
+    assert sum(len(i["queues"]) for e in entries for i in e["instances"]) > 0
+    assert {f["code"] for f in doc["findings"]} >= {"PLAN001", "PLAN002", "PLAN003"}
