@@ -13,7 +13,7 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from planner.fleet import FleetError, load_fleet
-from planner.model import Fleet, SimulateOptions, Simulation
+from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, SimulateOptions, Simulation
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 LOCAL_MAX_GENERATED_GROUPS = 10_000  # beyond this the pure-Python engine is the wrong tool
@@ -29,7 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     alloc = sub.add_parser("allocate", help="run the exact allocation strategies on JSON Lines cases")
     alloc.add_argument("source", metavar="FILE|-", help="JSON Lines cases, or - for standard input")
-    sim = sub.add_parser("simulate", help="simulate a fleet's rebalance and report what goes wrong")
+    sim = sub.add_parser(
+        "simulate", help="simulate a fleet's rebalance and report what goes wrong",
+        epilog=f"A [generate] fleet of more than {FULL_RESULTS_GROUPS:,} groups is summarised on the spark engine: "
+               f"the totals count every group, the first {DETAIL_LIMIT} groups with a problem are reported in full "
+               "(with their findings), and --out writes every assignment.")
     sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate")
     sim.add_argument("--engine", choices=("spark", "local"), default="spark",
                      help="spark (default; needs Java 17+) or the exact pure-Python local engine")

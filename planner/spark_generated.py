@@ -32,12 +32,10 @@ from planner import spark_alloc as A
 from planner.generate import COLLIDING_CLIENT_VERSION, broker_names, generated_groups_df, process_columns, \
     with_group_columns
 from planner.identity import instance_name_for
-from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, GenerateSpec, GroupTopicResult, InstanceSpec, Process, \
-    Queue, SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
+from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, DETAIL_LIMIT, FULL_RESULTS_GROUPS, GenerateSpec, \
+    GroupTopicResult, InstanceSpec, Process, Queue, SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
 from planner.spark_session import progress
 
-DETAIL_LIMIT = 200  # problem groups returned in full (the rest are counted in the totals)
-FULL_RESULTS_GROUPS = 1_000  # a fleet this small is returned whole, like the local engine returns it
 RETRY_PREFIX = "%RETRY%"
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues", "idle_instances")
 
