@@ -243,6 +243,8 @@ def simulate_generated(spark, fleet, sim: Simulation, options: SimulateOptions) 
                    .distinct())
         problems = [r.g for r in flagged.orderBy("g").limit(DETAIL_LIMIT).collect()]
         problem_count = flagged.count() if len(problems) == DETAIL_LIMIT else len(problems)
+        named.unpersist()
+        rows.unpersist()
     else:
         # One pass: the per-group sums are code-generated, the totals observed on the million group rows, the
         # first problem groups a per-partition top-k; nothing is shuffled (range partitions).

@@ -849,6 +849,16 @@ class _Analyzer:
             return None
         return positional[position].value if position < len(positional) else None
 
+    def _add_tag_subscription(self, fact: ClientFact, call: cst.Call, scope: _Scope, expression_at: int) -> None:
+        """2.x `subscribe(topic, callback, expression)` / `pull(topic, expression)`: a TAG subscription, `*` when
+        the expression is left out."""
+        topic = self._arg(call, 0, "topic")
+        expression = self._arg(call, expression_at, "expression")
+        if topic is not None:
+            fact.subscriptions.append(Subscription(
+                self.value(topic, scope), self.value(expression, scope) if expression is not None else Lit("*"),
+                "TAG", self.loc(call)))
+
     def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: _Scope) -> Setting:
         return Setting(self.value(node, scope), self.loc(where))
 
@@ -1110,25 +1120,13 @@ class _Analyzer:
                 elif arg is not None:
                     setattr(fact, _V2_SETTERS[method], self._setting(arg, call, scope))
             elif method == "subscribe" and fact.role == "push_consumer":
-                topic = self._arg(call, 0, "topic")
-                expression = self._arg(call, 2, "expression")
-                if topic is not None:
-                    fact.subscriptions.append(Subscription(
-                        self.value(topic, scope),
-                        self.value(expression, scope) if expression is not None else Lit("*"),
-                        "TAG", self.loc(call)))
+                self._add_tag_subscription(fact, call, scope, expression_at=2)
                 callback = self._arg(call, 1, "callback")
                 if callback is not None:
                     listener = self._listener_v2(callback, scope)
                     fact.listeners.append(listener or Listener(kind="unknown", location=self.loc(call)))
             elif method == "pull" and fact.role == "pull_consumer":
-                topic = self._arg(call, 0, "topic")
-                expression = self._arg(call, 1, "expression")
-                if topic is not None:
-                    fact.subscriptions.append(Subscription(
-                        self.value(topic, scope),
-                        self.value(expression, scope) if expression is not None else Lit("*"),
-                        "TAG", self.loc(call)))
+                self._add_tag_subscription(fact, call, scope, expression_at=1)
             return
         if method == "subscribe" and fact.role != "producer":
             topic = self._arg(call, 0, "topic")
