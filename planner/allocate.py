@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any, Iterator, Optional, TextIO
 
-from planner.model import DEFAULT_VIRTUAL_NODES, Queue, StrategySpec
-from planner.strategies import StrategyError, allocate_all, parse_strategy_name
+from planner.model import Queue, StrategySpec
+from planner.strategies import NEARBY_KEY, ParamError, StrategyError, all_params, allocate_all, parse_strategy
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -83,10 +83,11 @@ def _rooms(obj: dict, field: str) -> dict[str, str]:
     return rooms
 
 
-# The golden file's fields; `expected` is read past so the golden file is valid input; `config_queues` is the
-# fixed list of a CONFIG case. Any other field is refused: a misspelt optional field would silently use a default.
-CASE_FIELDS = ("id", "strategy", "queues", "client_ids", "virtual_nodes", "consumer_idcs", "broker_rooms",
-               "client_rooms", "config_queues", "expected")
+# The golden file's fields, the strategy parameters (as the registry names them; fleet.toml's `queues` is
+# `config_queues` here, `queues` being the case's queues) and `expected`, which is read past so the golden file is
+# valid input. Any other field is refused: a misspelt optional field would silently use a default.
+PARAM_FIELDS = {p.case_key: p.key for p in all_params()} | {NEARBY_KEY: NEARBY_KEY}
+CASE_FIELDS = ("id", "strategy", "queues", "client_ids", *PARAM_FIELDS, "broker_rooms", "client_rooms", "expected")
 
 
 def parse_case(obj: Any) -> Case:
@@ -105,23 +106,12 @@ def parse_case(obj: Any) -> Case:
         raise CaseError("missing field 'strategy'")
     queues = [_queue("queues", i, q) for i, q in enumerate(_require_list(obj, "queues") or [])]
     client_ids = _strings("client_ids", _require_list(obj, "client_ids") or [])
-    idcs = _strings("consumer_idcs", _require_list(obj, "consumer_idcs", required=False) or [])
-    config = [_queue("config_queues", i, q)
-              for i, q in enumerate(_require_list(obj, "config_queues", required=False) or [])]
-    virtual_nodes = obj.get("virtual_nodes")
-    if virtual_nodes is None:
-        virtual_nodes = DEFAULT_VIRTUAL_NODES
-    elif isinstance(virtual_nodes, bool) or not isinstance(virtual_nodes, int) or virtual_nodes < 0:
-        raise CaseError(f"virtual_nodes must be an integer >= 0, got {virtual_nodes!r}")
-    elif virtual_nodes > 100_000:  # the ring would take minutes to build; no real client uses this
-        raise CaseError(f"virtual_nodes must be at most 100000, got {virtual_nodes}")
-    strategy = obj["strategy"]
-    if not isinstance(strategy, str):
-        raise CaseError(f"strategy must be a string, got {strategy!r}")
+    params = {key: obj[field] for field, key in PARAM_FIELDS.items() if obj.get(field) is not None}
     try:
-        spec = parse_strategy_name(strategy, virtual_nodes=virtual_nodes, consumer_idcs=idcs, config_queues=config)
-    except ValueError as e:
-        raise CaseError(str(e)) from None
+        spec = parse_strategy(obj["strategy"], params)
+    except ParamError as e:
+        field = next((f for f, key in PARAM_FIELDS.items() if key == e.key), e.key)
+        raise CaseError(e.at(field) if e.key != "strategy" else e.detail) from None
     return Case(case_id, spec, queues, client_ids, _rooms(obj, "broker_rooms"), _rooms(obj, "client_rooms"))
 
 

@@ -23,6 +23,7 @@ from typing import Optional, Sequence
 from planner.identity import shared_client_ids
 from planner.model import BROADCASTING, CLUSTERING, Fleet, GroupTopicResult, Process, Queue, Simulation
 from planner.routes import is_retry_topic, unreadable_written_queues, why_unreadable
+from planner.strategies import describe, strategy_of
 
 ERROR = "error"
 WARNING = "warning"
@@ -76,12 +77,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _strategy_text(p: Process) -> str:
-    s = p.strategy
-    if s.name == "CONSISTENT_HASH":
-        return f"CONSISTENT_HASH ({s.virtual_nodes} virtual nodes)"
-    if s.name == "MACHINE_ROOM_NEARBY" and s.nearby is not None:
-        return f"MACHINE_ROOM_NEARBY-{s.nearby.name}"
-    return s.name
+    return describe(p.strategy)
 
 
 # ----------------------------------------------------------------------------------------------------- reasons
@@ -126,15 +122,9 @@ def _strategy_reason(r: GroupTopicResult, subscribers: Sequence[Process]) -> lis
     names = {p.strategy for p in subscribers}
     if len(names) != 1:
         return []
-    s = next(iter(names))
-    if s.name == "CONSISTENT_HASH" and s.virtual_nodes == 0:
-        return ["CONSISTENT_HASH with virtual_nodes = 0 puts no process on the ring, so it routes nothing"]
-    if s.name == "CONFIG":
-        return ["the CONFIG strategy's fixed queue list does not name them"]
-    if s.name == "MACHINE_ROOM":
-        return [f"MACHINE_ROOM takes only queues of brokers named room@name with the room in consumer_idcs "
-                f"{list(s.consumer_idcs)}"]
-    return []
+    spec = next(iter(names))
+    reason = strategy_of(spec).unassigned_reason(spec)
+    return [reason] if reason else []
 
 
 def _subscribers(r: GroupTopicResult) -> list[Process]:

@@ -23,6 +23,7 @@ import difflib
 import math
 import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -30,8 +31,6 @@ from planner.model import (
     BROADCASTING,
     CLUSTERING,
     DEFAULT_CLIENT_VERSION,
-    STRATEGIES,
-    STRATEGY_ALIASES,
     Broker,
     Fleet,
     GenerateSpec,
@@ -42,7 +41,9 @@ from planner.model import (
     StrategySpec,
     SubscriptionSpec,
     Topic,
+    parse_client_version,
 )
+from planner.strategies import NEARBY_KEY, ParamError, canonical_name, generatable_names, param_keys, parse_strategy
 
 MAX_QUEUES_PER_BROKER = 65_536  # sanity bounds for hand-written fleets: a typo must not hang the engine
 MAX_PROCESSES_PER_SET = 100_000  # processes per host in one instance set
@@ -53,7 +54,7 @@ TOP_KEYS = ("version", "defaults", "brokers", "topics", "groups", "scenarios", "
 DEFAULTS_KEYS = ("client_version",)
 BROKER_KEYS = ("name", "room", "perm")
 TOPIC_KEYS = ("name", "read_queues", "write_queues", "brokers", "perm")
-STRATEGY_PARAM_KEYS = ("virtual_nodes", "consumer_idcs", "nearby", "queues")
+STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, nearby: what the strategies read
 GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances")
 INSTANCE_KEYS = (
     "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "room", "strategy",
@@ -62,9 +63,6 @@ INSTANCE_KEYS = (
 SUBSCRIPTION_KEYS = ("topic", "expression")
 SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts")
 GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
-GENERATED_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")  # what planner.generate can draw
-
-VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)([.-][0-9A-Za-z.-]*)?$")
 
 
 class FleetError(Exception):
@@ -75,17 +73,15 @@ class FleetError(Exception):
         self.errors = errors
 
 
-def canonical_strategy(name: str) -> Optional[str]:
-    """"AVG" or a Java class name (simple or fully qualified) -> canonical name; None when unknown."""
-    if name in STRATEGIES:
-        return name
-    return STRATEGY_ALIASES.get(name.rsplit(".", 1)[-1])
+@dataclass(frozen=True)
+class StrategySettings:
+    """A strategy as written in a group (name and parameter values by key), for its instance sets to inherit."""
+
+    name: str
+    params: dict
 
 
-def parse_client_version(text: str) -> Optional[tuple[int, int, int]]:
-    """"4.9.3" (or "4.9.3-SNAPSHOT") -> (4, 9, 3); None when it is not a version."""
-    m = VERSION_RE.match(text)
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+DEFAULT_STRATEGY = StrategySettings("AVG", {})
 
 
 def load_fleet(path: str | Path) -> Fleet:
@@ -169,6 +165,7 @@ class _Checker:
         self.label = label
         self.errors: list[str] = []
         self.default_version = DEFAULT_CLIENT_VERSION
+        self.group_strategies: dict[str, StrategySettings] = {}  # group name -> its strategy as written
 
     # -- reporting and typed getters ------------------------------------------------------------------------
 
@@ -392,64 +389,30 @@ class _Checker:
         self.unique([t.name for t in out], paths, "topic")
         return out
 
-    def strategy(self, table: dict, path: str, inherited: Optional[StrategySpec]) -> Optional[StrategySpec]:
-        """The strategy with its parameters; parameters missing here come from `inherited` (the group's)."""
+    def strategy(self, table: dict, path: str,
+                 inherited: Optional[StrategySettings]) -> tuple[Optional[StrategySpec], Optional[StrategySettings]]:
+        """The strategy with its parameters (the registry parses and checks them); parameters missing here come
+        from `inherited` (the group's). (None, None) for an instance set that overrides nothing, or on error."""
         raw = self.string(table, "strategy", path)
-        if raw is None:
-            if inherited is not None and not any(k in table for k in STRATEGY_PARAM_KEYS):
-                return None  # no override
-            name = inherited.name if inherited is not None else "AVG"
-        else:
-            outer, dash, inner = raw.partition("-")  # "MACHINE_ROOM_NEARBY-AVG": the Java getName() form
-            name = canonical_strategy(outer if dash else raw)
-            inner_name = canonical_strategy(inner) if dash else None
-            if dash and (name != "MACHINE_ROOM_NEARBY" or inner_name in (None, "MACHINE_ROOM_NEARBY")):
-                name = None
-            elif dash and "nearby" not in table:
-                table = {**table, "nearby": inner}
-            if name is None:
-                self.error(_join(path, "strategy"),
-                           f"unknown strategy {_describe(raw)} (expected one of: {', '.join(STRATEGIES)} "
-                           f"or a Java class name such as AllocateMessageQueueAveragely)")
-                return None
-        base = inherited or StrategySpec("AVG")
-        vnodes = self.integer(table, "virtual_nodes", path, minimum=0, default=base.virtual_nodes, maximum=100_000)
-        idcs = self.string_list(table, "consumer_idcs", path)
-        nearby = base.nearby
-        if "nearby" in table:
-            raw_nearby = self.string(table, "nearby", path)
-            nearby_name = canonical_strategy(raw_nearby) if raw_nearby is not None else None
-            if raw_nearby is not None and (nearby_name is None or nearby_name == "MACHINE_ROOM_NEARBY"):
-                self.error(_join(path, "nearby"), f"expected a strategy other than MACHINE_ROOM_NEARBY "
-                                                  f"({', '.join(STRATEGIES[:-1])}), got {_describe(raw_nearby)}")
-            elif nearby_name is not None:
-                nearby = StrategySpec(nearby_name, virtual_nodes=vnodes,
-                                      consumer_idcs=tuple(idcs) if idcs is not None else base.consumer_idcs)
-        if name == "MACHINE_ROOM_NEARBY" and nearby is None:
-            nearby = StrategySpec("AVG")
-        config = self.config_queues(table, path) if "queues" in table else base.config_queues
-        return StrategySpec(
-            name,
-            virtual_nodes=vnodes,
-            consumer_idcs=tuple(idcs) if idcs is not None else base.consumer_idcs,
-            nearby=nearby if name == "MACHINE_ROOM_NEARBY" else None,
-            config_queues=config,
-        )
-
-    def config_queues(self, table: dict, path: str) -> tuple[Queue, ...]:
-        p = _join(path, "queues")
-        value = table["queues"]
-        if not isinstance(value, list):
-            self.error(p, f"expected an array of [topic, broker, queueId], got {_describe(value)}")
-            return ()
-        out = []
-        for i, q in enumerate(value):
-            if (isinstance(q, list) and len(q) == 3 and isinstance(q[0], str) and isinstance(q[1], str)
-                    and isinstance(q[2], int) and not isinstance(q[2], bool) and q[2] >= 0):
-                out.append(Queue(q[0], q[1], q[2]))
-            else:
-                self.error(f"{p}[{i}]", f"expected [topic, broker, queueId >= 0], got {_describe(q)}")
-        return tuple(out)
+        given = {k: table[k] for k in STRATEGY_PARAM_KEYS if k in table}
+        if raw is None and "strategy" in table:
+            return None, None  # not a string: reported
+        if raw is None and inherited is not None and not given:
+            return None, None  # no override
+        base = inherited or DEFAULT_STRATEGY
+        name = raw if raw is not None else base.name
+        outer, dash, inner = name.partition("-")
+        if dash and canonical_name(outer) is not None and NEARBY_KEY not in given:
+            # "MACHINE_ROOM_NEARBY-AVG", Java's getName(): the delegate is the nearby parameter
+            name, given = outer, {**given, NEARBY_KEY: inner}
+        settings = StrategySettings(name, {**base.params, **given})
+        try:
+            spec = parse_strategy(settings.name, settings.params)
+        except ParamError as e:
+            key = e.key if e.key in table else "strategy"
+            self.error(_join(path, key), e.detail)
+            return None, None
+        return spec, settings
 
     def subscriptions(self, table: dict, path: str, topics: dict) -> Optional[tuple[SubscriptionSpec, ...]]:
         if "subscriptions" not in table:
@@ -470,7 +433,7 @@ class _Checker:
         return tuple(out)
 
     def instance(self, t: dict, path: str, topics: dict,
-                 group_strategy: Optional[StrategySpec]) -> Optional[InstanceSpec]:
+                 group_strategy: StrategySettings) -> Optional[InstanceSpec]:
         self.keys(t, INSTANCE_KEYS, path)
         hosts = self.string_list(t, "hosts", path, required=True, nonempty=True)
         if hosts is not None:
@@ -485,7 +448,7 @@ class _Checker:
         pid = self.integer(t, "pid", path, minimum=1)
         version = self.version(t, path, self.default_version)
         room = self.string(t, "room", path)
-        strategy = self.strategy(t, path, group_strategy) if group_strategy is not None or "strategy" in t else None
+        strategy, _ = self.strategy(t, path, group_strategy)
         subs = self.subscriptions(t, path, topics)
         if hosts is None:
             return None
@@ -503,12 +466,14 @@ class _Checker:
         if model not in (CLUSTERING, BROADCASTING):
             self.error(_join(path, "model"), f'expected "clustering" or "broadcasting", got {_describe(model)}')
             model = CLUSTERING
-        strategy = self.strategy(g, path, None)
+        strategy, settings = self.strategy(g, path, None)
+        if name is not None and settings is not None:
+            self.group_strategies[name] = settings
         subs = self.subscriptions(g, path, topics)
         instances = []
         if "instances" in g:
             for p, t in self.tables(g["instances"], _join(path, "instances")):
-                inst = self.instance(t, p, topics, strategy or StrategySpec("AVG"))
+                inst = self.instance(t, p, topics, settings or DEFAULT_STRATEGY)
                 if inst is not None:
                     instances.append(inst)
         if "subscriptions" in g and g["subscriptions"] == []:
@@ -532,7 +497,8 @@ class _Checker:
         added = []
         if "add_instances" in s:
             for p, t in self.tables(s["add_instances"], _join(path, "add_instances")):
-                inst = self.instance(t, p, topics, group.strategy if group else StrategySpec("AVG"))
+                inst = self.instance(t, p, topics, self.group_strategies.get(group.name, DEFAULT_STRATEGY)
+                                     if group else DEFAULT_STRATEGY)
                 if inst is not None:
                     added.append(inst)
         removed = self.integer(s, "remove_instances", path, minimum=0, default=0)
@@ -572,11 +538,12 @@ class _Checker:
             share = 0.0
         strategies: list[str] = []
         names = self.string_list(g, "strategies", "generate", nonempty=True) or ["AVG"]
+        drawable = generatable_names()
         for i, raw in enumerate(names):
-            name = canonical_strategy(raw)
-            if name not in GENERATED_STRATEGIES:
+            name = canonical_name(raw)
+            if name not in drawable:
                 self.error(f"generate.strategies[{i}]",
-                           f"expected one of {', '.join(GENERATED_STRATEGIES)}, got {_describe(raw)}")
+                           f"expected one of {', '.join(drawable)}, got {_describe(raw)}")
             else:
                 strategies.append(name)
         if groups is None:

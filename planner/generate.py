@@ -34,7 +34,6 @@ from planner.model import (
 )
 
 MODULUS = 2_147_483_647  # 2^31 - 1
-GENERATED_STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
 COLLIDE_SCALE = 1_000_000  # colliding_client_ids is compared in millionths
 COLLIDING_CLIENT_VERSION = "4.5.1"  # colliding groups: pid 1 in containers on a client older than 4.9.0
 
@@ -82,10 +81,13 @@ def topic_name(g: int) -> str:
 
 
 def strategy_names(spec: GenerateSpec) -> tuple[str, ...]:
+    from planner.strategies import generatable_names
+
     names = tuple(spec.strategies) or ("AVG",)
+    drawable = generatable_names()
     for name in names:
-        if name not in GENERATED_STRATEGIES:
-            raise ValueError(f"generate.strategies: {name!r} is not one of {', '.join(GENERATED_STRATEGIES)}")
+        if name not in drawable:
+            raise ValueError(f"generate.strategies: {name!r} is not one of {', '.join(drawable)}")
     return names
 
 
@@ -151,7 +153,10 @@ def iter_generated_groups(spec: GenerateSpec, start: int = 0, stop: int | None =
 
 
 def strategy_spec(name: str) -> StrategySpec:
-    return StrategySpec(name=name)
+    """A drawn strategy with its default parameters (e.g. CONSISTENT_HASH: 10 virtual nodes)."""
+    from planner.strategies import strategy_of
+
+    return strategy_of(name).spec()
 
 
 def generated_instance_specs(gg: GeneratedGroup, gpath: str) -> tuple[InstanceSpec, ...]:

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from planner.fleet import parse_client_version
-from planner.model import BROADCASTING, Group, InstanceSpec, Process
+from planner.model import BROADCASTING, Group, InstanceSpec, Process, parse_client_version
 
 DEFAULT_INSTANCE_NAME = "DEFAULT"
 NANOTIME_SINCE = (4, 9, 0)  # clients from 4.9.0 on append System.nanoTime() to the pid

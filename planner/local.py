@@ -39,6 +39,7 @@ from planner.model import (
 from planner.routes import readable_queues, retry_queues, retry_topic, subscribed_topics, topic_by_name
 from planner.scenarios import moved_queues, scenario_processes
 from planner.strategies import StrategyError, allocate_all
+from planner.tally import tally
 
 BASELINE = "baseline"
 
@@ -86,20 +87,7 @@ def allocate_topic(fleet: Fleet, group: Group, processes: Sequence[Process], top
     else:
         for p in subscribers:
             result.assignment[p.instance] = []
-    _tally(result, subscribers, is_retry)
-    return result
-
-
-def _tally(result: GroupTopicResult, subscribers: Sequence[Process], is_retry: bool) -> None:
-    holders: dict[Queue, int] = {}
-    for share in result.assignment.values():
-        for q in share:
-            holders[q] = holders.get(q, 0) + 1
-    if result.model == CLUSTERING:
-        result.orphaned = [q for q in result.queues if q not in holders]
-        result.duplicated = [q for q in result.queues if holders.get(q, 0) > 1]
-    if not is_retry:
-        result.idle = [p for p in subscribers if not result.assignment.get(p.instance)]
+    return tally(result)
 
 
 def simulate_group(fleet: Fleet, group: Group, processes: Sequence[Process],

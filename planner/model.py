@@ -7,6 +7,7 @@ Both engines (`planner.local`, `planner.spark`) read these and must give the sam
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Optional
 
@@ -19,17 +20,6 @@ class Queue(NamedTuple):
     queue_id: int
 
 
-# Canonical strategy names (DESIGN §5) and the Java class names accepted for them.
-STRATEGIES = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH", "CONFIG", "MACHINE_ROOM", "MACHINE_ROOM_NEARBY")
-STRATEGY_ALIASES = {
-    "AllocateMessageQueueAveragely": "AVG",
-    "AllocateMessageQueueAveragelyByCircle": "AVG_BY_CIRCLE",
-    "AllocateMessageQueueConsistentHash": "CONSISTENT_HASH",
-    "AllocateMessageQueueByConfig": "CONFIG",
-    "AllocateMessageQueueByMachineRoom": "MACHINE_ROOM",
-    "AllocateMachineRoomNearby": "MACHINE_ROOM_NEARBY",
-}
-
 CLUSTERING = "clustering"
 BROADCASTING = "broadcasting"
 DEFAULT_CLIENT_VERSION = "4.9.8"
@@ -38,13 +28,20 @@ FULL_RESULTS_GROUPS = 1_000
 DETAIL_LIMIT = 200
 DEFAULT_VIRTUAL_NODES = 10
 DEFAULT_RETRY_QUEUES = 1
+VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)([.-][0-9A-Za-z.-]*)?$")
+
+
+def parse_client_version(text: str) -> Optional[tuple[int, int, int]]:
+    """"4.9.3" (or "4.9.3-SNAPSHOT") -> (4, 9, 3); None when it is not a version."""
+    m = VERSION_RE.match(text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
 
 
 @dataclass(frozen=True)
 class StrategySpec:
     """A strategy with its parameters, as one process runs it."""
 
-    name: str  # one of STRATEGIES
+    name: str  # a registered strategy (planner.strategies)
     virtual_nodes: int = DEFAULT_VIRTUAL_NODES  # CONSISTENT_HASH
     consumer_idcs: tuple[str, ...] = ()  # MACHINE_ROOM
     nearby: Optional["StrategySpec"] = None  # MACHINE_ROOM_NEARBY: the delegate used inside a room

@@ -1,9 +1,8 @@
 """The Spark engine (`rmqplan simulate --engine spark`, the default): same answers as `planner.local`.
 
 Hand-written groups: the fleet's processes, topics and queues (expanded by `planner.identity` and
-`planner.routes`, a few rows each) become three small DataFrames; the allocation, the holders of every queue,
-the orphaned/duplicated queues, the idle and failed processes are DataFrame transformations
-(`planner.spark_alloc`); the results of a hand-written fleet are small and collected into the same
+`planner.routes`, a few rows each) become three small DataFrames; the allocation and the failed processes are
+DataFrame transformations (`planner.spark_alloc`), the problems are counted by `planner.tally`; the results of a hand-written fleet are small and collected into the same
 `Simulation` the local engine returns, so reports and findings are identical.
 
 `[generate]`d groups are built, allocated and counted inside Spark (`planner.spark_generated`); only totals and
@@ -19,6 +18,7 @@ from planner.identity import group_processes
 from planner.model import BROADCASTING, CLUSTERING, Fleet, GroupTopicResult, Process, Queue, SimulateOptions, Simulation
 from planner.routes import readable_queues, retry_queues, retry_topic, topic_by_name
 from planner.scenarios import moved_queues, scenario_processes
+from planner.tally import tally
 from planner.spark_session import SparkUnavailable, get_session, progress  # noqa: F401  (re-exported for cli)
 
 BASELINE = "baseline"
@@ -94,10 +94,9 @@ def _materialize(df):
 
 
 def allocation_frames(spark, tables: FleetTables):
-    """The DataFrames of one hand-written fleet: (assignments, problems, errors).
+    """The DataFrames of one hand-written fleet: (assignments, errors).
 
     assignments: scenario, group, topic, instance, q_topic, broker, queue_id, ask_key, pos (sort keys);
-    problems: scenario, group, topic, broker, queue_id, kind (orphaned | duplicated);
     errors: scenario, group, topic, instance, error."""
     from pyspark.sql import functions as F
 
@@ -211,9 +210,7 @@ def allocation_frames(spark, tables: FleetTables):
                    .unionByName(consistent.select(*out_cols)).unionByName(config.select(*out_cols))
                    .unionByName(broadcast.select(*out_cols)))
     assignments = _materialize(assignments)
-    held = A.holders(assignments.where(F.col("q_topic") == F.col("topic")), queues.select(*A.GT, "broker", "queue_id"))
-    problems = A.orphaned_and_duplicated(held, procs.select(*A.SG, "model"))
-    return assignments, problems, errors
+    return assignments, errors
 
 
 def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
@@ -226,10 +223,9 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
         for key, value in SMALL_DATA_CONF.items():
             spark.conf.set(key, value)
         try:
-            assignments, problems, errors = allocation_frames(spark, tables)
+            assignments, errors = allocation_frames(spark, tables)
             assigned = sorted(assignments.collect(),
                               key=lambda r: (r.ask_room is not None, r.ask_room or b"", r.pos))
-            problem_rows = problems.collect()
             error_rows = errors.collect()
         finally:
             for key, value in previous.items():
@@ -238,13 +234,10 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
                 else:
                     spark.conf.set(key, value)
     else:
-        assigned, problem_rows, error_rows = [], [], []
+        assigned, error_rows = [], []
     shares: dict[tuple, list[Queue]] = {}
     for r in assigned:
         shares.setdefault((r.scenario, r.group, r.topic, r.instance), []).append(Queue(r.q_topic, r.broker, r.queue_id))
-    flagged: dict[tuple, set] = {}
-    for r in problem_rows:
-        flagged.setdefault((r.scenario, r.group, r.topic, r.kind), set()).add(Queue(r.topic, r.broker, r.queue_id))
     failed: dict[tuple, dict] = {}
     for r in error_rows:
         failed.setdefault((r.scenario, r.group, r.topic), {})[r.instance] = r.error
@@ -254,10 +247,7 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
         res = GroupTopicResult(scenario=scenario, group=group, topic=topic, model=model, queues=list(qs),
                                assignment={p.instance: shares.get((*key, p.instance), []) for p in subscribers},
                                processes=list(procs), errored=failed.get(key, {}))
-        res.orphaned = [q for q in qs if q in flagged.get((*key, "orphaned"), ())]
-        res.duplicated = [q for q in qs if q in flagged.get((*key, "duplicated"), ())]
-        if not is_retry:
-            res.idle = [p for p in subscribers if not res.assignment[p.instance]]
+        tally(res)
         if scenario == BASELINE:
             baseline[(group, topic)] = res
         else:

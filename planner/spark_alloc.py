@@ -163,17 +163,3 @@ def route_on_ring(queues: DataFrame, ring: DataFrame, keys=PK) -> DataFrame:
             .where(F.col("_kind") == 1)
             .join(first_point, [*keys, "vnodes"])
             .select(*keys, "vnodes", "rank", F.coalesce("_next", "_first").alias("owner")))
-
-
-def holders(assignments: DataFrame, queues: DataFrame) -> DataFrame:
-    """Per readable queue of each rebalance: `holders`, the number of processes holding it."""
-    held = assignments.groupBy(*GT, "broker", "queue_id").agg(F.count(F.lit(1)).alias("holders"))
-    return (queues.join(held, [*GT, "broker", "queue_id"], "left")
-            .withColumn("holders", F.coalesce("holders", F.lit(0))))
-
-
-def orphaned_and_duplicated(held: DataFrame, models: DataFrame) -> DataFrame:
-    """Queues of clustering rebalances held by nobody (`kind` = orphaned) or by two or more (duplicated)."""
-    clustering = held.join(models.where(F.col("model") == "clustering").select(*SG).distinct(), SG)
-    return (clustering.where((F.col("holders") == 0) | (F.col("holders") > 1))
-            .withColumn("kind", F.when(F.col("holders") == 0, "orphaned").otherwise("duplicated")))

@@ -35,6 +35,7 @@ from planner.identity import instance_name_for
 from planner.model import CLUSTERING, DEFAULT_VIRTUAL_NODES, DETAIL_LIMIT, FULL_RESULTS_GROUPS, GenerateSpec, \
     GroupTopicResult, InstanceSpec, Process, Queue, SimulateOptions, Simulation, StrategySpec, SubscriptionSpec
 from planner.spark_session import progress
+from planner.tally import tally
 
 RETRY_PREFIX = "%RETRY%"
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues", "idle_instances")
@@ -314,17 +315,10 @@ def _problem_results(spark, spec: GenerateSpec, gs: list) -> list:
         retry = [Queue(RETRY_PREFIX + first.group, b, 0) for b in brokers]
         for topic, queues, is_retry in ((first.topic, main, False), (RETRY_PREFIX + first.group, retry, True)):
             res = GroupTopicResult("baseline", first.group, topic, CLUSTERING, queues, {}, processes)
-            count: dict[Queue, int] = {}
             for p in processes:
-                share = sorted(shares.get((g, topic, p.instance), []), key=lambda q: (q.broker, q.queue_id))
-                res.assignment[p.instance] = share
-                for q in share:
-                    count[q] = count.get(q, 0) + 1
-            res.orphaned = [q for q in queues if q not in count]
-            res.duplicated = [q for q in queues if count.get(q, 0) > 1]
-            if not is_retry:
-                res.idle = [p for p in processes if not res.assignment[p.instance]]
-            out.append(res)
+                res.assignment[p.instance] = sorted(shares.get((g, topic, p.instance), []),
+                                                    key=lambda q: (q.broker, q.queue_id))
+            out.append(tally(res))
     return out
 
 

@@ -77,6 +77,9 @@ strategy = "AVG_BY_CIRCLE"
 hosts = ["10.0.0.2"]
 client_version = "4.9.3"
 pid = 1
+[[groups.instances]]
+hosts = ["10.0.0.3"]
+strategy = "AllocateMessageQueueConsistentHash"
 [[groups]]
 name = "cfg"
 strategy = "CONFIG"
@@ -88,10 +91,11 @@ subscriptions = [{ topic = "T" }]
     assert u.writable and not u.readable
     g = fleet.groups[0]
     assert g.model == BROADCASTING and g.strategy.name == "CONSISTENT_HASH" and g.strategy.virtual_nodes == 3
-    first, second = g.instances
+    first, second, third = g.instances
     assert first.instance_name is None  # "DEFAULT" written out is the client default
     assert first.client_version == "4.5.1"  # from [defaults]
-    assert first.strategy.name == "AVG_BY_CIRCLE" and first.strategy.virtual_nodes == 3  # inherits params
+    assert first.strategy == StrategySpec("AVG_BY_CIRCLE")  # only the parameters a strategy reads are kept
+    assert third.strategy == StrategySpec("CONSISTENT_HASH", virtual_nodes=3)  # inherits the group's parameters
     assert second.strategy is None and second.pid == 1 and second.client_version == "4.9.3"
     assert fleet.groups[1].strategy.config_queues == (Queue("T", "broker-a", 0),)
 

@@ -10,7 +10,9 @@ from pyspark.sql import functions as F
 
 from planner import spark_alloc as A
 from planner.model import Queue
-from planner.strategies import HashRing, _java_split_at, md5_hash, mq_string
+from planner.strategies import md5_hash, mq_string
+from planner.strategies.consistent_hash import HashRing
+from planner.strategies.machine_room import java_split_at as _java_split_at
 
 pytestmark = pytest.mark.usefixtures("spark")
 

@@ -9,15 +9,8 @@ import pytest
 
 from planner.javaorder import java_string_key, queue_key, sort_client_ids, sort_queues
 from planner.model import Queue, StrategySpec
-from planner.strategies import (
-    HashRing,
-    StrategyError,
-    allocate,
-    allocate_all,
-    md5_hash,
-    mq_string,
-    parse_strategy_name,
-)
+from planner.strategies import StrategyError, allocate, allocate_all, md5_hash, mq_string, parse_strategy_name
+from planner.strategies.consistent_hash import HashRing
 
 AVG = StrategySpec("AVG")
 CIRCLE = StrategySpec("AVG_BY_CIRCLE")
@@ -217,6 +210,7 @@ def test_parse_strategy_names_and_aliases():
     nearby = "MACHINE_ROOM_NEARBY"
     assert parse_strategy_name("MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE") == StrategySpec(nearby, nearby=CIRCLE)
     assert parse_strategy_name("AllocateMachineRoomNearby", nearby="AVG") == StrategySpec(nearby, nearby=AVG)
+    assert parse_strategy_name("MACHINE_ROOM_NEARBY") == StrategySpec(nearby, nearby=AVG)  # the default delegate
     inner = parse_strategy_name("MACHINE_ROOM_NEARBY-CONSISTENT_HASH", virtual_nodes=3).nearby
     assert inner == StrategySpec("CONSISTENT_HASH", virtual_nodes=3)
     assert parse_strategy_name("AVG", virtual_nodes=3) == AVG  # parameters only where they matter
@@ -225,12 +219,14 @@ def test_parse_strategy_names_and_aliases():
 
 
 @pytest.mark.parametrize("name,params,message", [
-    ("AVERAGE", {}, "unknown strategy 'AVERAGE'"),
-    ("avg", {}, "unknown strategy 'avg'"),
-    ("AVG-AVG", {}, "unknown strategy 'AVG-AVG'"),
-    ("MACHINE_ROOM_NEARBY-NOPE", {}, "unknown strategy 'MACHINE_ROOM_NEARBY-NOPE'"),
-    ("MACHINE_ROOM_NEARBY", {}, "needs a delegate"),
-    ("CONSISTENT_HASH", {"virtual_nodes": -1}, "virtual_nodes must be an integer >= 0"),
+    ("AVERAGE", {}, 'unknown strategy "AVERAGE"'),
+    ("avg", {}, 'unknown strategy "avg"'),
+    ("AVG-AVG", {}, 'unknown strategy "AVG-AVG"'),
+    ("MACHINE_ROOM_NEARBY-NOPE", {}, 'unknown strategy "MACHINE_ROOM_NEARBY-NOPE"'),
+    ("MACHINE_ROOM_NEARBY", {"nearby": "MACHINE_ROOM_NEARBY"}, "nearby: expected a strategy other than"),
+    ("MACHINE_ROOM_NEARBY-AVG", {"nearby": "AVG_BY_CIRCLE"}, "names the delegate"),
+    ("CONSISTENT_HASH", {"virtual_nodes": -1}, "virtual_nodes: expected an integer >= 0, got -1"),
+    ("AVG", {"virtual_nodes": "ten"}, "virtual_nodes: expected an integer >= 0"),
 ])
 def test_parse_strategy_name_rejects_with_a_clear_message(name, params, message):
     with pytest.raises(ValueError, match=message):
