@@ -16,7 +16,6 @@ from planner.fleet import FleetError, load_fleet
 from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, SimulateOptions, Simulation
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-LOCAL_MAX_GENERATED_GROUPS = 10_000  # beyond this the pure-Python engine is the wrong tool
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,18 +70,6 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     return EXIT_USAGE
 
 
-def _with_generated(fleet: Fleet) -> Fleet:
-    """The hand-written fleet plus the [generate]d groups, for the local engine (small counts only)."""
-    from dataclasses import replace
-
-    from planner.generate import generated_fleet
-
-    gen = generated_fleet(fleet.generate, fleet.path)
-    known = {b.name for b in fleet.brokers}
-    brokers = fleet.brokers + tuple(b for b in gen.brokers if b.name not in known)
-    return replace(fleet, brokers=brokers, topics=fleet.topics + gen.topics, groups=fleet.groups + gen.groups)
-
-
 def _engine_error(err: TextIO, message: str) -> int:
     err.write(f"rmqplan: {message}\n")
     return EXIT_USAGE
@@ -96,12 +83,6 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
             err.write(line + "\n")
         return EXIT_USAGE
     if options.engine == "local":
-        if fleet.generate is not None:
-            if fleet.generate.groups > LOCAL_MAX_GENERATED_GROUPS:
-                return _engine_error(err, f"{fleet_path}: generate.groups: {fleet.generate.groups} groups are too "
-                                          f"many for the local engine (at most {LOCAL_MAX_GENERATED_GROUPS}); "
-                                          f"use --engine spark")
-            fleet = _with_generated(fleet)
         from planner.local import simulate
 
         sim = simulate(fleet)

@@ -179,6 +179,10 @@ class Simulation:
     # `planner.report.totals`), to use instead of counting `results`, and how many problem results were left out.
     totals: Optional[dict] = None
     omitted_results: int = 0
+    # How many results of the whole fleet (all scenarios) have each problem of `planner.tally.PROBLEMS`
+    # (orphaned, duplicated, idle, errored, imbalanced): the findings' counts per code, even when `results` holds
+    # only some of them.
+    problem_counts: Optional[dict] = None
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,9 @@ def get_session(master: Optional[str] = None, conf: Iterable = (), app_name: str
     if active is not None:
         return active
     check_java()
+    # Python tasks run the allocation kernel: they must use this interpreter (its numpy, pyarrow and planner),
+    # not whatever `python3` is first on PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     pairs = [p if isinstance(p, tuple) else parse_conf([p])[0] for p in conf]
     spark_conf = SparkConf()
     spark_conf.setMaster(master or "local[*]").setAppName(app_name)
