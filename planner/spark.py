@@ -33,6 +33,7 @@ from planner.spark_session import SparkUnavailable, get_session  # noqa: F401  (
 from planner.tally import PROBLEMS, problem_counts, totals
 
 Progress = Optional[Callable[[int, int], None]]
+CHUNKS_PER_TASK = 32  # about 500k generated groups, 20M assignments per task
 SUMMARY_SCHEMA = pa.schema([
     ("start", pa.int64()), ("stop", pa.int64()),
     *((k, pa.int64()) for k in TOTAL_KEYS), *((k, pa.int64()) for k in PROBLEMS), ("problems", pa.int64()),
@@ -129,11 +130,12 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
 
 def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
     """One row per chunk of generated groups (`start`, `stop`) from `spark.range`: no data from the driver, no
-    shuffle; at least a partition per core, at most about 8 chunks each."""
+    shuffle; a partition per core, more when a core would get over CHUNKS_PER_TASK chunks (each task costs a
+    fixed tenth of a second or so, so fewer is faster while the cores are busy)."""
     from pyspark.sql import functions as F
 
     count = -(-spec.groups // chunk)
-    partitions = max(1, min(count, max(spark.sparkContext.defaultParallelism, -(-count // 8))))
+    partitions = max(1, min(count, max(spark.sparkContext.defaultParallelism, -(-count // CHUNKS_PER_TASK))))
     return spark.range(0, count, 1, partitions).select(
         (F.col("id") * chunk).alias("start"), F.least((F.col("id") + 1) * chunk, F.lit(spec.groups)).alias("stop"))
 
