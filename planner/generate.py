@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+from planner.identity import instance_name_for
 from planner.model import (
     CLUSTERING,
     Broker,
+    Process,
     Fleet,
     GenerateSpec,
     Group,
@@ -229,6 +231,35 @@ class GeneratedNames:
     def topic(self, r: int) -> str:
         g = int(self.groups[r // 2])
         return topic_name(g) if r % 2 == 0 else f"%RETRY%{group_name(g)}"
+
+    def processes(self, k: int, strategy: StrategySpec) -> list[Process]:
+        """The processes of batch group k as `planner.identity` expands `generated_instance_specs` (tested equal),
+        without building the fleet."""
+        g = int(self.groups[k])
+        name = group_name(g)
+        subscriptions = (SubscriptionSpec(topic_name(g), "*"),)
+        first = int(self.process_group.searchsorted(k, "left"))
+        last = int(self.process_group.searchsorted(k, "right"))
+        path = f"generate.groups[{g}]"
+        out = []
+        if self.colliding[k]:
+            host = f"10.{int(self.shared_host[k])}.0.1"
+            source = instance_name_for(InstanceSpec("", (host,), pid=1, client_version=COLLIDING_CLIENT_VERSION),
+                                       CLUSTERING, 1)[1]
+            for i in range(last - first):
+                out.append(Process(name, f"{host}#{i + 1}", host, f"{host}@1", source, strategy, subscriptions,
+                                   None, f"{path}.instances[0]"))
+            return out
+        a0, nano0 = int(self.a0[k]), int(self.nano0[k])
+        for i in range(last - first):
+            a = (a0 + i * PROCESS_STEP) % MODULUS
+            nano = (nano0 + i * NANOTIME_STEP) % MODULUS
+            host = f"10.{a % 256}.{i // 256}.{i % 256}"
+            instance_name = f"{1 + (a >> 8) % 65535}#{nano}"
+            out.append(Process(name, f"{host}#1", host, f"{host}@{instance_name}",
+                               f"fixed instanceName '{instance_name}'", strategy, subscriptions, None,
+                               f"{path}.instances[{i}]"))
+        return out
 
     def client_ids(self, entries) -> list[str]:
         out = []

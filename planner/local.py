@@ -1,44 +1,112 @@
 """The local engine: the allocation kernel (`planner.kernel`) in this process, on numpy arrays.
 
 A hand-written fleet is one batch (`planner.rebalances`): every scenario's rebalances at once, every result
-built. A `[generate]`d fleet is generated, allocated and counted in chunks of groups (`planner.generate`), so
-memory stays bounded at any size: the totals and problem counts cover every group, the first `DETAIL_LIMIT`
-problem groups are reported in full (every group of a fleet of at most `FULL_RESULTS_GROUPS`), and
-`Simulation.write_findings` / `write_tables` go over the chunks again to write every finding and assignment.
+built. A `[generate]`d fleet is generated, allocated and counted chunk by chunk (`planner.chunks`), so memory stays
+bounded at any size: the totals and problem counts cover every group, the first `DETAIL_LIMIT` problem groups are
+reported in full (every group of a fleet of at most `FULL_RESULTS_GROUPS`). With `--out` (an `OutRequest`) the same
+pass writes every table row and every finding.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+from typing import Optional
+
 import numpy as np
 
+from planner.chunks import TOTAL_KEYS, GeneratedDescriber, Progress, chunks, finding_lines, out_ids, run_chunk, \
+    shown_rebalances, summary, write_tables
 from planner.kernel import allocate
-from planner.model import Fleet, Simulation
-from planner.rebalances import BASELINE, fleet_rebalances
-from planner.results import Described, results_of, with_moves
-from planner.tally import problem_counts, tally, totals
+from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, Simulation
+from planner.out_tables import FINDINGS_FILE, write_hand_written_out
+from planner.rebalances import fleet_rebalances
+from planner.results import HandWritten, hand_written_simulation, results_of
+from planner.tally import PROBLEMS, tally
 
 
 def simulate_hand_written(fleet: Fleet) -> Simulation:
     """Every result of the fleet's hand-written groups and scenarios."""
+    return run_hand_written(fleet).sim
+
+
+def run_hand_written(fleet: Fleet) -> HandWritten:
+    """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet)
     rows = allocate(fr.batch)
     counted = tally(fr.batch, rows)
-
-    def describe(r: int) -> Described:
-        rb = fr.rebalances[r]
-        return Described(rb.scenario, rb.group.name, rb.topic, rb.queues, rb.processes)
-
-    results = with_moves(results_of(fr.batch, rows, counted, range(fr.batch.rebalances), describe), BASELINE)
-    whole = {**totals(fr.batch, counted, np.flatnonzero(fr.batch.scenario == 0)), "groups": len(fleet.groups)}
-    return Simulation(fleet, results, fr.scenarios, totals=whole,
-                      problem_counts=problem_counts(counted, np.arange(fr.batch.rebalances)))
+    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
 
 
-def simulate(fleet: Fleet) -> Simulation:
+def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] = None, topics: int = 0,
+                       brokers=None, progress: Progress = None) -> Simulation:
+    """Adds the generated groups: totals and problem counts for all, results for the first problem groups (all
+    groups of a fleet of at most FULL_RESULTS_GROUPS); with `out`, every table row and finding."""
+    spec = fleet.generate
+    everything = spec.groups <= FULL_RESULTS_GROUPS
+    gen = dict.fromkeys(TOTAL_KEYS, 0)
+    counts = dict.fromkeys(PROBLEMS, 0)
+    results, shown_groups, problems, shown_problems, written = [], 0, 0, 0, 0
+    sink = findings = None
+    if out is not None:
+        from planner.out_tables import ParquetSink
+
+        sink = ParquetSink(out.directory, "part-generated")
+        ids = out_ids(fleet, topics, brokers)
+        findings = open(os.path.join(out.directory, FINDINGS_FILE), "a", encoding="utf-8")
+    try:
+        for start, stop in chunks(spec):
+            batch, rows, t = run_chunk(spec, start, stop)
+            part = summary(batch, t, 0)
+            for key in TOTAL_KEYS:
+                gen[key] += part[key]
+            for key in PROBLEMS:
+                counts[key] += part[key]
+            problems += part["problems"]
+            which = shown_rebalances(batch, t, DETAIL_LIMIT - shown_groups, everything)
+            if len(which):
+                results += results_of(batch, rows, t, which, GeneratedDescriber(spec, batch))
+                shown_groups += len(np.unique(batch.group[which]))
+                shown_problems += int(t.problem()[which].sum())
+            if out is not None:
+                write_tables(spec, batch, rows, t, ids, sink)
+                lines = finding_lines(spec, batch, rows, t, out.find)
+                findings.writelines(line + "\n" for line in lines)
+                written += len(lines)
+            if progress is not None:
+                progress(stop, spec.groups)
+    finally:
+        if out is not None:
+            sink.close()
+            findings.close()
+    hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
+    whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
+    whole["groups"] = len(fleet.groups) + spec.groups
+    hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
+    return replace(sim, results=list(sim.results) + results, totals=whole,
+                   omitted_results=sim.omitted_results + problems - shown_problems,
+                   problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
+                   findings_written=(sim.findings_written or 0) + written if out is not None else None)
+
+
+def simulate(fleet: Fleet, out: Optional[OutRequest] = None, progress: Progress = None) -> Simulation:
     """`rmqplan simulate --engine local`."""
-    sim = simulate_hand_written(fleet)
-    if fleet.generate is not None:
-        from planner.local_generated import simulate_generated
+    hand = run_hand_written(fleet)
+    sim = hand.sim
+    topics, brokers = 0, None
+    if out is not None:
+        from planner.out_tables import BrokerIds
 
-        sim = simulate_generated(fleet, sim)
+        brokers = BrokerIds()
+        topics, written = write_hand_written_out(out, hand, brokers)
+        sim = replace(sim, findings_written=written)
+    if fleet.generate is not None:
+        sim = simulate_generated(fleet, sim, out, topics, brokers, progress)
+    if out is not None:
+        from planner.out_tables import ParquetSink, write_empty_tables
+
+        sink = ParquetSink(out.directory, "part-00000")
+        sink("brokers", brokers.table())
+        sink.close()
+        write_empty_tables(out.directory)
     return sim

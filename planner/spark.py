@@ -24,21 +24,18 @@ from typing import Callable, Optional
 import numpy as np
 import pyarrow as pa
 
-from planner.local_generated import CHUNK_GROUPS, TOTAL_KEYS, GeneratedDescriber
-from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, SimulateOptions, Simulation
-from planner.rebalances import BASELINE, fleet_rebalances
-from planner.results import Described, results_of, with_moves
+from planner.chunks import CHUNK_GROUPS, TOTAL_KEYS, GeneratedDescriber, OutIds, out_ids
+from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
+from planner.out_tables import FINDINGS_FILE, write_hand_written_out
+from planner.rebalances import fleet_rebalances
+from planner.results import HandWritten, hand_written_simulation, results_of
 from planner.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
 from planner.spark_session import SparkUnavailable, get_session  # noqa: F401  (re-exported for cli)
-from planner.tally import PROBLEMS, problem_counts, totals
+from planner.tally import PROBLEMS
 
 Progress = Optional[Callable[[int, int], None]]
 CHUNKS_PER_TASK = 32  # about 500k generated groups, 20M assignments per task
-SUMMARY_SCHEMA = pa.schema([
-    ("start", pa.int64()), ("stop", pa.int64()),
-    *((k, pa.int64()) for k in TOTAL_KEYS), *((k, pa.int64()) for k in PROBLEMS), ("problems", pa.int64()),
-    ("first_problem_groups", pa.list_(pa.int64())),
-])
+LINE_SCHEMA = pa.schema([("kind", pa.string()), ("line", pa.string())])
 
 
 def ship_package(spark) -> None:
@@ -90,11 +87,20 @@ def _ensure_registered(modules: list[str]) -> None:
 
 def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
     """The exact results of the fleet's hand-written groups (and scenarios), allocated and counted in Spark."""
+    return run_hand_written(spark, fleet).sim
+
+
+def run_hand_written(spark, fleet: Fleet) -> HandWritten:
+    """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet)
     batch = fr.batch
     if batch.rebalances == 0:
-        return Simulation(fleet, [], fr.scenarios, totals={**dict.fromkeys(TOTAL_KEYS, 0), "groups": 0},
-                          problem_counts=dict.fromkeys(PROBLEMS, 0))
+        from planner.kernel import allocate
+        from planner.tally import tally
+
+        rows = allocate(batch)
+        counted = tally(batch, rows)
+        return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
     ship_package(spark)
     tables, modules = batch_tables(batch), _registered_modules()
 
@@ -113,16 +119,7 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
     source = spark.createDataFrame(batch_table(batch)).repartition(partitions)
     returned = source.mapInArrow(run, spark_ddl(RESULT_SCHEMA)).toArrow()
     rows, counted = rows_and_tally(batch, returned)
-
-    def describe(r: int) -> Described:
-        rb = fr.rebalances[r]
-        return Described(rb.scenario, rb.group.name, rb.topic, rb.queues, rb.processes)
-
-    results = with_moves(results_of(batch, rows, counted, range(batch.rebalances), describe), BASELINE)
-    baseline = np.flatnonzero(batch.scenario == 0)
-    return Simulation(fleet, results, fr.scenarios, totals={**totals(batch, counted, baseline),
-                                                            "groups": len(fleet.groups)},
-                      problem_counts=problem_counts(counted, np.arange(batch.rebalances)))
+    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
 
 
 # ------------------------------------------------------------------------------------------ generated fleets
@@ -140,25 +137,34 @@ def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
         (F.col("id") * chunk).alias("start"), F.least((F.col("id") + 1) * chunk, F.lit(spec.groups)).alias("stop"))
 
 
-def _summaries(spec, modules, limit: int):
+def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
+    """The task over a partition's chunks: one summary line per chunk (JSON, kind "s"); with `out`, the chunk's
+    table rows written as Parquet part files of this task and its findings as lines (kind "f")."""
+
     def run(iterator):
-        from planner.local_generated import TOTAL_KEYS, run_chunk
-        from planner.tally import PROBLEMS, problem_counts, totals
+        import json
+
+        from planner.chunks import finding_lines, run_chunk, summary, write_tables
+        from planner.out_tables import ParquetSink
 
         _ensure_registered(modules)
+        sink = None
         for ranges in iterator:
-            out = {name: [] for name in SUMMARY_SCHEMA.names}
+            kinds, lines = [], []
             for start, stop in zip(ranges.column("start").to_pylist(), ranges.column("stop").to_pylist()):
-                batch, _, t = run_chunk(spec, start, stop)
-                everyone = np.arange(batch.rebalances)
-                problem = t.problem()
-                out["start"].append(start)
-                out["stop"].append(stop)
-                for key, value in {**totals(batch, t, everyone), **problem_counts(t, everyone)}.items():
-                    out[key].append(value)
-                out["problems"].append(int(problem.sum()))
-                out["first_problem_groups"].append(np.unique(batch.group[problem])[:limit].tolist())
-            yield pa.RecordBatch.from_pydict(out, schema=SUMMARY_SCHEMA)
+                batch, rows, t = run_chunk(spec, start, stop)
+                if out is not None:
+                    if sink is None:
+                        sink = ParquetSink(out.directory, f"part-{start:012d}")
+                    write_tables(spec, batch, rows, t, ids, sink)
+                    found = finding_lines(spec, batch, rows, t, out.find)
+                    kinds += ["f"] * len(found)
+                    lines += found
+                kinds.append("s")
+                lines.append(json.dumps({"start": start, **summary(batch, t, limit)}))
+            yield pa.RecordBatch.from_pydict({"kind": kinds, "line": lines}, schema=LINE_SCHEMA)
+        if sink is not None:
+            sink.close()
 
     return run
 
@@ -181,28 +187,62 @@ def _details(spec, modules):
     return run
 
 
+def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optional[OutIds]) -> list[dict]:
+    """Run the chunk tasks; with `out`, Spark writes the findings lines (text) while the summaries are observed
+    on the way, then the lines are appended to findings.json in group order."""
+    import json
+
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, modules, DETAIL_LIMIT, out, ids),
+                                                spark_ddl(LINE_SCHEMA))
+    if out is None:
+        found = lines.toArrow().column("line").to_pylist()
+    else:
+        observed = Observation("rmqplan_chunks")
+        parts = os.path.join(out.directory, ".findings-parts")
+        (lines.observe(observed, F.concat_ws("\n", F.collect_list(F.when(F.col("kind") == "s", F.col("line"))))
+                       .alias("summaries"))
+         .where(F.col("kind") == "f").select("line").write.text(parts))
+        found = [x for x in (observed.get["summaries"] or "").split("\n") if x]
+        _append_parts(parts, os.path.join(out.directory, FINDINGS_FILE))
+    return sorted((json.loads(x) for x in found), key=lambda s: s["start"])
+
+
+def _append_parts(parts: str, target: str) -> None:
+    """Spark's text parts (one per task, in chunk order) appended to one file, then removed."""
+    import shutil
+
+    with open(target, "ab") as out:
+        for name in sorted(os.listdir(parts)):
+            if name.startswith("part-"):
+                with open(os.path.join(parts, name), "rb") as part:
+                    shutil.copyfileobj(part, out)
+    shutil.rmtree(parts)
+
+
 def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOptions,
-                       progress: Progress = None) -> Simulation:
-    """Adds the generated groups: totals and problem counts of every group from one summary row per chunk, the
-    first problem groups (every group of a small fleet) in full from a second job over just those groups."""
+                       progress: Progress = None, out: Optional[OutRequest] = None, ids: Optional[OutIds] = None) \
+        -> Simulation:
+    """Adds the generated groups: totals and problem counts of every group from one summary per chunk, the first
+    problem groups (every group of a small fleet) in full from a second job over just those groups."""
     from planner.generate import generated_batch
 
     spec = fleet.generate
     ship_package(spark)
     modules = _registered_modules()
     everything = spec.groups <= FULL_RESULTS_GROUPS
-    summaries = (chunk_frame(spark, spec).mapInArrow(_summaries(spec, modules, DETAIL_LIMIT),
-                                                     spark_ddl(SUMMARY_SCHEMA))
-                 .toArrow().sort_by("start"))
-    gen = {k: int(pa.compute.sum(summaries.column(k)).as_py() or 0) for k in TOTAL_KEYS}
-    counts = {k: int(pa.compute.sum(summaries.column(k)).as_py() or 0) for k in PROBLEMS}
-    problems = int(pa.compute.sum(summaries.column("problems")).as_py() or 0)
+    summaries = _chunk_summaries(spark, spec, modules, out, ids)
+    gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
+    counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
+    problems = sum(s["problems"] for s in summaries)
     if progress is not None:
         progress(spec.groups, spec.groups)
     if everything:
         shown = list(range(spec.groups))
     else:
-        shown = [g for groups in summaries.column("first_problem_groups").to_pylist() for g in groups][:DETAIL_LIMIT]
+        shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
     results, shown_problems = [], 0
     if shown:
         details = (spark.createDataFrame([(g,) for g in shown], "g bigint").coalesce(1)
@@ -215,16 +255,39 @@ def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOp
     whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
     whole["groups"] = len(fleet.groups) + spec.groups
     hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
+    written = None
+    if out is not None:
+        written = (sim.findings_written or 0) + sum(s["orphaned"] + s["duplicated"] + s["idle"] + s["errored"]
+                                                   + s["imbalanced"] for s in summaries)
     return replace(sim, results=list(sim.results) + results, totals=whole,
                    omitted_results=sim.omitted_results + problems - shown_problems,
-                   problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS})
+                   problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
+                   findings_written=written)
 
 
-def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, progress: Progress = None) -> Simulation:
+def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optional[OutRequest] = None,
+             progress: Progress = None) -> Simulation:
     """`rmqplan simulate --engine spark`. Raises SparkUnavailable (one line) when Spark cannot run."""
     options = options or SimulateOptions()
     spark = get_session(options.master, options.conf)
-    sim = simulate_hand_written(spark, fleet)
+    hand = run_hand_written(spark, fleet)
+    sim = hand.sim
+    topics = brokers = ids = None
+    if out is not None:
+        from planner.out_tables import BrokerIds
+
+        brokers = BrokerIds()
+        topics, written = write_hand_written_out(out, hand, brokers)
+        sim = replace(sim, findings_written=written)
+        if fleet.generate is not None:
+            ids = out_ids(fleet, topics, brokers)
     if fleet.generate is not None:
-        sim = simulate_generated(spark, fleet, sim, options, progress)
+        sim = simulate_generated(spark, fleet, sim, options, progress, out, ids)
+    if out is not None:
+        from planner.out_tables import ParquetSink, write_empty_tables
+
+        sink = ParquetSink(out.directory, "part-00000")
+        sink("brokers", brokers.table())
+        sink.close()
+        write_empty_tables(out.directory)
     return sim

@@ -75,3 +75,11 @@ def test_the_generated_fleet_gives_the_same_client_ids_through_identity():
         processes = group_processes(group)
         assert tuple(p.client_id for p in processes) == generated.client_ids
         assert tuple(p.instance for p in processes) == generated.instances
+
+
+def test_batch_processes_are_those_identity_expands_from_the_generated_fleet():
+    spec = GenerateSpec(groups=80, seed=3, instances=(1, 300), colliding_client_ids=0.2)
+    fleet = generated_fleet(spec)
+    batch = generated_batch(spec, 0, spec.groups)
+    for k, group in enumerate(fleet.groups):
+        assert batch.names.processes(k, group.strategy) == group_processes(group)
