@@ -57,29 +57,32 @@ def ship_package(spark) -> None:
     sc._rmqplan_shipped = True
 
 
-def _registered_modules() -> list[str]:
-    """Modules whose import registers the strategies this driver knows (plug-ins included)."""
+def _registered_modules() -> list:
+    """The strategy classes registered from outside this package (plug-ins, tests), to ship with the tasks: their
+    modules are pickled by value, so executors need not import them."""
+    import sys
+
+    from pyspark import cloudpickle
+
     from planner.strategies import names, strategy_of
 
-    return sorted({type(strategy_of(n)).__module__ for n in names()})
+    plugins = [type(strategy_of(n)) for n in names() if not type(strategy_of(n)).__module__.startswith("planner.")]
+    for cls in plugins:
+        module = sys.modules.get(cls.__module__)
+        if module is not None and cls.__module__ != "__main__":
+            cloudpickle.register_pickle_by_value(module)
+    return plugins
 
 
-def _ensure_registered(modules: list[str]) -> None:
-    """In a task: import the modules that registered strategies in the driver (plug-ins shipped with
-    `addPyFile`), registering those the package walk does not find."""
-    import importlib
-
+def _ensure_registered(plugins: list) -> None:
+    """In a task: register the plug-in strategies the driver knows (the package's own register on import)."""
     from planner.strategies import names, register
-    from planner.strategies.base import Strategy
 
     known = set(names())
-    for name in modules:
-        module = importlib.import_module(name)
-        for value in vars(module).values():
-            if (isinstance(value, type) and issubclass(value, Strategy) and value.__module__ == name
-                    and getattr(value, "name", None) and value.name not in known):
-                register(value)
-                known.add(value.name)
+    for cls in plugins:
+        if cls.name not in known:
+            register(cls)
+            known.add(cls.name)
 
 
 # ----------------------------------------------------------------------------------------- hand-written fleets
@@ -187,9 +190,11 @@ def _details(spec, modules):
     return run
 
 
-def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optional[OutIds]) -> list[dict]:
-    """Run the chunk tasks; with `out`, Spark writes the findings lines (text) while the summaries are observed
-    on the way, then the lines are appended to findings.json in group order."""
+def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest],
+                     ids: Optional[OutIds]) -> tuple[list[dict], int]:
+    """Run the chunk tasks: (their summaries in group order, findings written). With `out`, Spark writes the
+    findings lines (text) while the summaries are observed on the way, then the lines are appended to
+    findings.json in group order."""
     import json
 
     from pyspark.sql import Observation
@@ -197,6 +202,7 @@ def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optio
 
     lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, modules, DETAIL_LIMIT, out, ids),
                                                 spark_ddl(LINE_SCHEMA))
+    written = 0
     if out is None:
         found = lines.toArrow().column("line").to_pylist()
     else:
@@ -206,63 +212,80 @@ def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optio
                        .alias("summaries"))
          .where(F.col("kind") == "f").select("line").write.text(parts))
         found = [x for x in (observed.get["summaries"] or "").split("\n") if x]
-        _append_parts(parts, os.path.join(out.directory, FINDINGS_FILE))
-    return sorted((json.loads(x) for x in found), key=lambda s: s["start"])
+        written = _append_parts(parts, os.path.join(out.directory, FINDINGS_FILE))
+    return sorted((json.loads(x) for x in found), key=lambda s: s["start"]), written
 
 
-def _append_parts(parts: str, target: str) -> None:
-    """Spark's text parts (one per task, in chunk order) appended to one file, then removed."""
+def _append_parts(parts: str, target: str) -> int:
+    """Spark's text parts (one per task, in chunk order) appended to one file, then removed; returns the lines."""
     import shutil
 
+    lines = 0
     with open(target, "ab") as out:
         for name in sorted(os.listdir(parts)):
             if name.startswith("part-"):
                 with open(os.path.join(parts, name), "rb") as part:
-                    shutil.copyfileobj(part, out)
+                    while block := part.read(1 << 20):
+                        out.write(block)
+                        lines += block.count(b"\n")
     shutil.rmtree(parts)
+    return lines
+
+
+def _details_job(spark, spec, modules, groups: list[int]):
+    """Rows and tally of the listed generated groups, computed by one small Spark job, as a batch the driver
+    builds the same way (to name them)."""
+    from planner.generate import generated_batch
+
+    details = (spark.createDataFrame([(g,) for g in groups], "g bigint").coalesce(1)
+               .mapInArrow(_details(spec, modules), spark_ddl(RESULT_SCHEMA)).toArrow())
+    batch = generated_batch(spec, 0, 0, groups=np.array(groups, dtype=np.int64))
+    rows, t = rows_and_tally(batch, details)
+    return batch, rows, t
 
 
 def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOptions,
                        progress: Progress = None, out: Optional[OutRequest] = None, ids: Optional[OutIds] = None) \
         -> Simulation:
     """Adds the generated groups: totals and problem counts of every group from one summary per chunk, the first
-    problem groups (every group of a small fleet) in full from a second job over just those groups."""
-    from planner.generate import generated_batch
+    problem groups in full from a second job over just those groups. A small fleet (every group shown) is one job
+    over all its groups."""
+    from planner.chunks import summary
 
     spec = fleet.generate
     ship_package(spark)
     modules = _registered_modules()
-    everything = spec.groups <= FULL_RESULTS_GROUPS
-    summaries = _chunk_summaries(spark, spec, modules, out, ids)
+    written = 0
+    if spec.groups <= FULL_RESULTS_GROUPS and out is None:
+        batch, rows, t = _details_job(spark, spec, modules, list(range(spec.groups)))
+        summaries = [{"start": 0, **summary(batch, t, 0)}]
+        shown = None
+    else:
+        summaries, written = _chunk_summaries(spark, spec, modules, out, ids)
+        if spec.groups <= FULL_RESULTS_GROUPS:
+            shown = list(range(spec.groups))
+        else:
+            shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
+        batch = rows = t = None
+        if shown:
+            batch, rows, t = _details_job(spark, spec, modules, shown)
     gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
     counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
     problems = sum(s["problems"] for s in summaries)
     if progress is not None:
         progress(spec.groups, spec.groups)
-    if everything:
-        shown = list(range(spec.groups))
-    else:
-        shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
     results, shown_problems = [], 0
-    if shown:
-        details = (spark.createDataFrame([(g,) for g in shown], "g bigint").coalesce(1)
-                   .mapInArrow(_details(spec, modules), spark_ddl(RESULT_SCHEMA)).toArrow())
-        batch = generated_batch(spec, 0, 0, groups=np.array(shown, dtype=np.int64))
-        rows, t = rows_and_tally(batch, details)
+    if batch is not None:
         results = results_of(batch, rows, t, range(batch.rebalances), GeneratedDescriber(spec, batch))
         shown_problems = int(t.problem().sum())
     hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
     whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
     whole["groups"] = len(fleet.groups) + spec.groups
     hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
-    written = None
-    if out is not None:
-        written = (sim.findings_written or 0) + sum(s["orphaned"] + s["duplicated"] + s["idle"] + s["errored"]
-                                                   + s["imbalanced"] for s in summaries)
     return replace(sim, results=list(sim.results) + results, totals=whole,
                    omitted_results=sim.omitted_results + problems - shown_problems,
                    problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
-                   findings_written=written)
+                   findings_written=(sim.findings_written or 0) + written if out is not None else None)
 
 
 def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optional[OutRequest] = None,
