@@ -4,10 +4,12 @@ per partition (`mapInArrow`), so both engines give the same answers from the sam
 - Hand-written groups: the driver expands the fleet into one batch (`planner.rebalances`), ships it as one Arrow
   row per rebalance, and each task runs the kernel and the tally on its rows; the results come back as one row per
   rebalance and become the `Simulation` the local engine returns.
-- `[generate]`d groups: a task per chunk of groups generates, allocates and counts them where it runs; only one
-  summary row per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows
-  in full are computed by a second, small job; `--out` runs the chunks again to write every assignment and
-  finding (`planner.spark_out`).
+- `[generate]`d groups: each task generates, allocates and counts its chunks of groups where it runs
+  (`planner.chunks`, from `spark.range`: nothing comes from the driver, nothing is shuffled); only one summary line
+  per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows in full are
+  computed by a second, small job. With `--out` the same tasks write their chunks' table rows (Parquet part files,
+  pyarrow) and return every finding as a line, which Spark writes as text while the summaries are observed on the
+  way: one pass.
 
 The tasks import `planner` and numpy and pyarrow: on a cluster (a master that is not local) the driver ships the
 `planner` package to the executors as a zip; numpy and pyarrow must be installed there.
@@ -57,7 +59,7 @@ def ship_package(spark) -> None:
     sc._rmqplan_shipped = True
 
 
-def _registered_modules() -> list:
+def _plugin_strategies() -> list:
     """The strategy classes registered from outside this package (plug-ins, tests), to ship with the tasks: their
     modules are pickled by value, so executors need not import them."""
     import sys
@@ -105,21 +107,21 @@ def run_hand_written(spark, fleet: Fleet) -> HandWritten:
         counted = tally(batch, rows)
         return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
     ship_package(spark)
-    tables, modules = batch_tables(batch), _registered_modules()
+    tables, plugins = batch_tables(batch), _plugin_strategies()
 
     def run(iterator):
         from planner.kernel import allocate
         from planner.spark_arrow import result_batch, table_batch
         from planner.tally import tally
 
-        _ensure_registered(modules)
+        _ensure_registered(plugins)
         for record_batch in iterator:
             ids, part = table_batch(record_batch, tables)
             rows = allocate(part)
             yield result_batch(ids, part, rows, tally(part, rows))
 
     partitions = max(1, min(spark.sparkContext.defaultParallelism, batch.rebalances // 2000))
-    source = spark.createDataFrame(batch_table(batch)).repartition(partitions)
+    source = spark.createDataFrame(batch_table(batch)).coalesce(partitions)
     returned = source.mapInArrow(run, spark_ddl(RESULT_SCHEMA)).toArrow()
     rows, counted = rows_and_tally(batch, returned)
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
@@ -140,7 +142,7 @@ def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
         (F.col("id") * chunk).alias("start"), F.least((F.col("id") + 1) * chunk, F.lit(spec.groups)).alias("stop"))
 
 
-def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
+def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
     """The task over a partition's chunks: one summary line per chunk (JSON, kind "s"); with `out`, the chunk's
     table rows written as Parquet part files of this task and its findings as lines (kind "f")."""
 
@@ -150,7 +152,7 @@ def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optio
         from planner.chunks import finding_lines, run_chunk, summary, write_tables
         from planner.out_tables import ParquetSink
 
-        _ensure_registered(modules)
+        _ensure_registered(plugins)
         sink = None
         for ranges in iterator:
             kinds, lines = [], []
@@ -172,14 +174,14 @@ def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optio
     return run
 
 
-def _details(spec, modules):
+def _details(spec, plugins):
     def run(iterator):
         from planner.generate import generated_batch
         from planner.kernel import allocate
         from planner.spark_arrow import result_batch
         from planner.tally import tally
 
-        _ensure_registered(modules)
+        _ensure_registered(plugins)
         groups = np.concatenate([b.column("g").to_numpy() for b in iterator] or [np.zeros(0, dtype=np.int64)])
         if not len(groups):
             return
@@ -190,7 +192,7 @@ def _details(spec, modules):
     return run
 
 
-def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest],
+def _chunk_summaries(spark, spec, plugins, out: Optional[OutRequest],
                      ids: Optional[OutIds]) -> tuple[list[dict], int]:
     """Run the chunk tasks: (their summaries in group order, findings written). With `out`, Spark writes the
     findings lines (text) while the summaries are observed on the way, then the lines are appended to
@@ -200,7 +202,7 @@ def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest],
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
-    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, modules, DETAIL_LIMIT, out, ids),
+    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, plugins, DETAIL_LIMIT, out, ids),
                                                 spark_ddl(LINE_SCHEMA))
     written = 0
     if out is None:
@@ -232,13 +234,13 @@ def _append_parts(parts: str, target: str) -> int:
     return lines
 
 
-def _details_job(spark, spec, modules, groups: list[int]):
+def _details_job(spark, spec, plugins, groups: list[int]):
     """Rows and tally of the listed generated groups, computed by one small Spark job, as a batch the driver
     builds the same way (to name them)."""
     from planner.generate import generated_batch
 
     details = (spark.createDataFrame([(g,) for g in groups], "g bigint").coalesce(1)
-               .mapInArrow(_details(spec, modules), spark_ddl(RESULT_SCHEMA)).toArrow())
+               .mapInArrow(_details(spec, plugins), spark_ddl(RESULT_SCHEMA)).toArrow())
     batch = generated_batch(spec, 0, 0, groups=np.array(groups, dtype=np.int64))
     rows, t = rows_and_tally(batch, details)
     return batch, rows, t
@@ -254,21 +256,21 @@ def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOp
 
     spec = fleet.generate
     ship_package(spark)
-    modules = _registered_modules()
+    plugins = _plugin_strategies()
     written = 0
     if spec.groups <= FULL_RESULTS_GROUPS and out is None:
-        batch, rows, t = _details_job(spark, spec, modules, list(range(spec.groups)))
+        batch, rows, t = _details_job(spark, spec, plugins, list(range(spec.groups)))
         summaries = [{"start": 0, **summary(batch, t, 0)}]
         shown = None
     else:
-        summaries, written = _chunk_summaries(spark, spec, modules, out, ids)
+        summaries, written = _chunk_summaries(spark, spec, plugins, out, ids)
         if spec.groups <= FULL_RESULTS_GROUPS:
             shown = list(range(spec.groups))
         else:
             shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
         batch = rows = t = None
         if shown:
-            batch, rows, t = _details_job(spark, spec, modules, shown)
+            batch, rows, t = _details_job(spark, spec, plugins, shown)
     gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
     counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
     problems = sum(s["problems"] for s in summaries)
