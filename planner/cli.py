@@ -13,10 +13,9 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from planner.fleet import FleetError, load_fleet
-from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, SimulateOptions, Simulation
+from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-LOCAL_MAX_GENERATED_GROUPS = 10_000  # beyond this the pure-Python engine is the wrong tool
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,15 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
     alloc.add_argument("source", metavar="FILE|-", help="JSON Lines cases, or - for standard input")
     sim = sub.add_parser(
         "simulate", help="simulate a fleet's rebalance and report what goes wrong",
-        epilog=f"A [generate] fleet of more than {FULL_RESULTS_GROUPS:,} groups is summarised on the spark engine: "
-               f"the totals count every group, the first {DETAIL_LIMIT} groups with a problem are reported in full "
-               "(with their findings), and --out writes every assignment.")
+        epilog=f"A [generate] fleet of more than {FULL_RESULTS_GROUPS:,} groups is summarised: the totals and the "
+               f"findings' counts cover every group, the first {DETAIL_LIMIT} groups with a problem are reported in "
+               "full (with their findings), and --out writes every assignment and every finding.")
     sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate")
     sim.add_argument("--engine", choices=("spark", "local"), default="spark",
                      help="spark (default; needs Java 17+) or the exact pure-Python local engine")
     sim.add_argument("--format", choices=("text", "json"), default="text")
     sim.add_argument("--assignments", action="store_true", help="list every process's queues")
-    sim.add_argument("--out", metavar="DIR", help="write Parquet tables, findings.json and summary.json")
+    sim.add_argument("--out", metavar="DIR", help="write every assignment and finding: Parquet tables (assignments, "
+                                                 "groups, processes, brokers), findings.json (JSON Lines) and "
+                                                 "summary.json")
     sim.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     sim.add_argument("--conf", action="extend", nargs="+", default=[], metavar="k=v",
                      help="Spark settings: --conf a=1 b=2, or --conf repeated")
@@ -71,23 +72,6 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     return EXIT_USAGE
 
 
-def _with_generated(fleet: Fleet) -> Fleet:
-    """The hand-written fleet plus the [generate]d groups, for the local engine (small counts only)."""
-    from dataclasses import replace
-
-    from planner.generate import generated_fleet
-
-    gen = generated_fleet(fleet.generate, fleet.path)
-    known = {b.name for b in fleet.brokers}
-    brokers = fleet.brokers + tuple(b for b in gen.brokers if b.name not in known)
-    return replace(fleet, brokers=brokers, topics=fleet.topics + gen.topics, groups=fleet.groups + gen.groups)
-
-
-def _engine_error(err: TextIO, message: str) -> int:
-    err.write(f"rmqplan: {message}\n")
-    return EXIT_USAGE
-
-
 def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err: TextIO) -> int:
     try:
         fleet = load_fleet(fleet_path)
@@ -95,59 +79,69 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
         for line in e.errors:
             err.write(line + "\n")
         return EXIT_USAGE
+    if not options.out:
+        sim = _simulate(fleet, options, None, err)
+        return sim if isinstance(sim, int) else _report(sim, options, out)
+    from planner.findings import find
+    from planner.report import Abandoned, OutputError, out_directory, summary_json, write_summary
+
+    try:
+        with out_directory(options.out) as staging:  # all or nothing: moved into place when the block succeeds
+            sim = _simulate(fleet, options, OutRequest(str(staging), find), err)
+            if isinstance(sim, int):
+                raise Abandoned(sim)
+            write_summary(staging, summary_json(sim, options.engine))
+    except Abandoned as failed:
+        return failed.code
+    except OutputError as e:
+        return _engine_error(err, str(e))
+    return _report(sim, options, out)
+
+
+def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest], err: TextIO) -> Simulation | int:
+    if options.out and request is not None:
+        try:
+            import pyarrow  # noqa: F401  (the tables are written with it)
+        except ImportError as e:
+            return _engine_error(err, f"--out needs pyarrow to write Parquet ({e})")
     if options.engine == "local":
-        if fleet.generate is not None:
-            if fleet.generate.groups > LOCAL_MAX_GENERATED_GROUPS:
-                return _engine_error(err, f"{fleet_path}: generate.groups: {fleet.generate.groups} groups are too "
-                                          f"many for the local engine (at most {LOCAL_MAX_GENERATED_GROUPS}); "
-                                          f"use --engine spark")
-            fleet = _with_generated(fleet)
         from planner.local import simulate
 
-        sim = simulate(fleet)
-    else:
-        sim_or_code = _spark_simulate(fleet, options, err)
-        if isinstance(sim_or_code, int):
-            return sim_or_code
-        sim = sim_or_code
-    return _report(sim, options, out, err)
+        return simulate(fleet, request)
+    return _spark_simulate(fleet, options, request, err)
 
 
-def _spark_simulate(fleet: Fleet, options: SimulateOptions, err: TextIO) -> Simulation | int:
+def _engine_error(err: TextIO, message: str) -> int:
+    err.write(f"rmqplan: {message}\n")
+    return EXIT_USAGE
+
+
+def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest],
+                    err: TextIO) -> Simulation | int:
     try:
         from planner import spark
         from planner.spark_session import SparkUnavailable
     except ImportError as e:
         return _engine_error(err, f"the Spark engine is not available ({e}); use --engine local")
     try:
-        return spark.simulate(fleet, options)
+        return spark.simulate(fleet, options, request)
     except SparkUnavailable as e:
         return _engine_error(err, str(e))
 
 
-def _report(sim: Simulation, options: SimulateOptions, out: TextIO, err: TextIO) -> int:
-    from planner.findings import find, has_errors
-    from planner.report import OutputError, render_text, summary_json, to_json
+def _report(sim: Simulation, options: SimulateOptions, out: TextIO) -> int:
+    from planner.findings import count_by_code, find, has_errors
+    from planner.report import render_text, to_json
 
     findings = find(sim)
-    if options.out:
-        from planner.report import spark_table_writer, write_out
-
-        try:
-            from planner.spark_session import SparkUnavailable, get_session
-        except ImportError as e:
-            return _engine_error(err, f"--out needs Spark to write Parquet, which is not available ({e})")
-        writer = sim.write_tables or spark_table_writer(sim, lambda: get_session(options.master, options.conf))
-        try:
-            write_out(options.out, {"findings": [f.to_json() for f in findings]},
-                      summary_json(sim, options.engine), writer)
-        except (OutputError, SparkUnavailable) as e:
-            return _engine_error(err, str(e))
+    counts = count_by_code(sim, findings)
     if options.format == "json":
-        out.write(json.dumps(to_json(sim, findings, assignments=options.assignments), indent=2) + "\n")
+        out.write(json.dumps(to_json(sim, findings, assignments=options.assignments, counts=counts,
+                                     out_dir=options.out), indent=2) + "\n")
     else:
-        out.write(render_text(sim, findings, engine=options.engine, assignments=options.assignments))
-    return EXIT_FINDINGS if has_errors(findings) else EXIT_OK
+        out.write(render_text(sim, findings, engine=options.engine, assignments=options.assignments,
+                              counts=counts, out_dir=options.out))
+    return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -267,5 +267,26 @@ def find(sim: Simulation) -> list[PlanFinding]:
     return out
 
 
-def has_errors(findings: Sequence[PlanFinding]) -> bool:
+# The tally's problems (planner.tally.PROBLEMS) and the finding each gives, once per result that has it.
+CODE_OF_PROBLEM = {"orphaned": "PLAN001", "duplicated": "PLAN002", "idle": "PLAN003", "errored": "PLAN005",
+                   "imbalanced": "PLAN006"}
+
+
+def count_by_code(sim: Simulation, shown: Sequence[PlanFinding]) -> dict[str, int]:
+    """How many findings of each code the whole fleet has: the engine's problem counts for the per-result codes
+    (every result, shown or not), the shown findings for the fleet's topics (PLAN004) and broadcasting offsets
+    (PLAN007), which come from hand-written parts that are always shown."""
+    counts = dict.fromkeys(SEVERITY, 0)
+    for f in shown:
+        counts[f.code] += 1
+    if sim.problem_counts is not None:
+        for problem, code in CODE_OF_PROBLEM.items():
+            counts[code] = sim.problem_counts.get(problem, 0)
+    return counts
+
+
+def has_errors(findings: Sequence[PlanFinding], counts: Optional[dict] = None) -> bool:
+    """Any error-level finding among `findings`, or (with `counts`) anywhere in the fleet."""
+    if counts is not None and any(n and SEVERITY[code] == ERROR for code, n in counts.items()):
+        return True
     return any(f.severity == ERROR for f in findings)

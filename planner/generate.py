@@ -1,8 +1,9 @@
-"""The synthetic fleet of `[generate]` (DESIGN §5), built the same way in Spark and in plain Python.
+"""The synthetic fleet of `[generate]`, built the same way as numpy arrays (`generated_batch`, what both engines
+allocate) and in plain Python (`generated_group`, what reports name and tests check against).
 
 Every random choice is `field_hash(seed, group index, field)`: a few rounds of multiply-add modulo the prime
-2^31-1 and xor-shifts. Each product stays below 2^62, so Spark's ANSI mode never overflows, and the Spark
-columns (`field_hash_col`) and the Python function give the same numbers bit for bit.
+2^31-1 and xor-shifts. Each product stays below 2^62, so int64 arrays never overflow, and the arrays and the
+Python function give the same numbers bit for bit.
 
 What a generated group looks like (group index g, 0-based):
 - group `GID_<g:07d>`, clustering, subscribing `*` to its own topic `TOPIC_<g:07d>`;
@@ -20,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
+from planner.identity import instance_name_for
 from planner.model import (
     CLUSTERING,
     Broker,
+    Process,
     Fleet,
     GenerateSpec,
     Group,
@@ -185,122 +188,166 @@ def generated_fleet(spec: GenerateSpec, path: str = "<generated>") -> Fleet:
     return Fleet(path, tuple(Broker(b) for b in brokers), tuple(topics), tuple(groups), (), None)
 
 
-# ------------------------------------------------------------------------------------------------ Spark side
+# ------------------------------------------------------------------------------------------------ numpy side
 
 
-def _mix_col(x):
-    from pyspark.sql import functions as F
-
-    x = F.pmod(x * F.lit(1_103_515_245) + F.lit(12_345), F.lit(MODULUS))
-    x = x.bitwiseXOR(F.shiftright(x, 16))
-    x = F.pmod(x * F.lit(1_664_525) + F.lit(1_013_904_223), F.lit(MODULUS))
-    return x.bitwiseXOR(F.shiftright(x, 13))
-
-
-def group_state_col(state: int, g):
-    """The per-group part of `field_hash` (materialise it as a column: each mix references its input twice)."""
-    from pyspark.sql import functions as F
-
-    return _mix_col(F.pmod(F.lit(state) + g, F.lit(MODULUS)))
+def _mix_np(x):
+    """`_mix` over an int64 array (every product stays below 2^62)."""
+    x = (x * 1_103_515_245 + 12_345) % MODULUS
+    x ^= x >> 16
+    x = (x * 1_664_525 + 1_013_904_223) % MODULUS
+    return x ^ (x >> 13)
 
 
-def field_hash_col(group_state, f):
-    """`field_hash` as a Spark column, from the `group_state_col` column and a field (long column or literal)."""
-    from pyspark.sql import functions as F
-
-    return _mix_col(F.pmod(group_state + f, F.lit(MODULUS)))
+def _field_np(group_state, f: int):
+    return _mix_np((group_state + f) % MODULUS)
 
 
-def process_columns(i) -> dict:
-    """host, instance and client_id of process `i` (a long column or lambda variable) of a generated group row
-    (needs its columns colliding, shared_host, a0, nano0): the same formulas as `generated_group`."""
-    from pyspark.sql import functions as F
+def _decimal_ranks(count: int, terminator: str):
+    """rank[v] = the position of str(v) + terminator among those strings for v < count, in Java (= ASCII) order:
+    the order of a decimal field of a generated client id, whatever follows it."""
+    import numpy as np
 
-    a = F.pmod(F.col("a0") + i * F.lit(PROCESS_STEP), F.lit(MODULUS))
-    nano = F.pmod(F.col("nano0") + i * F.lit(NANOTIME_STEP), F.lit(MODULUS))
-    own_host = F.concat_ws(".", F.lit("10"), F.pmod(a, F.lit(256)).cast("string"),
-                           F.floor(i / 256).cast("long").cast("string"), F.pmod(i, F.lit(256)).cast("string"))
-    own_cid = F.concat(own_host, F.lit("@"), (F.lit(1) + F.pmod(F.shiftright(a, 8), F.lit(65535))).cast("string"),
-                       F.lit("#"), nano.cast("string"))
-    return {
-        "host": F.when(F.col("colliding"), F.col("shared_host")).otherwise(own_host),
-        "instance": F.when(F.col("colliding"), F.concat(F.col("shared_host"), F.lit("#"), (i + 1).cast("string")))
-        .otherwise(F.concat(own_host, F.lit("#1"))),
-        "client_id": F.when(F.col("colliding"), F.concat(F.col("shared_host"), F.lit("@1"))).otherwise(own_cid),
-    }
+    order = sorted(range(count), key=lambda v: f"{v}{terminator}")
+    ranks = np.empty(count, dtype=np.int64)
+    ranks[order] = np.arange(count)
+    return ranks
 
 
-def group_columns(spec: GenerateSpec) -> dict:
-    """Every per-group column of `generated_groups_df` as an expression of the columns `g` and `gs`
-    (`group_state_col`), so that they can be (re)computed on any DataFrame that has the group index."""
-    from pyspark.sql import functions as F
+@dataclass
+class GeneratedNames:
+    """The strings of a generated batch (`generated_batch`), computed only when asked for."""
 
-    strategies = strategy_names(spec)
-    g, gs = F.col("g"), F.col("gs")
+    spec: GenerateSpec
+    groups: "object"  # np.ndarray: the group index g of each batch group
+    process_group: "object"  # np.ndarray: per process, its batch group
+    process_i: "object"  # np.ndarray: per process, its declaration index in its group
+    entry_process: "object"  # np.ndarray: per batch entry, its process
+    colliding: "object"
+    shared_host: "object"
+    a0: "object"
+    nano0: "object"
+
+    def topic(self, r: int) -> str:
+        g = int(self.groups[r // 2])
+        return topic_name(g) if r % 2 == 0 else f"%RETRY%{group_name(g)}"
+
+    def processes(self, k: int, strategy: StrategySpec) -> list[Process]:
+        """The processes of batch group k as `planner.identity` expands `generated_instance_specs` (tested equal),
+        without building the fleet."""
+        g = int(self.groups[k])
+        name = group_name(g)
+        subscriptions = (SubscriptionSpec(topic_name(g), "*"),)
+        first = int(self.process_group.searchsorted(k, "left"))
+        last = int(self.process_group.searchsorted(k, "right"))
+        path = f"generate.groups[{g}]"
+        out = []
+        if self.colliding[k]:
+            host = f"10.{int(self.shared_host[k])}.0.1"
+            source = instance_name_for(InstanceSpec("", (host,), pid=1, client_version=COLLIDING_CLIENT_VERSION),
+                                       CLUSTERING, 1)[1]
+            for i in range(last - first):
+                out.append(Process(name, f"{host}#{i + 1}", host, f"{host}@1", source, strategy, subscriptions,
+                                   None, f"{path}.instances[0]"))
+            return out
+        a0, nano0 = int(self.a0[k]), int(self.nano0[k])
+        for i in range(last - first):
+            a = (a0 + i * PROCESS_STEP) % MODULUS
+            nano = (nano0 + i * NANOTIME_STEP) % MODULUS
+            host = f"10.{a % 256}.{i // 256}.{i % 256}"
+            instance_name = f"{1 + (a >> 8) % 65535}#{nano}"
+            out.append(Process(name, f"{host}#1", host, f"{host}@{instance_name}",
+                               f"fixed instanceName '{instance_name}'", strategy, subscriptions, None,
+                               f"{path}.instances[{i}]"))
+        return out
+
+    def client_ids(self, entries) -> list[str]:
+        out = []
+        for p in self.entry_process[entries].tolist():
+            k, i = int(self.process_group[p]), int(self.process_i[p])
+            if self.colliding[k]:
+                out.append(f"10.{int(self.shared_host[k])}.0.1@1")
+            else:
+                a = (int(self.a0[k]) + i * PROCESS_STEP) % MODULUS
+                nano = (int(self.nano0[k]) + i * NANOTIME_STEP) % MODULUS
+                out.append(f"10.{a % 256}.{i // 256}.{i % 256}@{1 + (a >> 8) % 65535}#{nano}")
+        return out
+
+
+def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
+    """The generated groups `start <= g < stop` (or the listed group indices `groups`, ascending) as a
+    `planner.batch.Batch`: per group its main topic and its
+    retry topic (rebalances 2k and 2k + 1), the same numbers as `generated_group`, computed as arrays.
+
+    Client id order without strings: a generated id is `10.<a>.<b>.<c>@...`, hosts unique within a group (b, c
+    come from the process index), so two ids of a group compare as their host fields do, field by field; a
+    decimal field followed by "." (which sorts before the digits) or "@" (after them) has a fixed rank among the
+    numbers it can hold (`_decimal_ranks`). A colliding group's processes all have one id (index 0)."""
+    import numpy as np
+
+    from planner.batch import CLUSTERING_CODE, Batch, concat_ranges, offsets
+    from planner.strategies import strategy_of
+
+    g = np.arange(start, stop, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
+    count = len(g)
+    state = seed_state(spec.seed)
+    gs = _mix_np((state + g) % MODULUS)
     lo_i, hi_i = spec.instances
     lo_q, hi_q = spec.queues
-    return {
-        "group": F.format_string("GID_%07d", g),
-        "topic": F.format_string("TOPIC_%07d", g),
-        "strategy": F.element_at(F.array(*[F.lit(s) for s in strategies]),
-                                 (F.pmod(field_hash_col(gs, F.lit(F_STRATEGY)), F.lit(len(strategies))) + 1)
-                                 .cast("int")),
-        "colliding": F.pmod(field_hash_col(gs, F.lit(F_COLLIDE)), F.lit(COLLIDE_SCALE))
-        < F.lit(collide_threshold(spec)),
-        "n": (F.lit(lo_i) + F.pmod(field_hash_col(gs, F.lit(F_INSTANCES)), F.lit(hi_i - lo_i + 1))).cast("int"),
-        "queue_counts": F.array(*[
-            (F.lit(lo_q) + F.pmod(field_hash_col(gs, F.lit(F_QUEUES + b)), F.lit(hi_q - lo_q + 1))).cast("int")
-            for b in range(spec.brokers)
-        ]),
-        "shared_host": F.concat(F.lit("10."), F.pmod(field_hash_col(gs, F.lit(F_HOST)), F.lit(256)).cast("string"),
-                                F.lit(".0.1")),
-        "a0": field_hash_col(gs, F.lit(F_PROCESS)),
-        "nano0": field_hash_col(gs, F.lit(F_NANOTIME)),
-    }
+    names = strategy_names(spec)
+    n = lo_i + _field_np(gs, F_INSTANCES) % (hi_i - lo_i + 1)
+    colliding = _field_np(gs, F_COLLIDE) % COLLIDE_SCALE < collide_threshold(spec)
+    strategy = (_field_np(gs, F_STRATEGY) % len(names)).astype(np.int32)
+    brokers = spec.brokers
+    counts = np.stack([lo_q + _field_np(gs, F_QUEUES + b) % (hi_q - lo_q + 1) for b in range(brokers)], axis=1)
+    shared_host = _field_np(gs, F_HOST) % 256
+    a0, nano0 = _field_np(gs, F_PROCESS), _field_np(gs, F_NANOTIME)
+
+    # processes: group k, index i
+    p_off = offsets(n)
+    i, k = concat_ranges(np.zeros(count, dtype=np.int64), n)
+    a = (a0[k] + i * PROCESS_STEP) % MODULUS
+    third = _decimal_ranks(256, "@")
+    second = _decimal_ranks(max(hi_i // 256 + 1, 1), ".")
+    first = _decimal_ranks(256, ".")
+    key = (first[a % 256] * len(second) + second[i // 256]) * 256 + third[i % 256]
+    key = np.where(colliding[k], 0, key)
+    order = np.argsort(k * (256 * 256 * len(second)) + key, kind="stable")
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order)) - p_off[k[order]]
+    index = np.where(colliding[k], 0, position)
+
+    # entries: each group's processes twice (main topic, then retry topic)
+    entry_process, _ = concat_ranges(np.repeat(p_off[:-1], 2), np.repeat(n, 2))
+    m = counts.sum(axis=1)
+    q_counts = np.stack([m, np.full(count, brokers)], axis=1).reshape(-1)
+    seg_counts = np.concatenate([counts, np.ones((count, brokers), dtype=np.int64)], axis=1).reshape(-1)
+    seg_broker = np.tile(np.arange(brokers, dtype=np.int32), 2 * count)
+    q_id, seg = concat_ranges(np.zeros(len(seg_counts), dtype=np.int64), seg_counts)
+    specs = [strategy_of(name).spec() for name in names]
+    return Batch(
+        scenario=np.zeros(2 * count, dtype=np.int32),
+        group=np.repeat(g, 2),
+        model=np.full(2 * count, CLUSTERING_CODE, dtype=np.int8),
+        retry=np.tile(np.array([False, True]), count),
+        q_off=offsets(q_counts),
+        c_off=offsets(np.repeat(n, 2)),
+        q_broker=seg_broker[seg], q_id=q_id.astype(np.int32),
+        c_index=index[entry_process], c_order=position[entry_process],
+        c_asks=np.ones(len(entry_process), dtype=bool),
+        c_spec=strategy[k[entry_process]],
+        c_room=np.full(len(entry_process), -1, dtype=np.int32),
+        specs=specs, brokers=broker_names(spec), broker_room=np.full(brokers, -1, dtype=np.int32), rooms=[],
+        names=GeneratedNames(spec, g, k, i, entry_process, colliding, shared_host, a0, nano0),
+    )
 
 
-def with_group_columns(df, spec: GenerateSpec, names=None):
-    """`df` (which has the group index `g`) plus the named `group_columns` (default all)."""
-    from pyspark.sql import functions as F
-
-    cols = group_columns(spec)
-    names = list(cols) if names is None else list(names)
-    return (df.withColumn("gs", group_state_col(seed_state(spec.seed), F.col("g")))
-            .select(*[c for c in df.columns if c not in names], *(cols[name].alias(name) for name in names)))
-
-
-def default_partitions(spark, groups: int) -> int:
-    """Range partitions for `groups` generated groups: at least one per core, and at most about 125k groups
-    (1.3M processes) each, so that the per-partition sort by client id stays in memory at default settings."""
-    return max(spark.sparkContext.defaultParallelism, -(-groups // 125_000))
-
-
-def generated_groups_df(spark, spec: GenerateSpec, num_partitions: int | None = None, with_processes: bool = False,
-                        ids=None):
-    """One row per generated group, built from `spark.range` (or the long column `g` of `ids`) with column
-    arithmetic only. A range keeps each group in one partition, and Spark knows it: per-group windows and
-    aggregations downstream need no shuffle.
-
-    Columns: g (long), group, topic, strategy, colliding, n (processes), queue_counts (array<int>, broker order),
-    and what `process_columns` needs (shared_host, a0, nano0). `with_processes` adds `processes`
-    (array<struct<i, host, instance, client_id>>, declaration order; an interpreted lambda, for small fleets)."""
-    from pyspark.sql import functions as F
-
-    if ids is not None:
-        base = ids.select(F.col("g").cast("long").alias("g"))
-    else:
-        partitions = num_partitions or default_partitions(spark, spec.groups)
-        base = spark.range(0, spec.groups, 1, partitions).select(F.col("id").alias("g"))
-    df = with_group_columns(base, spec)
-    if with_processes:
-        # An optimizer barrier: without it Spark inlines the group hashes into the interpreted lambda below and
-        # recomputes them for every process (a Generate is never collapsed).
-        df = df.select("*", F.explode_outer(F.array(F.lit(0))).alias("_barrier")).drop("_barrier")
-
-        def process(i):
-            cols = process_columns(i)
-            return F.struct(i.cast("int").alias("i"), *(c.alias(name) for name, c in cols.items()))
-
-        df = df.withColumn("processes", F.transform(F.sequence(F.lit(0).cast("long"), (F.col("n") - 1).cast("long")),
-                                                    process))
-    return df
+def generated_group_fleet(spec: GenerateSpec, g: int) -> tuple[Group, Topic]:
+    """Generated group g as a hand-written fleet would declare it (`generated_instance_specs`)."""
+    gg = generated_group(spec, g)
+    brokers = broker_names(spec)
+    counts = dict(zip(brokers, gg.queue_counts))
+    gpath = f"generate.groups[{g}]"
+    group = Group(gpath, gg.group, CLUSTERING, strategy_spec(gg.strategy), (SubscriptionSpec(gg.topic, "*"),),
+                  generated_instance_specs(gg, gpath))
+    return group, Topic(gg.topic, counts, dict(counts), tuple(brokers))

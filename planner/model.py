@@ -171,14 +171,26 @@ class Simulation:
     fleet: Fleet
     results: list  # list[GroupTopicResult]
     scenarios: list = field(default_factory=lambda: ["baseline"])  # scenario names, baseline first
-    # Optional: writes the Parquet tables `assignments` and `groups` (columns: planner.report) into a directory.
-    # None: `planner.report` builds them from `results` with a local Spark session.
-    write_tables: Optional[Callable[[str], None]] = None
-    # Optional, set by an engine that does not return every result (the Spark engine on a [generate]d fleet
-    # returns only problem groups, at most a few hundred): the baseline totals of the WHOLE fleet (the keys of
-    # `planner.report.totals`), to use instead of counting `results`, and how many problem results were left out.
+    # The baseline totals of the WHOLE fleet as the engine counted them (the keys of `planner.report.totals`; an
+    # engine may return only some results, e.g. the first problem groups of a [generate]d fleet), and how many
+    # results with a problem were left out of `results`.
     totals: Optional[dict] = None
     omitted_results: int = 0
+    # How many results of the whole fleet (all scenarios) have each problem of `planner.tally.PROBLEMS`
+    # (orphaned, duplicated, idle, errored, imbalanced): the findings' counts per code, even when `results` holds
+    # only some of them.
+    problem_counts: Optional[dict] = None
+    findings_written: Optional[int] = None  # with --out: how many findings the engine wrote to findings.json
+
+
+@dataclass(frozen=True)
+class OutRequest:
+    """`--out`: the engine writes its tables (`planner.out_tables`) and every finding, one JSON object a line in
+    `findings.json`, into `directory` (a staging directory the report step moves into place). `find` gives the
+    findings of a Simulation's results (`planner.findings.find`); the engine calls it on every problem group."""
+
+    directory: str
+    find: Callable
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,21 @@
-"""What `rmqplan simulate` prints and writes (DESIGN §6): text, JSON, and the `--out DIR` tables.
+"""What `rmqplan simulate` prints and writes: text, JSON, and the `--out DIR` directory.
 
-JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...]}`, the baseline first. ENTRY:
-`group`, `topic`, `orphaned_queues`, `duplicated_queues`, `idle_instances` ([{instance, client_id}]),
-`moved_queues` (empty in the baseline) and, with `--assignments`, `instances` ([{instance, client_id, host,
-queues}], every process of the group, in declaration order). Queues are `[topic, broker, queueId]`.
+JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...], "totals": {...},
+"finding_counts": {code: n}}`, the baseline first. ENTRY: `group`, `topic`, `orphaned_queues`,
+`duplicated_queues`, `idle_instances` ([{instance, client_id}]), `moved_queues` (empty in the baseline) and, with
+`--assignments`, `instances` ([{instance, client_id, host, queues}], every process of the group, in declaration
+order). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
+`finding_counts` counts every finding of the fleet by code, and when some are not listed, `findings_omitted` says
+how many and `findings_file` where they all are (the `--out` findings.json, else null).
 
-`--out DIR` writes, all or nothing (into a temporary sibling directory that is renamed at the end):
-- `assignments/` Parquet, one row per (scenario, group, topic, instance, queue): ASSIGNMENT_COLUMNS;
-- `groups/` Parquet, one row per (scenario, group, topic): GROUP_COLUMNS;
-- `findings.json` (`{"findings": [...]}`) and `summary.json` (`{"fleet", "engine", "totals", "scenarios"}`).
-`totals` count the baseline (or are the engine's own `Simulation.totals` when it returns only some results): `groups` (of the fleet), `instances` (processes), `queues` (readable queues summed
-over every group and topic it rebalances, retry topics included), `assignments` ((process, queue) pairs),
-`orphaned_queues`, `duplicated_queues`, `idle_instances` ((group, topic, process) entries). `scenarios` lists
-each scenario's `name` and `moved_queues` (its churn: moved queues summed over the group's topics).
-An existing DIR is replaced only when it is empty or holds a previous `summary.json`.
+`--out DIR` is written all or nothing (into a temporary sibling directory renamed at the end; an existing DIR is
+replaced only when it is empty or holds a previous `summary.json`). The engine writes the tables
+(`planner.out_tables`: `assignments`, `groups`, `processes`, `brokers`, Parquet) and `findings.json` (every
+finding, one JSON object per line); this module adds `summary.json` (`{"fleet", "engine", "totals",
+"finding_counts", "scenarios"}`). `totals` count the baseline of the whole fleet: `groups`, `instances`
+(processes), `queues` (readable queues summed over every group and topic it rebalances, retry topics included),
+`assignments` ((process, queue) pairs), `orphaned_queues`, `duplicated_queues`, `idle_instances` ((group, topic,
+process) entries). `scenarios` lists each scenario's `name` and `moved_queues` (its churn).
 """
 
 from __future__ import annotations
@@ -22,30 +24,29 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from planner.findings import PlanFinding, format_queues
 from planner.model import BROADCASTING, GroupTopicResult, Queue, Simulation
 from planner.routes import is_retry_topic
 from planner.scenarios import churn
 
-# (name, Spark SQL type) of the Parquet tables; the Spark engine writes the same columns.
-ASSIGNMENT_COLUMNS = (
-    ("scenario", "string"), ("group", "string"), ("topic", "string"), ("instance", "string"),
-    ("client_id", "string"), ("host", "string"), ("broker", "string"), ("queue_id", "int"),
-)
-GROUP_COLUMNS = (
-    ("scenario", "string"), ("group", "string"), ("topic", "string"), ("model", "string"),
-    ("queues", "int"), ("instances", "int"), ("assignments", "int"), ("orphaned", "int"), ("duplicated", "int"),
-    ("idle", "int"), ("moved", "int"), ("errored", "int"),
-)
 MAP_MAX_PROCESSES = 16  # text: show the process -> queues map for groups this small
 MAP_MAX_QUEUES = 64
 
 
 class OutputError(Exception):
     """--out cannot be written: one line for the user, exit 2."""
+
+
+class Abandoned(Exception):
+    """Raised inside `out_directory` to leave nothing behind (the run failed and said why); `code` is its exit."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
 
 
 def _q(q: Queue) -> list:
@@ -73,14 +74,34 @@ def entry_json(r: GroupTopicResult, assignments: bool) -> dict:
     return entry
 
 
-def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bool = False) -> dict:
+def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bool = False,
+            counts: Optional[dict] = None, out_dir: Optional[str] = None) -> dict:
     by_scenario: dict[str, list] = {name: [] for name in sim.scenarios}
     for r in sim.results:
         by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments))
-    return {
+    doc = {
         "scenarios": [{"name": name, "groups": entries} for name, entries in by_scenario.items()],
         "findings": [f.to_json() for f in findings],
+        "totals": totals(sim),
     }
+    if counts is not None:
+        doc["finding_counts"] = counts
+        omitted = sum(counts.values()) - len(findings)
+        if omitted > 0:
+            doc["findings_omitted"] = omitted
+            doc["findings_file"] = _findings_file(out_dir)
+    return doc
+
+
+def _findings_file(out_dir: Optional[str]) -> Optional[str]:
+    return os.path.join(out_dir, "findings.json") if out_dir else None
+
+
+def _where_the_rest_are(omitted: int, counts: dict, out_dir: Optional[str]) -> str:
+    by_code = ", ".join(f"{code} {n}" for code, n in counts.items() if n)
+    where = (f"every finding is in {_findings_file(out_dir)}" if out_dir
+             else "--out DIR writes every finding to DIR/findings.json")
+    return f"  ... and {omitted} more findings not shown (all findings by code: {by_code}); {where}"
 
 
 def totals(sim: Simulation) -> dict:
@@ -102,7 +123,11 @@ def totals(sim: Simulation) -> dict:
 
 
 def summary_json(sim: Simulation, engine: str) -> dict:
-    return {"fleet": sim.fleet.path, "engine": engine, "totals": totals(sim), "scenarios": churn(sim)}
+    from planner.findings import count_by_code, find
+
+    counts = count_by_code(sim, find(sim))
+    return {"fleet": sim.fleet.path, "engine": engine, "totals": totals(sim), "finding_counts": counts,
+            "findings_written": sim.findings_written, "scenarios": churn(sim)}
 
 
 # ------------------------------------------------------------------------------------------------------- text
@@ -140,7 +165,7 @@ def _group_header(results: list[GroupTopicResult]) -> str:
 
 
 def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local",
-                assignments: bool = False) -> str:
+                assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
     out = [f"rmqplan: {sim.fleet.path} ({engine} engine)"]
     for scenario in sim.scenarios:
         results = [r for r in sim.results if r.scenario == scenario]
@@ -177,6 +202,9 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
             out.append(f"  {f.severity:<7} {f.code} [{where}] {f.message}")
     else:
         out.append("findings: none")
+    omitted = sum(counts.values()) - len(findings) if counts is not None else 0
+    if omitted > 0:
+        out.append(_where_the_rest_are(omitted, counts, out_dir))
     t = totals(sim)
     out.append("")
     out.append(f"totals: {t['groups']} groups, {t['instances']} processes, {t['queues']} queues, "
@@ -190,43 +218,14 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
 # ------------------------------------------------------------------------------------------------------ --out
 
 
-def assignment_rows(sim: Simulation) -> list[tuple]:
-    rows = []
-    for r in sim.results:
-        for p in r.processes:
-            for q in r.assignment.get(p.instance, []):
-                rows.append((r.scenario, r.group, r.topic, p.instance, p.client_id, p.host, q.broker, q.queue_id))
-    return rows
+def write_summary(directory: str | Path, summary_doc: dict) -> None:
+    (Path(directory) / "summary.json").write_text(json.dumps(summary_doc, indent=2) + "\n", encoding="utf-8")
 
 
-def group_rows(sim: Simulation) -> list[tuple]:
-    return [
-        (r.scenario, r.group, r.topic, r.model, len(r.queues), len(r.assignment),
-         sum(len(s) for s in r.assignment.values()), len(r.orphaned), len(r.duplicated), len(r.idle),
-         len(r.moved), len(r.errored))
-        for r in sim.results
-    ]
-
-
-def _schema(columns) -> str:
-    return ", ".join(f"`{name}` {kind}" for name, kind in columns)
-
-
-def spark_table_writer(sim: Simulation, session_factory: Callable[[], object]) -> Callable[[str], None]:
-    """Writes the two Parquet tables from the results with a (lazily started) Spark session."""
-
-    def write(directory: str) -> None:
-        spark = session_factory()
-        for name, columns, rows in (("assignments", ASSIGNMENT_COLUMNS, assignment_rows(sim)),
-                                    ("groups", GROUP_COLUMNS, group_rows(sim))):
-            df = spark.createDataFrame(rows, schema=_schema(columns))
-            df.coalesce(1).write.mode("errorifexists").parquet(os.path.join(directory, name))
-
-    return write
-
-
-def write_out(out_dir: str | Path, findings_doc: dict, summary_doc: dict, write_tables: Callable[[str], None]) -> None:
-    """Write the tables and the two JSON files into `out_dir`, all or nothing. Raises OutputError."""
+@contextmanager
+def out_directory(out_dir: str | Path) -> Iterator[Path]:
+    """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
+    fails. Raises OutputError (one line) for a DIR that is someone else's or cannot be written."""
     target = Path(out_dir)
     if target.exists() and not target.is_dir():
         raise OutputError(f"--out {out_dir}: exists and is not a directory")
@@ -240,9 +239,7 @@ def write_out(out_dir: str | Path, findings_doc: dict, summary_doc: dict, write_
     except OSError as e:
         raise OutputError(f"--out {out_dir}: cannot create it: {e.strerror or e}") from None
     try:
-        write_tables(str(tmp))
-        (tmp / "findings.json").write_text(json.dumps(findings_doc, indent=2) + "\n", encoding="utf-8")
-        (tmp / "summary.json").write_text(json.dumps(summary_doc, indent=2) + "\n", encoding="utf-8")
+        yield tmp
         old: Optional[Path] = None
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
@@ -254,10 +251,20 @@ def write_out(out_dir: str | Path, findings_doc: dict, summary_doc: dict, write_
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         raise OutputError(f"--out {out_dir}: cannot write: {e.strerror or e}") from None
-    except Exception as e:  # Spark failed (no Java, a Py4J error): one line, nothing left behind
+    except (OutputError, Abandoned):
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    except Exception as e:  # Spark or Parquet failed (a Py4J error): one line, nothing left behind
         shutil.rmtree(tmp, ignore_errors=True)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise OutputError(f"--out {out_dir}: {first}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def write_out(out_dir: str | Path, summary_doc: dict, write_contents: Callable[[str], None]) -> None:
+    """Write `write_contents(directory)` and summary.json into `out_dir`, all or nothing. Raises OutputError."""
+    with out_directory(out_dir) as tmp:
+        write_contents(str(tmp))
+        write_summary(tmp, summary_doc)

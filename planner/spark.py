@@ -1,268 +1,293 @@
-"""The Spark engine (`rmqplan simulate --engine spark`, the default): same answers as `planner.local`.
+"""The Spark engine (`rmqplan simulate --engine spark`): the allocation kernel of the local engine, run by Spark
+per partition (`mapInArrow`), so both engines give the same answers from the same code.
 
-Hand-written groups: the fleet's processes, topics and queues (expanded by `planner.identity` and
-`planner.routes`, a few rows each) become three small DataFrames; the allocation and the failed processes are
-DataFrame transformations (`planner.spark_alloc`), the problems are counted by `planner.tally`; the results of a hand-written fleet are small and collected into the same
-`Simulation` the local engine returns, so reports and findings are identical.
+- Hand-written groups: the driver expands the fleet into one batch (`planner.rebalances`), ships it as one Arrow
+  row per rebalance, and each task runs the kernel and the tally on its rows; the results come back as one row per
+  rebalance and become the `Simulation` the local engine returns.
+- `[generate]`d groups: a task per chunk of groups generates, allocates and counts them where it runs; only one
+  summary row per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows
+  in full are computed by a second, small job; `--out` runs the chunks again to write every assignment and
+  finding (`planner.spark_out`).
 
-`[generate]`d groups are built, allocated and counted inside Spark (`planner.spark_generated`); only totals and
-the problem groups (orphaned, duplicated, idle, imbalanced) come back to the driver.
+The tasks import `planner` and numpy and pyarrow: on a cluster (a master that is not local) the driver ships the
+`planner` package to the executors as a zip; numpy and pyarrow must be installed there.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+import os
+import tempfile
+import zipfile
+from dataclasses import replace
+from typing import Callable, Optional
 
-from planner.identity import group_processes
-from planner.model import BROADCASTING, CLUSTERING, Fleet, GroupTopicResult, Process, Queue, SimulateOptions, Simulation
-from planner.routes import readable_queues, retry_queues, retry_topic, topic_by_name
-from planner.scenarios import moved_queues, scenario_processes
-from planner.tally import tally
-from planner.spark_session import SparkUnavailable, get_session, progress  # noqa: F401  (re-exported for cli)
+import numpy as np
+import pyarrow as pa
 
-BASELINE = "baseline"
-# A hand-written fleet is a few thousand rows: one shuffle partition (not hundreds of empty tasks), and no code
-# generation or adaptive re-planning, whose fixed costs dominate at this size.
-SMALL_DATA_CONF = {"spark.sql.shuffle.partitions": "1", "spark.sql.codegen.wholeStage": "false",
-                   "spark.sql.adaptive.enabled": "false"}
+from planner.chunks import CHUNK_GROUPS, TOTAL_KEYS, GeneratedDescriber, OutIds, out_ids
+from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
+from planner.out_tables import FINDINGS_FILE, write_hand_written_out
+from planner.rebalances import fleet_rebalances
+from planner.results import HandWritten, hand_written_simulation, results_of
+from planner.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
+from planner.spark_session import SparkUnavailable, get_session  # noqa: F401  (re-exported for cli)
+from planner.tally import PROBLEMS
 
-
-@dataclass
-class FleetTables:
-    """A hand-written fleet as rows, plus what the driver needs to rebuild results in the local engine's order."""
-
-    processes: list  # rows for PROCESS_SCHEMA
-    topics: list  # rows for TOPIC_SCHEMA
-    queues: list  # rows for QUEUE_SCHEMA
-    order: list  # [(scenario, group, topic, model, queues, processes, subscribers)] in result order
-    scenarios: list
+Progress = Optional[Callable[[int, int], None]]
+CHUNKS_PER_TASK = 32  # about 500k generated groups, 20M assignments per task
+LINE_SCHEMA = pa.schema([("kind", pa.string()), ("line", pa.string())])
 
 
-STRATEGY_FIELDS = "name string, vnodes int, idcs array<string>, cfg array<struct<topic:string,broker:string,queue_id:int>>"
-PROCESS_SCHEMA = (
-    "scenario string, group string, model string, ord int, instance string, host string, client_id string, "
-    "room string, subscribed array<string>, "
-    "s_name string, s_vnodes int, s_idcs array<string>, s_cfg array<struct<topic:string,broker:string,queue_id:int>>, "
-    "d_name string, d_vnodes int, d_idcs array<string>, d_cfg array<struct<topic:string,broker:string,queue_id:int>>"
-)
-TOPIC_SCHEMA = "scenario string, group string, topic string, is_retry boolean, t_ord int"
-QUEUE_SCHEMA = "scenario string, group string, topic string, broker string, queue_id int, broker_room string"
+def ship_package(spark) -> None:
+    """On a cluster, executors import `planner` from a zip of this package (once per session)."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local") or getattr(sc, "_rmqplan_shipped", False):
+        return
+    import planner
+
+    root = os.path.dirname(os.path.abspath(planner.__file__))
+    path = os.path.join(tempfile.mkdtemp(prefix="rmqplan-"), "planner.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for folder, _, files in os.walk(root):
+            for name in files:
+                if name.endswith((".py", ".json", ".md")):
+                    full = os.path.join(folder, name)
+                    z.write(full, os.path.relpath(full, os.path.dirname(root)))
+    sc.addPyFile(path)
+    sc._rmqplan_shipped = True
 
 
-def _strategy_row(spec) -> tuple:
-    if spec is None:
-        return (None, None, None, None)
-    return (spec.name, spec.virtual_nodes, list(spec.consumer_idcs),
-            [(q.topic, q.broker, q.queue_id) for q in spec.config_queues])
+def _registered_modules() -> list[str]:
+    """Modules whose import registers the strategies this driver knows (plug-ins included)."""
+    from planner.strategies import names, strategy_of
+
+    return sorted({type(strategy_of(n)).__module__ for n in names()})
 
 
-def _rebalanced_topics(group, processes) -> list[str]:
-    from planner.local import rebalanced_topics
+def _ensure_registered(modules: list[str]) -> None:
+    """In a task: import the modules that registered strategies in the driver (plug-ins shipped with
+    `addPyFile`), registering those the package walk does not find."""
+    import importlib
 
-    return rebalanced_topics(group, processes)
+    from planner.strategies import names, register
+    from planner.strategies.base import Strategy
 
-
-def fleet_tables(fleet: Fleet) -> FleetTables:
-    """The baseline of every hand-written group, then each scenario's group, as rows."""
-    rooms = {b.name: (b.room or None) for b in fleet.brokers}
-    by_name = {g.name: g for g in fleet.groups}
-    runs = [(BASELINE, g, group_processes(g)) for g in fleet.groups]
-    runs += [(s.name, by_name[s.group], scenario_processes(by_name[s.group], s)) for s in fleet.scenarios]
-    processes, topics, queues, order = [], [], [], []
-    for scenario, group, procs in runs:
-        for i, p in enumerate(procs):
-            processes.append((scenario, group.name, group.model, i, p.instance, p.host, p.client_id, p.room,
-                              [s.topic for s in p.subscriptions],
-                              *_strategy_row(p.strategy), *_strategy_row(p.strategy.nearby)))
-        names = _rebalanced_topics(group, procs)
-        listed = [(t, readable_queues(fleet, topic_by_name(fleet, t)), False) for t in names]
-        if group.model == CLUSTERING:
-            listed.append((retry_topic(group.name), retry_queues(fleet, group.name, names), True))
-        for t_ord, (t, qs, is_retry) in enumerate(listed):
-            topics.append((scenario, group.name, t, is_retry, t_ord))
-            queues.extend((scenario, group.name, t, q.broker, q.queue_id, rooms.get(q.broker)) for q in qs)
-            subscribers = [p for p in procs if is_retry or any(s.topic == t for s in p.subscriptions)]
-            order.append((scenario, group.name, t, group.model, qs, procs, subscribers, is_retry))
-    return FleetTables(processes, topics, queues, order, [BASELINE, *(s.name for s in fleet.scenarios)])
+    known = set(names())
+    for name in modules:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, Strategy) and value.__module__ == name
+                    and getattr(value, "name", None) and value.name not in known):
+                register(value)
+                known.add(value.name)
 
 
-def _materialize(df):
-    """Cut the lineage of a small intermediate table: its plan is reused by several branches, and without this
-    the final plan repeats it in every branch (the plan, not the data, is what grows)."""
-    return df.localCheckpoint(eager=True)
-
-
-def allocation_frames(spark, tables: FleetTables):
-    """The DataFrames of one hand-written fleet: (assignments, errors).
-
-    assignments: scenario, group, topic, instance, q_topic, broker, queue_id, ask_key, pos (sort keys);
-    errors: scenario, group, topic, instance, error."""
-    from pyspark.sql import functions as F
-
-    from planner import spark_alloc as A
-
-    procs = spark.createDataFrame(tables.processes, PROCESS_SCHEMA)
-    topics = spark.createDataFrame(tables.topics, TOPIC_SCHEMA)
-    queues = _materialize(spark.createDataFrame(tables.queues, QUEUE_SCHEMA).transform(A.rank_queues))
-    m_per = queues.groupBy(*A.GT).agg(F.count(F.lit(1)).alias("m_all"))
-    rooms = A.client_rooms(procs)
-    everyone = _materialize(procs.join(rooms, [*A.SG, "client_id"], "left"))  # every cidAll entry, its id's room
-
-    # Who rebalances what: every subscriber of every topic (a retry topic: every process).
-    rebalancing = (topics.join(everyone, A.SG)
-                   .where(F.col("is_retry") | F.array_contains("subscribed", F.col("topic")))
-                   .join(m_per, A.GT))  # topics with no readable queue are not rebalanced
-    rebalancing = _materialize(rebalancing)
-
-    broadcast = (rebalancing.where(F.col("model") == BROADCASTING)
-                 .join(queues.select(*A.GT, "broker", "queue_id", "rank"), A.GT)
-                 .select(*A.GT, "instance", F.col("topic").alias("q_topic"), "broker", "queue_id",
-                         F.lit(0).alias("ask_ord"), F.lit(None).cast("binary").alias("ask_room"),
-                         F.col("rank").alias("pos")))
-    clustering = rebalancing.where(F.col("model") == CLUSTERING)
-
-    # MACHINE_ROOM_NEARBY throws for the whole group when a queue or a client id has no room.
-    queue_error = (queues.where(F.col("broker_room").isNull() | (F.col("broker_room") == ""))
-                   .groupBy(*A.GT)
-                   .agg(F.min_by(F.concat(F.lit("IllegalArgumentException: Machine room is null for mq "),
-                                          A.mq_string(F.col("topic"), F.col("broker"), F.col("queue_id"))),
-                                 "rank").alias("q_err")))
-    client_error = (everyone.where(F.col("cid_room").isNull())
-                    .groupBy(*A.SG)
-                    .agg(F.min_by(F.concat(F.lit("IllegalArgumentException: Machine room is null for consumer id "),
-                                           F.col("client_id")), A.java_key(F.col("client_id"))).alias("c_err")))
-    nearby = (clustering.where(F.col("s_name") == "MACHINE_ROOM_NEARBY")
-              .join(queue_error, A.GT, "left").join(client_error, A.SG, "left")
-              .withColumn("error", F.coalesce("q_err", "c_err")))
-    errors = nearby.where(F.col("error").isNotNull()).select(*A.GT, "instance", "error")
-    nearby_ok = nearby.where(F.col("error").isNull())
-
-    def ask(df, prefix, room, scope, ask_room):
-        return df.select(*A.GT, "instance", "client_id",
-                         F.col(f"{prefix}_name").alias("a_name"), F.col(f"{prefix}_vnodes").alias("a_vnodes"),
-                         F.col(f"{prefix}_idcs").alias("a_idcs"), F.col(f"{prefix}_cfg").alias("a_cfg"),
-                         room.alias("p_room"), F.lit(scope).alias("p_scope"), ask_room.alias("ask_room"))
-
-    plain = ask(clustering.where(F.col("s_name") != "MACHINE_ROOM_NEARBY"), "s", F.lit(""), "all",
-                F.lit(None).cast("binary"))
-    # 1. own room: the room's queues among the room's clients (only when the room has queues)
-    rooms_with_queues = queues.select(*A.GT, F.col("broker_room").alias("cid_room")).distinct()
-    own = ask(nearby_ok.join(rooms_with_queues, [*A.GT, "cid_room"]), "d", F.col("cid_room"), "room",
-              F.lit(None).cast("binary"))
-    # 2. each room with queues and no client, in Java order: its queues among all clients
-    client_room_set = everyone.select(*A.SG, F.col("cid_room").alias("q_room")).distinct()
-    lonely = (queues.select(*A.GT, F.col("broker_room").alias("q_room")).distinct()
-              .join(client_room_set, [*A.SG, "q_room"], "left_anti"))
-    shared = ask(nearby_ok.join(lonely, A.GT), "d", F.col("q_room"), "all", A.java_key(F.col("q_room")))
-    asks = _materialize(plain.unionByName(own).unionByName(shared))
-
-    # Each strategy call (pk): its queues in order, and its client list (every process of the group, or a room's).
-    pks = asks.select(*A.PK).distinct()
-    call_queues = (queues.drop("rank", "m").join(pks, A.GT)
-                   .where((F.col("p_room") == "") | (F.col("broker_room") == F.col("p_room")))
-                   .transform(lambda df: A.rank_queues(df, A.PK)))
-    call_queues = _materialize(call_queues)
-    call_clients = (everyone.join(pks, A.SG)
-                    .where((F.col("p_scope") == "all") | (F.col("cid_room") == F.col("p_room")))
-                    .transform(lambda df: A.index_clients(df, A.PK)))
-    call_clients = _materialize(call_clients)
-    client_index = call_clients.select(*A.PK, "client_id", "index", "n").distinct()
-    sized = (asks.join(client_index, [*A.PK, "client_id"])
-             .join(call_queues.select(*A.PK, "m").distinct(), A.PK))
-    sized = _materialize(sized)
-
-    queue_cols = [F.col("topic").alias("q_topic"), "broker", "queue_id"]
-    out_cols = [*A.GT, "instance", "q_topic", "broker", "queue_id", "ask_room", "pos"]
-
-    # AVG and AVG_BY_CIRCLE: ranges of ranks.
-    ranged = (sized.where(F.col("a_name").isin("AVG", "AVG_BY_CIRCLE")).withColumn("p", F.lit(None).cast("long"))
-              .transform(A.ranks_for_asks)
-              .join(call_queues.select(*A.PK, "rank", *queue_cols), [*A.PK, "rank"])
-              .withColumn("pos", F.col("rank")))
-    # MACHINE_ROOM: the queues picked by consumer_idcs, dealt out in blocks.
-    mr_asks = sized.where(F.col("a_name") == "MACHINE_ROOM")
-    picked = (call_queues.drop("rank", "m")
-              .join(mr_asks.select(*A.PK, "a_idcs").distinct(), A.PK)
-              .where(F.array_contains("a_idcs", A.java_split_two_room(F.col("broker"))))
-              .transform(lambda df: A.rank_queues(df, [*A.PK, "a_idcs"])))
-    picked_count = picked.select(*A.PK, "a_idcs", F.col("m").alias("p")).distinct()
-    machine_room = (mr_asks.join(picked_count, [*A.PK, "a_idcs"])
-                    .transform(A.ranks_for_asks)
-                    .join(picked.select(*A.PK, "a_idcs", "rank", *queue_cols), [*A.PK, "a_idcs", "rank"])
-                    .withColumn("pos", F.col("rank")))
-    # CONSISTENT_HASH: route every queue on the call's ring, keep the ones routed to the asking client id.
-    ch_asks = sized.where(F.col("a_name") == "CONSISTENT_HASH").withColumnRenamed("a_vnodes", "vnodes")
-    ring_keys = ch_asks.select(*A.PK, "vnodes").distinct()
-    ring = A.hash_ring(call_clients.join(ring_keys, A.PK))
-    routed = A.route_on_ring(call_queues.join(ring_keys, A.PK), ring)
-    consistent = (ch_asks.join(routed, [*A.PK, "vnodes"])
-                  .where(F.col("owner") == F.col("client_id"))
-                  .join(call_queues.select(*A.PK, "rank", *queue_cols), [*A.PK, "rank"])
-                  .withColumn("pos", F.col("rank")))
-    # CONFIG: the fixed list, whatever the input.
-    config = (sized.where(F.col("a_name") == "CONFIG")
-              .select("*", F.posexplode("a_cfg").alias("pos", "q"))
-              .select("*", F.col("q.topic").alias("q_topic"), F.col("q.broker").alias("broker"),
-                      F.col("q.queue_id").alias("queue_id")))
-
-    assignments = (ranged.select(*out_cols).unionByName(machine_room.select(*out_cols))
-                   .unionByName(consistent.select(*out_cols)).unionByName(config.select(*out_cols))
-                   .unionByName(broadcast.select(*out_cols)))
-    assignments = _materialize(assignments)
-    return assignments, errors
+# ----------------------------------------------------------------------------------------- hand-written fleets
 
 
 def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
-    """The exact results of the fleet's hand-written groups (and scenarios), computed in Spark, collected."""
-    tables = fleet_tables(fleet)
-    results: list[GroupTopicResult] = []
-    if tables.processes:
-        # A hand-written fleet is a few thousand rows: one shuffle partition avoids hundreds of empty tasks.
-        previous = {k: spark.conf.get(k, None) for k in SMALL_DATA_CONF}
-        for key, value in SMALL_DATA_CONF.items():
-            spark.conf.set(key, value)
-        try:
-            assignments, errors = allocation_frames(spark, tables)
-            assigned = sorted(assignments.collect(),
-                              key=lambda r: (r.ask_room is not None, r.ask_room or b"", r.pos))
-            error_rows = errors.collect()
-        finally:
-            for key, value in previous.items():
-                if value is None:
-                    spark.conf.unset(key)
-                else:
-                    spark.conf.set(key, value)
+    """The exact results of the fleet's hand-written groups (and scenarios), allocated and counted in Spark."""
+    return run_hand_written(spark, fleet).sim
+
+
+def run_hand_written(spark, fleet: Fleet) -> HandWritten:
+    """`simulate_hand_written`, with what `--out` needs."""
+    fr = fleet_rebalances(fleet)
+    batch = fr.batch
+    if batch.rebalances == 0:
+        from planner.kernel import allocate
+        from planner.tally import tally
+
+        rows = allocate(batch)
+        counted = tally(batch, rows)
+        return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+    ship_package(spark)
+    tables, modules = batch_tables(batch), _registered_modules()
+
+    def run(iterator):
+        from planner.kernel import allocate
+        from planner.spark_arrow import result_batch, table_batch
+        from planner.tally import tally
+
+        _ensure_registered(modules)
+        for record_batch in iterator:
+            ids, part = table_batch(record_batch, tables)
+            rows = allocate(part)
+            yield result_batch(ids, part, rows, tally(part, rows))
+
+    partitions = max(1, min(spark.sparkContext.defaultParallelism, batch.rebalances // 2000))
+    source = spark.createDataFrame(batch_table(batch)).repartition(partitions)
+    returned = source.mapInArrow(run, spark_ddl(RESULT_SCHEMA)).toArrow()
+    rows, counted = rows_and_tally(batch, returned)
+    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+
+
+# ------------------------------------------------------------------------------------------ generated fleets
+
+
+def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
+    """One row per chunk of generated groups (`start`, `stop`) from `spark.range`: no data from the driver, no
+    shuffle; a partition per core, more when a core would get over CHUNKS_PER_TASK chunks (each task costs a
+    fixed tenth of a second or so, so fewer is faster while the cores are busy)."""
+    from pyspark.sql import functions as F
+
+    count = -(-spec.groups // chunk)
+    partitions = max(1, min(count, max(spark.sparkContext.defaultParallelism, -(-count // CHUNKS_PER_TASK))))
+    return spark.range(0, count, 1, partitions).select(
+        (F.col("id") * chunk).alias("start"), F.least((F.col("id") + 1) * chunk, F.lit(spec.groups)).alias("stop"))
+
+
+def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
+    """The task over a partition's chunks: one summary line per chunk (JSON, kind "s"); with `out`, the chunk's
+    table rows written as Parquet part files of this task and its findings as lines (kind "f")."""
+
+    def run(iterator):
+        import json
+
+        from planner.chunks import finding_lines, run_chunk, summary, write_tables
+        from planner.out_tables import ParquetSink
+
+        _ensure_registered(modules)
+        sink = None
+        for ranges in iterator:
+            kinds, lines = [], []
+            for start, stop in zip(ranges.column("start").to_pylist(), ranges.column("stop").to_pylist()):
+                batch, rows, t = run_chunk(spec, start, stop)
+                if out is not None:
+                    if sink is None:
+                        sink = ParquetSink(out.directory, f"part-{start:012d}")
+                    write_tables(spec, batch, rows, t, ids, sink)
+                    found = finding_lines(spec, batch, rows, t, out.find)
+                    kinds += ["f"] * len(found)
+                    lines += found
+                kinds.append("s")
+                lines.append(json.dumps({"start": start, **summary(batch, t, limit)}))
+            yield pa.RecordBatch.from_pydict({"kind": kinds, "line": lines}, schema=LINE_SCHEMA)
+        if sink is not None:
+            sink.close()
+
+    return run
+
+
+def _details(spec, modules):
+    def run(iterator):
+        from planner.generate import generated_batch
+        from planner.kernel import allocate
+        from planner.spark_arrow import result_batch
+        from planner.tally import tally
+
+        _ensure_registered(modules)
+        groups = np.concatenate([b.column("g").to_numpy() for b in iterator] or [np.zeros(0, dtype=np.int64)])
+        if not len(groups):
+            return
+        batch = generated_batch(spec, 0, 0, groups=np.sort(groups))
+        rows = allocate(batch)
+        yield result_batch(np.arange(batch.rebalances), batch, rows, tally(batch, rows))
+
+    return run
+
+
+def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optional[OutIds]) -> list[dict]:
+    """Run the chunk tasks; with `out`, Spark writes the findings lines (text) while the summaries are observed
+    on the way, then the lines are appended to findings.json in group order."""
+    import json
+
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, modules, DETAIL_LIMIT, out, ids),
+                                                spark_ddl(LINE_SCHEMA))
+    if out is None:
+        found = lines.toArrow().column("line").to_pylist()
     else:
-        assigned, error_rows = [], []
-    shares: dict[tuple, list[Queue]] = {}
-    for r in assigned:
-        shares.setdefault((r.scenario, r.group, r.topic, r.instance), []).append(Queue(r.q_topic, r.broker, r.queue_id))
-    failed: dict[tuple, dict] = {}
-    for r in error_rows:
-        failed.setdefault((r.scenario, r.group, r.topic), {})[r.instance] = r.error
-    baseline: dict[tuple, GroupTopicResult] = {}
-    for scenario, group, topic, model, qs, procs, subscribers, is_retry in tables.order:
-        key = (scenario, group, topic)
-        res = GroupTopicResult(scenario=scenario, group=group, topic=topic, model=model, queues=list(qs),
-                               assignment={p.instance: shares.get((*key, p.instance), []) for p in subscribers},
-                               processes=list(procs), errored=failed.get(key, {}))
-        tally(res)
-        if scenario == BASELINE:
-            baseline[(group, topic)] = res
-        else:
-            res.moved = moved_queues(baseline.get((group, topic)), res)
-        results.append(res)
-    return Simulation(fleet, results, tables.scenarios)
+        observed = Observation("rmqplan_chunks")
+        parts = os.path.join(out.directory, ".findings-parts")
+        (lines.observe(observed, F.concat_ws("\n", F.collect_list(F.when(F.col("kind") == "s", F.col("line"))))
+                       .alias("summaries"))
+         .where(F.col("kind") == "f").select("line").write.text(parts))
+        found = [x for x in (observed.get["summaries"] or "").split("\n") if x]
+        _append_parts(parts, os.path.join(out.directory, FINDINGS_FILE))
+    return sorted((json.loads(x) for x in found), key=lambda s: s["start"])
 
 
-def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None) -> Simulation:
+def _append_parts(parts: str, target: str) -> None:
+    """Spark's text parts (one per task, in chunk order) appended to one file, then removed."""
+    import shutil
+
+    with open(target, "ab") as out:
+        for name in sorted(os.listdir(parts)):
+            if name.startswith("part-"):
+                with open(os.path.join(parts, name), "rb") as part:
+                    shutil.copyfileobj(part, out)
+    shutil.rmtree(parts)
+
+
+def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOptions,
+                       progress: Progress = None, out: Optional[OutRequest] = None, ids: Optional[OutIds] = None) \
+        -> Simulation:
+    """Adds the generated groups: totals and problem counts of every group from one summary per chunk, the first
+    problem groups (every group of a small fleet) in full from a second job over just those groups."""
+    from planner.generate import generated_batch
+
+    spec = fleet.generate
+    ship_package(spark)
+    modules = _registered_modules()
+    everything = spec.groups <= FULL_RESULTS_GROUPS
+    summaries = _chunk_summaries(spark, spec, modules, out, ids)
+    gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
+    counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
+    problems = sum(s["problems"] for s in summaries)
+    if progress is not None:
+        progress(spec.groups, spec.groups)
+    if everything:
+        shown = list(range(spec.groups))
+    else:
+        shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
+    results, shown_problems = [], 0
+    if shown:
+        details = (spark.createDataFrame([(g,) for g in shown], "g bigint").coalesce(1)
+                   .mapInArrow(_details(spec, modules), spark_ddl(RESULT_SCHEMA)).toArrow())
+        batch = generated_batch(spec, 0, 0, groups=np.array(shown, dtype=np.int64))
+        rows, t = rows_and_tally(batch, details)
+        results = results_of(batch, rows, t, range(batch.rebalances), GeneratedDescriber(spec, batch))
+        shown_problems = int(t.problem().sum())
+    hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
+    whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
+    whole["groups"] = len(fleet.groups) + spec.groups
+    hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
+    written = None
+    if out is not None:
+        written = (sim.findings_written or 0) + sum(s["orphaned"] + s["duplicated"] + s["idle"] + s["errored"]
+                                                   + s["imbalanced"] for s in summaries)
+    return replace(sim, results=list(sim.results) + results, totals=whole,
+                   omitted_results=sim.omitted_results + problems - shown_problems,
+                   problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
+                   findings_written=written)
+
+
+def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optional[OutRequest] = None,
+             progress: Progress = None) -> Simulation:
     """`rmqplan simulate --engine spark`. Raises SparkUnavailable (one line) when Spark cannot run."""
     options = options or SimulateOptions()
     spark = get_session(options.master, options.conf)
-    sim = simulate_hand_written(spark, fleet)
-    if fleet.generate is not None:
-        from planner.spark_generated import simulate_generated
+    hand = run_hand_written(spark, fleet)
+    sim = hand.sim
+    topics = brokers = ids = None
+    if out is not None:
+        from planner.out_tables import BrokerIds
 
-        sim = simulate_generated(spark, fleet, sim, options)
+        brokers = BrokerIds()
+        topics, written = write_hand_written_out(out, hand, brokers)
+        sim = replace(sim, findings_written=written)
+        if fleet.generate is not None:
+            ids = out_ids(fleet, topics, brokers)
+    if fleet.generate is not None:
+        sim = simulate_generated(spark, fleet, sim, options, progress, out, ids)
+    if out is not None:
+        from planner.out_tables import ParquetSink, write_empty_tables
+
+        sink = ParquetSink(out.directory, "part-00000")
+        sink("brokers", brokers.table())
+        sink.close()
+        write_empty_tables(out.directory)
     return sim

@@ -45,6 +45,11 @@ def java_major_version(output: str) -> Optional[int]:
 
 def check_java() -> int:
     """Return the Java major version, or raise SparkUnavailable with one clear line."""
+    return _java_version()[0]
+
+
+def _java_version() -> tuple[int, str]:
+    """(major version, `java -version` output) of the java Spark will run; raises SparkUnavailable."""
     java = _java_command()
     where = f"JAVA_HOME={os.environ['JAVA_HOME']}" if os.environ.get("JAVA_HOME") else "PATH"
     if java is None:
@@ -63,7 +68,70 @@ def check_java() -> int:
             f"the Spark engine needs Java {MIN_JAVA} or newer, but {java} is {found}; "
             f"set JAVA_HOME to a JDK {MIN_JAVA}+, or use --engine local"
         )
-    return major
+    return major, f"{java}\n{done.stderr}{done.stdout}"
+
+
+def _cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rmqplan")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def class_archive_options(java_version: str) -> list[str]:
+    """JVM options for an application class-data archive (AppCDS) of Spark's classes.
+
+    Loading and verifying Spark's ten thousand classes is most of the JVM's start and of the first query; a
+    dynamic archive made by the first run (`-XX:ArchiveClassesAtExit`, written when that JVM exits, after the
+    command has answered) maps them ready-made in later runs, seconds faster. The archive is specific to the
+    java binary and Spark's jars, so its name carries a digest of both; a JVM that cannot use it (another JDK)
+    ignores it. Stored in ~/.cache/rmqplan (XDG_CACHE_HOME), about 150 MB; RMQPLAN_SPARK_CDS=0 turns it off."""
+    import hashlib
+
+    import pyspark
+
+    if os.environ.get("RMQPLAN_SPARK_CDS", "1") == "0":
+        return []
+    jars = os.path.join(os.path.dirname(pyspark.__file__), "jars")
+    try:
+        listing = sorted((name, os.path.getsize(os.path.join(jars, name))) for name in os.listdir(jars))
+    except OSError:
+        return []
+    digest = hashlib.sha1(repr((java_version, pyspark.__version__, listing)).encode()).hexdigest()[:12]
+    folder = _cache_dir()
+    final = os.path.join(folder, f"spark-{pyspark.__version__}-{digest}.jsa")
+    quiet = ["-Xlog:cds=off", "-Xlog:cds+dynamic=off"]
+    try:
+        os.makedirs(folder, exist_ok=True)
+        pending = []  # archives written by earlier runs' JVMs at exit (a JVM may outlive its Python process)
+        for name in os.listdir(folder):
+            if name.startswith(os.path.basename(final) + ".") and name.endswith(".tmp"):
+                path = os.path.join(folder, name)
+                pid = name[len(os.path.basename(final)) + 1:-len(".tmp")]
+                settled = time.time() - os.path.getmtime(path) > 60 and not (pid.isdigit() and _alive(int(pid)))
+                pending.append((settled, path))
+        if not os.path.isfile(final):
+            done = [path for settled, path in pending if settled and os.path.getsize(path) > 0]
+            if done:
+                os.replace(done[0], final)
+            elif any(not settled for settled, _ in pending) or not os.access(folder, os.W_OK):
+                return []  # another run is writing one
+        for settled, path in pending:
+            if settled and os.path.exists(path):
+                os.remove(path)
+    except OSError:
+        return []
+    if os.path.isfile(final):
+        return [f"-XX:SharedArchiveFile={final}", *quiet]
+    return [f"-XX:ArchiveClassesAtExit={final}.{os.getpid()}.tmp", *quiet]
 
 
 def parse_conf(pairs: Iterable[str]) -> list[tuple[str, str]]:
@@ -90,7 +158,10 @@ def get_session(master: Optional[str] = None, conf: Iterable = (), app_name: str
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    check_java()
+    _, java_version = _java_version()
+    # Python tasks run the allocation kernel: they must use this interpreter (its numpy, pyarrow and planner),
+    # not whatever `python3` is first on PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     pairs = [p if isinstance(p, tuple) else parse_conf([p])[0] for p in conf]
     spark_conf = SparkConf()
     spark_conf.setMaster(master or "local[*]").setAppName(app_name)
@@ -98,10 +169,11 @@ def get_session(master: Optional[str] = None, conf: Iterable = (), app_name: str
     spark_conf.set("spark.ui.enabled", "false")
     spark_conf.set("spark.sql.shuffle.partitions", "8")
     spark_conf.set("spark.sql.adaptive.enabled", "true")
-    # The planner is a batch job: the throughput collector gives its sorts and aggregations 15-25% more than
-    # the default G1 at the default 1 GB driver heap (BENCHMARKS.md). Only the driver's JVM: local mode runs
-    # the executors inside it.
-    spark_conf.set("spark.driver.extraJavaOptions", "-XX:+UseParallelGC")
+    # The driver JVM of a short job (local mode runs the executors inside it): the parallel collector, only the
+    # quick C1 compiler (the work is in Python tasks; C2 would spend the run compiling), Spark's classes from an
+    # archive (see class_archive_options). BENCHMARKS.md has the figures.
+    spark_conf.set("spark.driver.extraJavaOptions", " ".join(
+        ["-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1", *class_archive_options(java_version)]))
     for key, value in pairs:  # the user's --conf wins over our defaults
         spark_conf.set(key, value)
     log_path = os.path.join(tempfile.gettempdir(), f"rmqplan-spark-{os.getpid()}.log")

@@ -7,7 +7,18 @@ after the bigger blocks); a start past the end gives nothing.
 
 from __future__ import annotations
 
+import numpy as np
+
 from planner.strategies.base import Strategy, first_index
+
+
+def avg_ranges(index, n, m):
+    """`avg_range` over arrays (or numbers): (start, count)."""
+    mod = m % n
+    bigger = (mod > 0) & (index < mod)
+    average = np.where(m <= n, 1, np.where(bigger, m // n + 1, m // n))
+    start = np.where(bigger, index * average, index * average + mod)
+    return start, np.maximum(0, np.minimum(average, m - start))
 
 
 def avg_range(index: int, n: int, m: int) -> tuple[int, int]:
@@ -49,3 +60,7 @@ class Avg(Strategy):
             start, count = avg_range(index, n, m)
             shares[cid] = mq_all[start:start + count]
         return shares
+
+    def kernel(self, calls):
+        start, count = avg_ranges(calls.ask_index, calls.n[calls.ask_call], calls.m[calls.ask_call])
+        return calls.ranges(start, count)

@@ -3,6 +3,8 @@ process at `index` takes ranks index, index + n, index + 2n, ... (n = |cidAll|).
 
 from __future__ import annotations
 
+import numpy as np
+
 from planner.strategies.base import Strategy, first_index
 
 
@@ -18,3 +20,8 @@ class AvgByCircle(Strategy):
     def allocate_all(self, spec, mq_all, cid_all, rooms):
         n = len(cid_all)
         return {cid: mq_all[index::n] for cid, index in first_index(cid_all).items()}
+
+    def kernel(self, calls):
+        n, m, index = calls.n[calls.ask_call], calls.m[calls.ask_call], calls.ask_index
+        count = np.where(index < m, (m - index + n - 1) // n, 0)
+        return calls.ranges(index, count, n)

@@ -24,9 +24,14 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass, replace
-from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Optional, Sequence, Union
 
 from planner.model import DEFAULT_VIRTUAL_NODES, Queue, StrategySpec
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from planner.batch import Rows
 
 IAE = "IllegalArgumentException"
 MAX_VIRTUAL_NODES = 100_000  # a bigger ring takes minutes to build; no real client uses one
@@ -279,3 +284,71 @@ class Strategy:
             except StrategyError as e:
                 shares[cid] = e
         return shares
+
+    # -- the vectorised form: many calls over a batch ---------------------------------------------------------
+
+    def kernel(self, calls) -> "Rows":
+        """Every call of this strategy in a batch (`planner.batch.Calls`) -> who holds what (`Rows`). The
+        default runs `allocate_all` call by call on the names (exact, for strategies without a vectorised form);
+        the built-in strategies override it with array arithmetic."""
+        return per_call_kernel(self, calls)
+
+
+def call_inputs(calls, k: int) -> tuple[list[Queue], list[str], "np.ndarray", Rooms]:
+    """What the Java class gets for call k: mqAll (Queues, RocketMQ order), cidAll (sorted ids), the sorted
+    entries, and the room resolver of the batch."""
+    import numpy as np
+
+    batch = calls.batch
+    r = int(calls.rebalance[k])
+    start, m = int(calls.q_start[k]), int(calls.m[k])
+    mq_all = [batch.queue(r, i) for i in range(start, start + m)]
+    lo, hi = int(batch.c_off[r]), int(batch.c_off[r + 1])
+    entries = np.arange(lo, hi, dtype=np.int64)
+    entries = entries[np.argsort(batch.c_order[lo:hi], kind="stable")]
+    cid_all = batch.names.client_ids(entries)
+    broker_rooms = {name: batch.rooms[room] for name, room in zip(batch.brokers, batch.broker_room) if room >= 0}
+    client_rooms = {cid: batch.rooms[batch.c_room[e]] for cid, e in zip(cid_all, entries) if batch.c_room[e] >= 0}
+    return mq_all, cid_all, entries, Rooms(broker_rooms, client_rooms)
+
+
+def per_call_kernel(strategy: Strategy, calls) -> "Rows":
+    """Run `allocate_all` for each call and turn the shares into rows (queues of the call by index, others as
+    `extra`), errors by entry."""
+    import numpy as np
+
+    from planner.batch import Rows
+    from planner.strategies import allocate_sorted
+
+    batch = calls.batch
+    entry_out, queue_out, pos_out = [], [], []
+    rows = Rows.empty()
+    order = np.argsort(calls.ask_call, kind="stable")
+    bounds = np.searchsorted(calls.ask_call[order], np.arange(len(calls) + 1))
+    for k in range(len(calls)):
+        asks = order[bounds[k]:bounds[k + 1]]
+        if not len(asks):
+            continue
+        mq_all, cid_all, entries, rooms = call_inputs(calls, k)
+        spec = calls.spec_of(k)
+        shares = allocate_sorted(spec, mq_all, cid_all, rooms)
+        at = {q: int(calls.q_start[k]) + i for i, q in enumerate(mq_all)}
+        cid_of_entry = dict(zip(entries.tolist(), cid_all))
+        for a in asks:
+            e = int(calls.ask_entry[a])
+            share = shares[cid_of_entry[e]]
+            if isinstance(share, StrategyError):
+                rows.errors[e] = str(share)
+                continue
+            for pos, q in enumerate(share):
+                i = at.get(q)
+                if i is None:
+                    rows.extra.append((e, q, pos))
+                else:
+                    entry_out.append(e)
+                    queue_out.append(i)
+                    pos_out.append(pos)
+    rows.entry = np.asarray(entry_out, dtype=np.int64)
+    rows.queue = np.asarray(queue_out, dtype=np.int64)
+    rows.pos = np.asarray(pos_out, dtype=np.int64)
+    return rows

@@ -92,3 +92,81 @@ class ConsistentHash(Strategy):
                 i = bisect.bisect_left(points, h)
                 shares[owners[i if i < last else 0]].append(q)
         return shares
+
+    def kernel(self, calls):
+        """Rings as sorted arrays of (call, point hash): a queue goes to the first point at or after its hash in
+        its call's ring, else to the call's first point. A ring with two equal points (a 32-bit MD5 prefix
+        collision: then Java's replica numbering depends on the put order) is built by `HashRing` instead."""
+        import numpy as np
+
+        from planner.batch import Rows, concat_ranges
+        from planner.strategies.base import per_call_kernel
+
+        batch = calls.batch
+        vnodes = np.array([batch.specs[s].virtual_nodes for s in range(len(batch.specs))], dtype=np.int64)
+        v = vnodes[calls.spec]
+        # every cidAll entry of every call, in sorted order (equal ids back to back)
+        entries, call = concat_ranges(batch.c_off[calls.rebalance], calls.n)
+        order = np.lexsort((batch.c_order[entries], call))
+        entries, call = entries[order], call[order]
+        occurrence = batch.c_order[entries] - batch.c_index[entries]
+        # ring points: cid + "-" + (occurrence * V + i), i < V
+        point_hash = []
+        for cid, occ, vn in zip(batch.names.client_ids(entries), occurrence.tolist(), v[call].tolist()):
+            prefix = java_utf8(cid) + b"-"
+            point_hash.extend(md5_bytes(prefix + str(i).encode()) for i in range(occ * vn, occ * vn + vn))
+        counts = v[call]
+        point_call = np.repeat(call, counts)
+        point_owner = np.repeat(batch.c_index[entries], counts)
+        keys = (point_call.astype(np.uint64) << np.uint64(32)) | np.asarray(point_hash, dtype=np.uint64)
+        order = np.argsort(keys, kind="stable")
+        keys, point_owner, point_call = keys[order], point_owner[order], point_call[order]
+        collided = np.unique(point_call[1:][keys[1:] == keys[:-1]])
+        fallback = per_call_kernel(self, calls.subset(collided)) if len(collided) else Rows.empty()
+        if len(collided):
+            keep = ~np.isin(point_call, collided)
+            keys, point_owner, point_call = keys[keep], point_owner[keep], point_call[keep]
+        ring_start = np.searchsorted(point_call, np.arange(len(calls)), "left")
+        ring_end = np.searchsorted(point_call, np.arange(len(calls)), "right")
+        # route every queue of every call that has a ring
+        routed = (ring_end > ring_start) & ~np.isin(np.arange(len(calls)), collided)
+        queues, qcall = concat_ranges(calls.q_start, np.where(routed, calls.m, 0))
+        hashes = self._queue_hashes(batch, calls, queues, qcall)
+        at = np.searchsorted(keys, (qcall.astype(np.uint64) << np.uint64(32)) | hashes, "left")
+        at = np.where(at >= ring_end[qcall], ring_start[qcall], at)
+        owner = point_owner[at]
+        # each asking entry takes the queues routed to its index
+        width = int(calls.n.max()) + 1
+        qkey = qcall * width + owner
+        order = np.argsort(qkey, kind="stable")
+        qkey, queues = qkey[order], queues[order]
+        akey = calls.ask_call * width + calls.ask_index
+        lo = np.searchsorted(qkey, akey, "left")
+        hi = np.searchsorted(qkey, akey, "right")
+        picks, ask = concat_ranges(lo, hi - lo)
+        return Rows.concat([Rows(calls.ask_entry[ask], queues[picks]), fallback])
+
+    @staticmethod
+    def _queue_hashes(batch, calls, queues, qcall):
+        """md5_hash(mq_string(q)) of the listed batch queues (each queue once, whatever the calls sharing it)."""
+        import numpy as np
+
+        out = np.zeros(len(queues), dtype=np.uint64)
+        uniq, inverse = np.unique(queues, return_inverse=True)
+        if not len(uniq):
+            return out
+        rebalance = np.searchsorted(batch.q_off, uniq, "right") - 1
+        encoded: dict = {}
+
+        def enc(s: str) -> bytes:
+            b = encoded.get(s)
+            if b is None:
+                b = encoded[s] = java_utf8(s)
+            return b
+
+        topics = {r: enc(batch.names.topic(r)) for r in np.unique(rebalance).tolist()}
+        brokers = [enc(b) for b in batch.brokers]
+        values = [md5_bytes(b"MessageQueue [topic=" + topics[r] + b", brokerName=" + brokers[b]
+                            + b", queueId=" + str(i).encode() + b"]")
+                  for r, b, i in zip(rebalance.tolist(), batch.q_broker[uniq].tolist(), batch.q_id[uniq].tolist())]
+        return np.asarray(values, dtype=np.uint64)[inverse]

@@ -64,3 +64,30 @@ class MachineRoom(Strategy):
         n = len(cid_all)
         return {cid: [pre[r] for r in machine_room_ranks(index, n, len(pre))]
                 for cid, index in first_index(cid_all).items()}
+
+    def kernel(self, calls):
+        """Picked queues per call (a broker's room is looked up once per broker and spec), then blocks."""
+        import numpy as np
+
+        from planner.batch import Rows, concat_ranges
+
+        batch = calls.batch
+        specs = np.unique(calls.spec)
+        rooms = [broker_room(b) for b in batch.brokers]
+        wanted = np.zeros((int(specs.max()) + 1, len(batch.brokers)), dtype=bool)
+        for s in specs.tolist():
+            idcs = set(batch.specs[s].consumer_idcs)
+            wanted[s] = [room in idcs for room in rooms]
+        queues, call = concat_ranges(calls.q_start, calls.m)
+        picked_mask = wanted[calls.spec[call], batch.q_broker[queues]]
+        picked, picked_call = queues[picked_mask], call[picked_mask]
+        p = np.bincount(picked_call, minlength=len(calls)).astype(np.int64)
+        p_start = np.zeros(len(calls), dtype=np.int64)
+        np.cumsum(p[:-1], out=p_start[1:])
+        n, index = calls.n[calls.ask_call], calls.ask_index
+        mod, rem = p[calls.ask_call] // n, p[calls.ask_call] % n
+        block, ask_b = concat_ranges(index * mod, mod)
+        extra_asks = np.flatnonzero(rem > index)
+        ranks = np.concatenate([block, index[extra_asks] + mod[extra_asks] * n[extra_asks]])
+        asks = np.concatenate([ask_b, extra_asks])
+        return Rows(calls.ask_entry[asks], picked[p_start[calls.ask_call[asks]] + ranks])

@@ -22,6 +22,7 @@ def _fake_tables(directory: str) -> None:
     for name in ("assignments", "groups"):
         (Path(directory) / name).mkdir()
         (Path(directory) / name / "part-0.parquet").write_bytes(b"PAR1")
+    (Path(directory) / "findings.json").write_text("")
 
 
 def test_a_failure_midway_leaves_nothing_behind(tmp_path):
@@ -31,7 +32,7 @@ def test_a_failure_midway_leaves_nothing_behind(tmp_path):
 
     target = tmp_path / "out"
     with pytest.raises(OutputError, match="No space left on device"):
-        write_out(target, {"findings": []}, {"totals": {}}, broken)
+        write_out(target, {"totals": {}}, broken)
     assert list(tmp_path.iterdir()) == []  # neither the target nor a temporary directory
 
 
@@ -40,16 +41,16 @@ def test_a_writer_error_is_one_line_and_leaves_nothing(tmp_path):
         raise RuntimeError("Spark did not start (Java gateway process exited)\nlong JVM log...")
 
     with pytest.raises(OutputError) as e:
-        write_out(tmp_path / "out", {"findings": []}, {"totals": {}}, spark_fails)
+        write_out(tmp_path / "out", {"totals": {}}, spark_fails)
     assert str(e.value) == f"--out {tmp_path / 'out'}: Spark did not start (Java gateway process exited)"
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_previous_output_is_replaced_whole(tmp_path):
     target = tmp_path / "out"
-    write_out(target, {"findings": [1]}, {"totals": {"groups": 1}}, _fake_tables)
+    write_out(target, {"totals": {"groups": 1}}, _fake_tables)
     (target / "stale.txt").write_text("from an older run")
-    write_out(target, {"findings": []}, {"totals": {"groups": 2}}, _fake_tables)
+    write_out(target, {"totals": {"groups": 2}}, _fake_tables)
     assert sorted(p.name for p in target.iterdir()) == ["assignments", "findings.json", "groups", "summary.json"]
     assert json.loads((target / "summary.json").read_text()) == {"totals": {"groups": 2}}
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
@@ -73,8 +74,35 @@ def _spark_or_skip():
         pytest.skip(str(e))
 
 
-def test_local_engine_out_writes_parquet_tables_and_json(tmp_path):
-    spark = _spark_or_skip()
+def _tables(target):
+    import pyarrow.parquet as pq
+
+    return {name: pq.read_table(target / name) for name in ("assignments", "groups", "processes", "brokers")}
+
+
+def _named_assignments(tables) -> list[tuple]:
+    """Assignment rows with their names, joined through the dimension tables."""
+    groups = {(r["scenario_id"], r["group_id"], r["topic_id"]): r for r in tables["groups"].to_pylist()}
+    processes = {(r["scenario_id"], r["group_id"], r["process"]): r for r in tables["processes"].to_pylist()}
+    brokers = {r["broker_id"]: r["broker"] for r in tables["brokers"].to_pylist()}
+    out = []
+    for a in tables["assignments"].to_pylist():
+        g = groups[(a["scenario_id"], a["group_id"], a["topic_id"])]
+        p = processes[(a["scenario_id"], a["group_id"], a["process"])]
+        out.append((g["scenario"], g["group"], g["topic"], p["instance"], p["client_id"], p["host"],
+                    brokers[a["broker_id"]], a["queue_id"]))
+    return sorted(out)
+
+
+def _expected_assignments(sim) -> list[tuple]:
+    return sorted((r.scenario, r.group, r.topic, p.instance, p.client_id, p.host, q.broker, q.queue_id)
+                  for r in sim.results for p in r.processes for q in r.assignment.get(p.instance, []))
+
+
+def test_local_engine_out_writes_numeric_tables_and_every_finding(tmp_path):
+    from planner.fleet import load_fleet
+    from planner.local import simulate
+
     target = tmp_path / "plan"
     code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--out", str(target))
     assert code == 1 and err == ""
@@ -83,18 +111,67 @@ def test_local_engine_out_writes_parquet_tables_and_json(tmp_path):
     assert totals == {"groups": 3, "instances": 8, "queues": 23, "assignments": 27, "orphaned_queues": 7,
                       "duplicated_queues": 7, "idle_instances": 0}
     assert summary["scenarios"] == [{"name": "scale-out", "moved_queues": 5}]
-    findings = json.loads((target / "findings.json").read_text())["findings"]
+    findings = [json.loads(line) for line in (target / "findings.json").read_text().splitlines()]
     assert {f["code"] for f in findings} == {"PLAN001", "PLAN002"}
-    assignments = spark.read.parquet(str(target / "assignments"))
-    assert assignments.columns == ["scenario", "group", "topic", "instance", "client_id", "host", "broker", "queue_id"]
-    assert assignments.filter("scenario = 'baseline'").count() == totals["assignments"]
-    laptop = assignments.filter("`group` = 'consumer_group' AND topic = 'TopicTest'").collect()
-    assert sorted((r.instance, r.queue_id) for r in laptop) == [
-        ("192.168.1.10#1", 0), ("192.168.1.10#1", 1), ("192.168.1.10#2", 0), ("192.168.1.10#2", 1)]
-    groups = spark.read.parquet(str(target / "groups")).collect()
+    assert len(findings) == summary["findings_written"] == sum(summary["finding_counts"].values())
+    tables = _tables(target)
+    assert tables["assignments"].column_names == ["scenario_id", "group_id", "topic_id", "process", "broker_id",
+                                                  "queue_id"]
+    assert all(str(t) in ("int32", "int64") for t in tables["assignments"].schema.types)
+    assert _named_assignments(tables) == _expected_assignments(simulate(load_fleet(EXAMPLE)))
+    groups = tables["groups"].to_pylist()
     assert len(groups) == 8  # 6 baseline group-topics + 2 in the scenario
-    scale = [r for r in groups if r.scenario == "scale-out" and r.topic == "OrderEvents"]
-    assert scale[0].moved == 5 and scale[0].instances == 4
+    scale = [r for r in groups if r["scenario"] == "scale-out" and r["topic"] == "OrderEvents"]
+    assert scale[0]["moved"] == 5 and scale[0]["instances"] == 4
+
+
+def test_a_generated_fleet_out_has_every_assignment_and_finding_on_both_engines(spark, tmp_path):
+    from planner.fleet import load_fleet
+    from planner.findings import find
+    from planner.generate import generated_fleet
+    from planner.local import simulate
+
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text(MIXED_WITH_GENERATED)
+    whole = simulate(generated_fleet(load_fleet(str(fleet)).generate))  # the generated groups, all listed
+    hand = simulate(load_fleet(str(fleet)).__class__(**{**load_fleet(str(fleet)).__dict__, "generate": None}))
+    expected_rows = _expected_assignments(hand) + _expected_assignments(whole)
+    expected_findings = sorted(json.dumps(f.to_json(), sort_keys=True) for f in find(hand) + find(whole))
+    for engine in ("local", "spark"):
+        target = tmp_path / engine
+        code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", engine, "--out", str(target))
+        assert code == 1, err
+        assert _named_assignments(_tables(target)) == sorted(expected_rows), engine
+        lines = (target / "findings.json").read_text().splitlines()
+        assert sorted(json.dumps(json.loads(x), sort_keys=True) for x in lines) == expected_findings, engine
+        summary = json.loads((target / "summary.json").read_text())
+        assert summary["findings_written"] == len(lines) == sum(summary["finding_counts"].values())
+        assert "more findings not shown" in out and f"every finding is in {target}" in out
+
+
+MIXED_WITH_GENERATED = """
+[[brokers]]
+name = "broker-a"
+[[topics]]
+name = "T"
+read_queues = 4
+write_queues = 6
+[[groups]]
+name = "laptop"
+subscriptions = [{ topic = "T" }]
+[[groups.instances]]
+hosts = ["192.168.1.10"]
+count = 2
+instance_name = "X"
+[generate]
+groups = 1500
+seed = 3
+instances = [1, 12]
+queues = [1, 6]
+brokers = 2
+colliding_client_ids = 0.05
+strategies = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"]
+"""
 
 
 def test_spark_and_local_engines_print_the_same_json():

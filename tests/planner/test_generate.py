@@ -1,15 +1,20 @@
-"""`[generate]`: the same synthetic fleet in Spark and in plain Python, deterministic, with the asked shape."""
+"""`[generate]`: the same synthetic fleet as numpy arrays and in plain Python, deterministic, with the asked shape."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from planner.generate import (
-    generated_fleet,
-    generated_groups_df,
-    iter_generated_groups,
+    broker_names,
     field_hash,
+    generated_batch,
+    generated_fleet,
+    iter_generated_groups,
     seed_state,
 )
 from planner.identity import group_processes
+from planner.javaorder import sort_client_ids
 from planner.model import GenerateSpec
 
 SPEC = GenerateSpec(groups=400, seed=11, instances=(1, 9), queues=(2, 6), brokers=3, colliding_client_ids=0.1,
@@ -21,12 +26,25 @@ def _python_rows(spec):
             for g in iter_generated_groups(spec)]
 
 
-def test_spark_builds_the_same_groups_as_python(spark):
-    rows = generated_groups_df(spark, SPEC, with_processes=True).orderBy("g").collect()
-    got = [(r.g, r.group, r.topic, r.strategy, r.colliding, tuple(r.queue_counts),
-            tuple(p.host for p in r.processes), tuple(p.instance for p in r.processes),
-            tuple(p.client_id for p in r.processes)) for r in rows]
-    assert got == _python_rows(SPEC)
+@pytest.mark.parametrize("instances", [(1, 9), (250, 600)])  # past 256 processes a host has three fields
+def test_the_batch_holds_the_same_groups_as_python(instances):
+    spec = GenerateSpec(**{**SPEC.__dict__, "instances": instances, "groups": 60 if instances[0] > 1 else 400})
+    batch = generated_batch(spec, 10, spec.groups)
+    brokers = broker_names(spec)
+    for k, gg in enumerate(iter_generated_groups(spec, 10)):
+        main, retry = 2 * k, 2 * k + 1
+        assert batch.names.topic(main) == gg.topic and batch.names.topic(retry) == f"%RETRY%{gg.group}"
+        assert batch.specs[batch.c_spec[batch.c_off[main]]].name == gg.strategy
+        assert [batch.queue(main, i) for i in range(batch.q_off[main], batch.q_off[main + 1])] == gg.queues(brokers)
+        assert [(batch.brokers[batch.q_broker[i]], batch.q_id[i]) for i in
+                range(batch.q_off[retry], batch.q_off[retry + 1])] == [(b, 0) for b in brokers]
+        for r in (main, retry):
+            lo, hi = batch.c_off[r], batch.c_off[r + 1]
+            cids = batch.names.client_ids(np.arange(lo, hi))
+            assert cids == list(gg.client_ids)
+            ordered = sort_client_ids(cids)  # Java order, computed from the strings
+            assert batch.c_index[lo:hi].tolist() == [ordered.index(c) for c in cids]
+            assert [ordered[o] for o in batch.c_order[lo:hi]] == cids
 
 
 def test_generation_is_deterministic_and_seeded():
@@ -57,3 +75,11 @@ def test_the_generated_fleet_gives_the_same_client_ids_through_identity():
         processes = group_processes(group)
         assert tuple(p.client_id for p in processes) == generated.client_ids
         assert tuple(p.instance for p in processes) == generated.instances
+
+
+def test_batch_processes_are_those_identity_expands_from_the_generated_fleet():
+    spec = GenerateSpec(groups=80, seed=3, instances=(1, 300), colliding_client_ids=0.2)
+    fleet = generated_fleet(spec)
+    batch = generated_batch(spec, 0, spec.groups)
+    for k, group in enumerate(fleet.groups):
+        assert batch.names.processes(k, group.strategy) == group_processes(group)

@@ -1,0 +1,278 @@
+"""The `--out DIR` tables as Arrow record batches: numeric assignment rows and small dimension tables.
+
+- `assignments`: one row per (scenario, group, topic, process, queue): ASSIGNMENT_FIELDS, numbers only;
+- `groups`: one row per (scenario, group, topic), the ids with their names and the tally's counts: GROUP_FIELDS;
+- `processes`: one row per process of a group in a scenario, its label, client id and host: PROCESS_FIELDS;
+- `brokers`: broker id -> name: BROKER_FIELDS.
+`process` is the process's position in its group's declaration order in that scenario; a topic id names the
+rebalanced topic (a CONFIG list naming another topic's queue is listed under the rebalanced topic). Hand-written
+groups and topics are numbered in file order first, then generated group g is `groups + g`, its topic
+`topics + 2g` and its retry topic `topics + 2g + 1`.
+
+pyarrow is imported when a table is built: the local engine needs it only for `--out`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from planner.batch import CLUSTERING_CODE, Batch, Rows
+from planner.tally import Tally
+
+ASSIGNMENT_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("topic_id", "int64"), ("process", "int32"),
+                     ("broker_id", "int32"), ("queue_id", "int32"))
+GROUP_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("topic_id", "int64"), ("scenario", "string"),
+                ("group", "string"), ("topic", "string"), ("model", "string"), ("queues", "int32"),
+                ("instances", "int32"), ("assignments", "int32"), ("orphaned", "int32"), ("duplicated", "int32"),
+                ("idle", "int32"), ("moved", "int32"), ("errored", "int32"))
+PROCESS_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("process", "int32"), ("instance", "string"),
+                  ("client_id", "string"), ("host", "string"))
+BROKER_FIELDS = (("broker_id", "int32"), ("broker", "string"))
+TABLES = {"assignments": ASSIGNMENT_FIELDS, "groups": GROUP_FIELDS, "processes": PROCESS_FIELDS,
+          "brokers": BROKER_FIELDS}
+
+
+def schema(fields):
+    import pyarrow as pa
+
+    return pa.schema([(name, getattr(pa, kind)() if kind != "string" else pa.string()) for name, kind in fields])
+
+
+def spark_ddl(fields) -> str:
+    kinds = {"int32": "int", "int64": "bigint", "string": "string"}
+    return ", ".join(f"`{name}` {kinds[kind]}" for name, kind in fields)
+
+
+@dataclass
+class BrokerIds:
+    """Broker name -> id, in the order first met (the fleet's brokers, then generated ones)."""
+
+    ids: dict = field(default_factory=dict)
+
+    def id(self, name: str) -> int:
+        return self.ids.setdefault(name, len(self.ids))
+
+    def of(self, names) -> np.ndarray:
+        return np.array([self.id(n) for n in names], dtype=np.int32)
+
+    def table(self):
+        import pyarrow as pa
+
+        names = list(self.ids)
+        return pa.RecordBatch.from_arrays([pa.array(range(len(names)), type=pa.int32()), pa.array(names)],
+                                          schema=schema(BROKER_FIELDS))
+
+
+def assignment_batch(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids: np.ndarray,
+                     broker_ids: np.ndarray, brokers: BrokerIds | None = None):
+    """Every row of `rows` (and its `extra` queues, named in `brokers`) as assignment rows; `group_ids` and
+    `topic_ids` per rebalance, `broker_ids` per batch broker."""
+    import pyarrow as pa
+
+    entry_r = batch.entry_rebalance()[rows.entry]
+    scenario = batch.scenario[entry_r]
+    columns = [scenario.astype(np.int32), group_ids[entry_r], topic_ids[entry_r],
+               (rows.entry - batch.c_off[entry_r]).astype(np.int32), broker_ids[batch.q_broker[rows.queue]],
+               batch.q_id[rows.queue].astype(np.int32)]
+    if rows.extra:
+        e = np.array([x[0] for x in rows.extra], dtype=np.int64)
+        r = np.searchsorted(batch.c_off, e, "right") - 1
+        extra = [batch.scenario[r].astype(np.int32), group_ids[r], topic_ids[r],
+                 (e - batch.c_off[r]).astype(np.int32), np.array([brokers.id(q.broker) for _, q, _ in rows.extra],
+                                                                 dtype=np.int32),
+                 np.array([q.queue_id for _, q, _ in rows.extra], dtype=np.int32)]
+        columns = [np.concatenate([a, b]) for a, b in zip(columns, extra)]
+    return pa.RecordBatch.from_arrays([pa.array(c) for c in columns], schema=schema(ASSIGNMENT_FIELDS))
+
+
+def group_batch(batch: Batch, t: Tally, group_ids, topic_ids, scenarios, groups, topics, moved=None):
+    """One row per rebalance; `scenarios`, `groups`, `topics` are names (Arrow arrays or lists), `moved` the moved
+    queue count of each (0 without scenarios)."""
+    import pyarrow as pa
+
+    count = batch.rebalances
+    model = np.where(batch.model == CLUSTERING_CODE, "clustering", "broadcasting")
+    columns = [batch.scenario.astype(np.int32), group_ids, topic_ids, scenarios, groups, topics, model,
+               t.queues, t.subscribers, t.assignments, t.orphaned, t.duplicated, t.idle,
+               np.zeros(count, dtype=np.int32) if moved is None else moved, t.errored]
+    types = schema(GROUP_FIELDS)
+    return pa.RecordBatch.from_arrays(
+        [c if isinstance(c, pa.Array) else pa.array(c, type=f.type) for c, f in zip(columns, types)], schema=types)
+
+
+def process_batch(scenario_ids, group_ids, process, instance, client_id, host):
+    import pyarrow as pa
+
+    types = schema(PROCESS_FIELDS)
+    columns = [scenario_ids, group_ids, process, instance, client_id, host]
+    return pa.RecordBatch.from_arrays(
+        [c if isinstance(c, pa.Array) else pa.array(c, type=f.type) for c, f in zip(columns, types)], schema=types)
+
+
+# ------------------------------------------------------------------------------------ generated names, as Arrow
+
+
+def _decimal(values):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.cast(pa.array(np.asarray(values, dtype=np.int64)), pa.string())
+
+
+_DECIMALS: dict = {}
+
+
+def _small(values, limit: int = 256):
+    """Decimal strings of non-negative numbers below `limit`, by lookup in a table made once."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = _DECIMALS.get(limit)
+    if table is None:
+        table = _DECIMALS[limit] = pa.array([str(v) for v in range(limit)])
+    return pc.take(table, pa.array(np.asarray(values, dtype=np.int64)))
+
+
+def generated_group_names(groups: np.ndarray):
+    """(group names, topic names) of rebalances 2k (main) and 2k + 1 (retry) of the generated groups `groups`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    padded = pc.utf8_lpad(_decimal(np.repeat(groups, 2)), 7, "0")
+    group = pc.binary_join_element_wise(pa.scalar("GID_"), padded, "")
+    topic = pc.if_else(pa.array(np.tile([True, False], len(groups))),
+                       pc.binary_join_element_wise(pa.scalar("TOPIC_"), padded, ""),
+                       pc.binary_join_element_wise(pa.scalar("%RETRY%GID_"), padded, ""))
+    return group, topic
+
+
+def generated_process_names(names):
+    """(instance, client_id, host) of every process of a generated batch (`planner.generate.GeneratedNames`),
+    the formulas of `planner.generate.generated_group` as Arrow string kernels (a colliding group's shared host
+    is made once per group)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from planner.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
+
+    k, i = names.process_group, names.process_i
+    colliding_group = np.asarray(names.colliding)
+    colliding = pa.array(colliding_group[k])
+    a = (np.asarray(names.a0)[k] + i * PROCESS_STEP) % MODULUS
+    nano = (np.asarray(names.nano0)[k] + i * NANOTIME_STEP) % MODULUS
+    high = int(i.max()) // 256 + 1 if len(i) else 1
+    own = pc.binary_join_element_wise(pa.scalar("10"), _small(a % 256), _small(i // 256, high), _small(i % 256), ".")
+    shared = pc.binary_join_element_wise(pa.scalar("10."), _small(np.asarray(names.shared_host)), pa.scalar(".0.1"),
+                                         "")
+    host = pc.if_else(colliding, pc.take(shared, pa.array(k)), own)
+    suffix = pc.if_else(colliding, _decimal(i + 1), pa.scalar("1"))
+    instance = pc.binary_join_element_wise(host, suffix, "#")
+    own_id = pc.binary_join_element_wise(own, pa.scalar("@"), _small(1 + (a >> 8) % 65535, 65536), pa.scalar("#"),
+                                         _decimal(nano), "")
+    shared_id = pc.binary_join_element_wise(shared, pa.scalar("1"), "@")
+    client_id = pc.if_else(colliding, pc.take(shared_id, pa.array(k)), own_id)
+    return instance, client_id, host
+
+
+# ------------------------------------------------------------------------------------------------ the writing
+
+
+class ParquetSink:
+    """Writes each table's record batches into `<directory>/<table>/<part>.parquet` (one file per table and
+    sink), first under a hidden name that `close` renames: a task that fails or runs again leaves no half file."""
+
+    def __init__(self, directory: str, part: str):
+        self.directory, self.part = directory, part
+        self.writers: dict = {}
+
+    def __call__(self, table: str, batch) -> None:
+        import os
+
+        import pyarrow.parquet as pq
+
+        writer = self.writers.get(table)
+        if writer is None:
+            folder = os.path.join(self.directory, table)
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, f".{self.part}.parquet.tmp")
+            writer = self.writers[table] = (pq.ParquetWriter(path, batch.schema), path)
+        writer[0].write_batch(batch)
+
+    def close(self) -> None:
+        import os
+
+        for writer, path in self.writers.values():
+            writer.close()
+            folder, name = os.path.split(path)
+            os.replace(path, os.path.join(folder, name[1:-len(".tmp")]))
+        self.writers.clear()
+
+
+def write_empty_tables(directory: str) -> None:
+    """Every table that nothing wrote gets an empty file, so that readers find its columns."""
+    import os
+
+    for name, fields in TABLES.items():
+        folder = os.path.join(directory, name)
+        if not os.path.isdir(folder) or not any(f.endswith(".parquet") for f in os.listdir(folder)):
+            sink = ParquetSink(directory, "part-empty")
+            import pyarrow as pa
+
+            sink(name, pa.RecordBatch.from_pylist([], schema=schema(fields)))
+            sink.close()
+
+
+def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebalances, results, brokers: BrokerIds):
+    """The hand-written groups' rows of every table (the driver has them all). Returns the number of topic ids
+    used (generated topics are numbered after them)."""
+    import pyarrow as pa
+
+    topic_ids: dict = {}
+    for rb in rebalances:
+        topic_ids.setdefault(rb.topic, len(topic_ids))
+    if not batch.rebalances:
+        return len(topic_ids)
+    sink = ParquetSink(directory, "part-hand-written")
+    broker_ids = brokers.of(batch.brokers)
+    group_ids, topic_of = batch.group, np.array([topic_ids[rb.topic] for rb in rebalances], dtype=np.int64)
+    sink("assignments", assignment_batch(batch, rows, group_ids, topic_of, broker_ids, brokers))
+    sink("groups", group_batch(batch, t, group_ids, topic_of, pa.array([r.scenario for r in results]),
+                               pa.array([r.group for r in results]), pa.array([r.topic for r in results]),
+                               np.array([len(r.moved) for r in results], dtype=np.int32)))
+    scenario_ids, group_col, process, instance, client_id, host = [], [], [], [], [], []
+    seen = set()
+    for r, rb in enumerate(rebalances):
+        key = (int(batch.scenario[r]), int(batch.group[r]))
+        if key in seen:
+            continue
+        seen.add(key)
+        for i, p in enumerate(rb.processes):
+            scenario_ids.append(key[0])
+            group_col.append(key[1])
+            process.append(i)
+            instance.append(p.instance)
+            client_id.append(p.client_id)
+            host.append(p.host)
+    sink("processes", process_batch(np.array(scenario_ids, dtype=np.int32), np.array(group_col, dtype=np.int64),
+                                    np.array(process, dtype=np.int32), instance, client_id, host))
+    sink.close()
+    return len(topic_ids)
+
+
+FINDINGS_FILE = "findings.json"
+
+
+def write_hand_written_out(out, hand, brokers: BrokerIds) -> tuple[int, int]:
+    """Tables and findings (a new findings.json) of the hand-written part of a run (`planner.results.HandWritten`)
+    into `out.directory`; returns (topic ids used, findings written)."""
+    import json
+    import os
+
+    topics = write_hand_written(out.directory, hand.rebalances.batch, hand.rows, hand.tally,
+                                hand.rebalances.rebalances, hand.sim.results, brokers)
+    findings = out.find(hand.sim)
+    with open(os.path.join(out.directory, FINDINGS_FILE), "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(x.to_json()) + "\n" for x in findings)
+    return topics, len(findings)
