@@ -1,0 +1,386 @@
+"""A live cluster as saved `mqadmin` outputs (`rmqplan fleet --cluster DIR`).
+
+The directory holds what an operator saved, one file per command:
+
+- `topicRoute-<Topic>.json`: `mqadmin topicRoute -t <Topic>` (fastjson, see `planner.sources.relaxed_json`;
+  the output does not name the topic, the file name does). `queueDatas` give each broker's `readQueueNums`,
+  `writeQueueNums` and `perm` (bits: 2 write, 4 read, 6 both; the broker registers its topics with its own
+  permission folded in, so this is the effective permission); `brokerDatas` the cluster and addresses.
+  Older brokers spell the system-flag field `topicSynFlag`; it is not used. The `-l` table form is read too.
+- `clusterList.txt`: `mqadmin clusterList`: cluster, broker name, BID (0 = master), address, version. The
+  columns after the version contain spaces and are not read.
+- `consumerConnection-<group>.txt`: `mqadmin consumerConnection -g <group>`: the connected clients (client id,
+  address, language, version as `V4_9_4`), the group's subscriptions (the topic, then the expression, which may
+  hold spaces), `ConsumeType`, `MessageModel`. Both the current table and the older numbered form
+  (`001  Topic: T  SubExpression: *`) are read. The `%RETRY%<group>` subscription that every clustering consumer
+  adds is kept as printed; `retry` on the subscription says so.
+
+`read_cluster_dir(path)` never raises on bad content: what cannot be read is a `SourceProblem`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from planner.sources import relaxed_json
+from planner.sources.origin import Origin, SourceProblem
+
+ROUTE_PREFIX, ROUTE_SUFFIX = "topicRoute-", ".json"
+CONSUMER_PREFIX, CONSUMER_SUFFIX = "consumerConnection-", ".txt"
+CLUSTER_LIST = "clusterList.txt"
+MAX_FILE_BYTES = 16 * 1024 * 1024
+PERM_READ, PERM_WRITE = 4, 2
+RETRY_PREFIX = "%RETRY%"
+_VERSION_NAME = re.compile(r"^V(\d+)_(\d+)_(\d+)(?:_(\w+))?$")
+
+
+@dataclass(frozen=True)
+class RouteQueues:
+    """One broker's queues of a topic."""
+
+    broker: str
+    read_queues: int
+    write_queues: int
+    perm: int
+    origin: Origin
+
+    @property
+    def readable(self) -> bool:
+        return bool(self.perm & PERM_READ)
+
+    @property
+    def writable(self) -> bool:
+        return bool(self.perm & PERM_WRITE)
+
+
+@dataclass(frozen=True)
+class RouteBroker:
+    name: str
+    cluster: str
+    addresses: dict  # broker id (0 = master) -> "ip:port"
+    origin: Origin
+
+
+@dataclass
+class TopicRoute:
+    topic: str
+    queues: list[RouteQueues]
+    brokers: list[RouteBroker]
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class ClusterBroker:
+    cluster: str
+    name: str
+    broker_id: int
+    address: str
+    version: str  # as printed, e.g. "V5_1_4"
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Connection:
+    client_id: str
+    address: str
+    language: str
+    version: Optional[str]  # "4.9.4", or None when the printed name is not a release
+    origin: Origin
+
+    @property
+    def ip(self) -> str:
+        return self.client_id.split("@", 1)[0]
+
+    @property
+    def instance_name(self) -> str:
+        """What follows the IP in the client id: the instance name (pid, pid#nanoTime, or a fixed name),
+        with `@unitName` when the client set one."""
+        return self.client_id.split("@", 1)[1] if "@" in self.client_id else ""
+
+
+@dataclass(frozen=True)
+class ConnectedSubscription:
+    topic: str
+    expression: str
+    origin: Origin
+
+    @property
+    def retry(self) -> bool:
+        return self.topic.startswith(RETRY_PREFIX)
+
+
+@dataclass
+class ConsumerConnection:
+    group: str
+    connections: list[Connection]
+    subscriptions: list[ConnectedSubscription]
+    consume_type: Optional[str]  # CONSUME_PASSIVELY (push) | CONSUME_ACTIVELY (pull) | CONSUME_POP
+    message_model: Optional[str]  # CLUSTERING | BROADCASTING
+    origin: Origin
+    message_model_origin: Optional[Origin] = None
+
+
+@dataclass
+class ClusterSnapshot:
+    routes: dict[str, TopicRoute] = field(default_factory=dict)  # topic -> route
+    brokers: list[ClusterBroker] = field(default_factory=list)
+    consumers: dict[str, ConsumerConnection] = field(default_factory=dict)  # group -> connections
+    problems: list[SourceProblem] = field(default_factory=list)
+
+
+def version_from_name(name: str) -> Optional[str]:
+    """`V4_9_4` -> `4.9.4`, `V5_0_0_SNAPSHOT` -> `5.0.0-SNAPSHOT`; None for anything else."""
+    m = _VERSION_NAME.match(name.strip())
+    if not m:
+        return None
+    version = f"{m.group(1)}.{m.group(2)}.{m.group(3)}"
+    return f"{version}-{m.group(4)}" if m.group(4) else version
+
+
+# --- topicRoute ---------------------------------------------------------------------------------------------
+
+
+class _Bad(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def _int_field(obj: relaxed_json.JsonObject, key: str, what: str) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        line = obj.lines.get(key, 0)
+        raise _Bad(line, f"{what}: `{key}` must be a non-negative whole number, found {value!r}")
+    return value
+
+
+def parse_topic_route(text: str, topic: str, path: str) -> tuple[Optional[TopicRoute], list[SourceProblem]]:
+    """A topic's route from `mqadmin topicRoute` output (JSON, or the `-l` table)."""
+    if text.lstrip().startswith("#ClusterName"):
+        return _parse_route_table(text, topic, path)
+    try:
+        data = relaxed_json.parse(text)
+    except relaxed_json.RelaxedJsonError as err:
+        return None, [SourceProblem(Origin(path, err.line), f"not a topicRoute output: {err.message}")]
+    if not isinstance(data, relaxed_json.JsonObject) or "queueDatas" not in data:
+        return None, [SourceProblem(Origin(path, 1), "not a topicRoute output: no `queueDatas`")]
+    problems: list[SourceProblem] = []
+    queues: list[RouteQueues] = []
+    brokers: list[RouteBroker] = []
+    for i, item in enumerate(data.get("queueDatas") or []):
+        what = f"queueDatas[{i}]"
+        try:
+            if not isinstance(item, relaxed_json.JsonObject):
+                raise _Bad(data.lines.get("queueDatas", 0), f"{what} is not an object")
+            name = item.get("brokerName")
+            if not isinstance(name, str) or not name:
+                raise _Bad(item.lines.get("brokerName", data.lines["queueDatas"]), f"{what}: no brokerName")
+            line = item.lines.get("readQueueNums", item.lines.get("brokerName", 0))
+            queues.append(RouteQueues(name, _int_field(item, "readQueueNums", what),
+                                      _int_field(item, "writeQueueNums", what), _int_field(item, "perm", what),
+                                      Origin(path, line)))
+        except _Bad as bad:
+            problems.append(SourceProblem(Origin(path, bad.line), bad.message))
+    for i, item in enumerate(data.get("brokerDatas") or []):
+        if not isinstance(item, relaxed_json.JsonObject) or not isinstance(item.get("brokerName"), str):
+            problems.append(SourceProblem(Origin(path, data.lines.get("brokerDatas", 0)),
+                                          f"brokerDatas[{i}]: no brokerName"))
+            continue
+        addrs = item.get("brokerAddrs")
+        addresses = {}
+        if isinstance(addrs, dict):
+            for key, value in addrs.items():
+                if isinstance(value, str) and str(key).lstrip("-").isdigit():
+                    addresses[int(key)] = value
+        cluster = item.get("cluster")
+        brokers.append(RouteBroker(item["brokerName"], cluster if isinstance(cluster, str) else "", addresses,
+                                   Origin(path, item.lines.get("brokerName", 0))))
+    return TopicRoute(topic, queues, brokers, Origin(path, 1)), problems
+
+
+_ROUTE_ROW = re.compile(r"^(\S+)\s+(\S+)\s+(\{[^}]*\})\s+(\d+)\s+(\d+)\s+(\d+)\s*$")
+
+
+def _parse_route_table(text: str, topic: str, path: str) -> tuple[Optional[TopicRoute], list[SourceProblem]]:
+    """`mqadmin topicRoute -l`: `#ClusterName #BrokerName #BrokerAddrs #ReadQueue #WriteQueue #Perm` rows,
+    the addresses as Java prints a map (`{0=10.0.0.1:10911, 1=...}`), a dashed rule and a `Total:` line."""
+    queues, brokers, problems = [], [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "-", "Total:")):
+            continue
+        m = _ROUTE_ROW.match(stripped)
+        if not m:
+            problems.append(SourceProblem(Origin(path, number), "not a topicRoute -l row"))
+            continue
+        cluster, broker, addrs, read, write, perm = m.groups()
+        addresses = {}
+        for part in addrs[1:-1].split(","):
+            key, _, value = part.strip().partition("=")
+            if key.strip().isdigit() and value:
+                addresses[int(key)] = value.strip()
+        origin = Origin(path, number)
+        queues.append(RouteQueues(broker, int(read), int(write), int(perm), origin))
+        brokers.append(RouteBroker(broker, cluster, addresses, origin))
+    if not queues and not problems:
+        problems.append(SourceProblem(Origin(path, 1), "topicRoute -l output with no broker row"))
+    return (TopicRoute(topic, queues, brokers, Origin(path, 1)) if queues else None), problems
+
+
+# --- clusterList ----------------------------------------------------------------------------------------------
+
+
+def parse_cluster_list(text: str, path: str) -> tuple[list[ClusterBroker], list[SourceProblem]]:
+    """Brokers from `mqadmin clusterList`. The `-m` statistics form has no addresses and gives no broker."""
+    brokers: list[ClusterBroker] = []
+    problems: list[SourceProblem] = []
+    header_seen = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#Cluster Name"):
+            header_seen = "#BID" in stripped and "#Addr" in stripped
+            if not header_seen:
+                problems.append(SourceProblem(Origin(path, number),
+                                              "clusterList without #BID/#Addr columns (the -m form?): not read"))
+                return [], problems
+            continue
+        if not header_seen:
+            continue
+        tokens = stripped.split()
+        if len(tokens) < 5 or not tokens[2].isdigit():
+            problems.append(SourceProblem(Origin(path, number), "not a clusterList row"))
+            continue
+        brokers.append(ClusterBroker(tokens[0], tokens[1], int(tokens[2]), tokens[3], tokens[4],
+                                     Origin(path, number)))
+    if not header_seen and not problems:
+        problems.append(SourceProblem(Origin(path, 1), "not a clusterList output: no `#Cluster Name` header"))
+    return brokers, problems
+
+
+# --- consumerConnection ---------------------------------------------------------------------------------------
+
+_SUB_MARK = "Below is subscription:"
+_OLD_SUB = re.compile(r"^\d+\s+Topic:\s*(\S+)\s+SubExpression:\s*(.*)$")
+
+
+def parse_consumer_connection(text: str, group: str, path: str) -> tuple[Optional[ConsumerConnection],
+                                                                         list[SourceProblem]]:
+    connections: list[Connection] = []
+    subscriptions: list[ConnectedSubscription] = []
+    problems: list[SourceProblem] = []
+    consume_type = message_model = None
+    model_origin = None
+    section = "connections"
+    saw_anything = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        origin = Origin(path, number)
+        line = raw.strip()
+        if _SUB_MARK in line:
+            section = "subscriptions"
+            saw_anything = True
+            line = line.split(_SUB_MARK, 1)[1].strip()  # the old form printed the first row on this line
+            if not line:
+                continue
+        if not line or line.startswith("#"):
+            saw_anything = saw_anything or line.startswith("#ClientId")
+            continue
+        key, sep, value = line.partition(":")
+        if sep and key in ("ConsumeType", "MessageModel", "ConsumeFromWhere"):
+            section = "footer"
+            saw_anything = True
+            if key == "ConsumeType":
+                consume_type = value.strip() or None
+            elif key == "MessageModel":
+                message_model, model_origin = value.strip() or None, origin
+            continue
+        if section == "connections":
+            tokens = line.split()
+            if len(tokens) == 5 and tokens[0].isdigit():  # the old numbered form
+                tokens = tokens[1:]
+            if len(tokens) != 4:
+                problems.append(SourceProblem(origin, "not a consumerConnection client row"))
+                continue
+            client_id, address, language, version = tokens
+            connections.append(Connection(client_id, address, language, version_from_name(version), origin))
+            saw_anything = True
+        elif section == "subscriptions":
+            m = _OLD_SUB.match(line)
+            if m:
+                topic, expression = m.group(1), m.group(2).strip()
+            else:
+                topic, _, expression = line.partition(" ")
+                expression = expression.strip()
+            subscriptions.append(ConnectedSubscription(topic, expression, origin))
+    if not saw_anything:
+        return None, [SourceProblem(Origin(path, 1), "not a consumerConnection output")]  # one line, not one a row
+    return ConsumerConnection(group, connections, subscriptions, consume_type, message_model, Origin(path, 1),
+                              model_origin), problems
+
+
+# --- the directory --------------------------------------------------------------------------------------------
+
+
+def _read_text(path: Path, problems: list[SourceProblem]) -> Optional[str]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.append(SourceProblem(Origin(str(path)), f"{size >> 20} MB is too large for an mqadmin output"))
+            return None
+        data = path.read_bytes()
+    except OSError as err:
+        problems.append(SourceProblem(Origin(str(path)), f"cannot read: {err.strerror or err}"))
+        return None
+    if b"\0" in data:
+        problems.append(SourceProblem(Origin(str(path)), "binary file, not an mqadmin output"))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        problems.append(SourceProblem(Origin(str(path), line), f"not UTF-8 (byte 0x{data[err.start]:02x})"))
+        return None
+
+
+def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
+    """Every saved mqadmin output in `directory` (not recursive). Unknown files are ignored."""
+    snapshot = ClusterSnapshot()
+    root = Path(directory)
+    try:
+        entries = sorted(p for p in root.iterdir() if p.is_file())
+    except OSError as err:
+        snapshot.problems.append(SourceProblem(Origin(str(root)), f"cannot list: {err.strerror or err}"))
+        return snapshot
+    for path in entries:
+        name, label = path.name, str(path)
+        if name.startswith(ROUTE_PREFIX) and name.endswith(ROUTE_SUFFIX):
+            topic = name[len(ROUTE_PREFIX):-len(ROUTE_SUFFIX)]
+            text = _read_text(path, snapshot.problems)
+            if text is None or not topic:
+                continue
+            route, problems = parse_topic_route(text, topic, label)
+            snapshot.problems.extend(problems)
+            if route is not None:
+                snapshot.routes[topic] = route
+        elif name == CLUSTER_LIST:
+            text = _read_text(path, snapshot.problems)
+            if text is not None:
+                brokers, problems = parse_cluster_list(text, label)
+                snapshot.brokers.extend(brokers)
+                snapshot.problems.extend(problems)
+        elif name.startswith(CONSUMER_PREFIX) and name.endswith(CONSUMER_SUFFIX):
+            group = name[len(CONSUMER_PREFIX):-len(CONSUMER_SUFFIX)]
+            text = _read_text(path, snapshot.problems)
+            if text is None or not group:
+                continue
+            consumer, problems = parse_consumer_connection(text, group, label)
+            snapshot.problems.extend(problems)
+            if consumer is not None:
+                snapshot.consumers[group] = consumer
+    return snapshot

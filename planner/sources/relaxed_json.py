@@ -1,0 +1,188 @@
+"""The JSON that `mqadmin` prints: fastjson's, which is not strict JSON.
+
+fastjson writes a `Map<Long, String>` (a broker's addresses, `brokerAddrs`) with bare numeric keys,
+`{0:"10.0.0.1:10911"}`, and pretty-prints with tabs. This parser takes strict JSON plus what fastjson adds:
+object keys that are bare numbers or identifiers, single-quoted strings, and a trailing comma. Every object
+remembers the line of each of its keys (`JsonObject.lines`), so a reader can say where a value came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_DEPTH = 200  # real route data nests 4 deep; deeper is not an mqadmin output
+
+
+class RelaxedJsonError(ValueError):
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(f"{line}:{column}: {message}")
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+class JsonObject(dict):
+    """A parsed object; `lines[key]` is the 1-based line its key stands on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: dict[str, int] = {}
+
+
+_ESCAPES = {'"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_BARE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$-+.")
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.line = 1
+        self.line_start = 0
+
+    def fail(self, message: str) -> RelaxedJsonError:
+        return RelaxedJsonError(self.line, self.pos - self.line_start + 1, message)
+
+    def skip_space(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch == "\n":
+                self.line += 1
+                self.line_start = self.pos + 1
+            elif ch not in " \t\r\ufeff":
+                return
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip_space()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, ch: str) -> None:
+        if self.peek() != ch:
+            found = repr(self.text[self.pos]) if self.pos < len(self.text) else "the end of the text"
+            raise self.fail(f"expected {ch!r}, found {found}")
+        self.pos += 1
+
+    def value(self, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} deep")
+        ch = self.peek()
+        if not ch:
+            raise self.fail("unexpected end of the text")
+        if ch == "{":
+            return self.object(depth)
+        if ch == "[":
+            return self.array(depth)
+        if ch in "\"'":
+            return self.string()
+        word = self.bare()
+        if word == "true":
+            return True
+        if word == "false":
+            return False
+        if word == "null":
+            return None
+        return self.number(word)
+
+    def bare(self) -> str:
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] in _BARE:
+            self.pos += 1
+        if start == self.pos:
+            found = repr(self.text[self.pos]) if self.pos < len(self.text) else "end of the text"
+            raise self.fail(f"unexpected {found}")
+        return self.text[start:self.pos]
+
+    def number(self, word: str) -> int | float:
+        try:
+            return int(word)
+        except ValueError:
+            pass
+        try:
+            return float(word)
+        except ValueError:
+            raise self.fail(f"not a value: {word!r}") from None
+
+    def string(self) -> str:
+        quote = self.text[self.pos]
+        self.pos += 1
+        out: list[str] = []
+        text, n = self.text, len(self.text)
+        while True:
+            if self.pos >= n:
+                raise self.fail("unterminated string")
+            ch = text[self.pos]
+            if ch == quote:
+                self.pos += 1
+                return "".join(out)
+            if ch == "\n":
+                raise self.fail("line break inside a string")
+            if ch == "\\":
+                self.pos += 1
+                esc = text[self.pos] if self.pos < n else ""
+                if esc == "u":
+                    digits = text[self.pos + 1:self.pos + 5]
+                    if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                        raise self.fail("bad \\u escape")
+                    code = int(digits, 16)
+                    self.pos += 5
+                    low = text[self.pos + 2:self.pos + 6] if text.startswith("\\u", self.pos) else ""
+                    if 0xD800 <= code < 0xDC00 and len(low) == 4 and all(c in "0123456789abcdefABCDEF" for c in low) \
+                            and 0xDC00 <= int(low, 16) < 0xE000:  # a surrogate pair: one character, as JSON says
+                        code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                        self.pos += 6
+                    out.append(chr(code))
+                    continue
+                if esc not in _ESCAPES:
+                    raise self.fail(f"bad escape \\{esc}")
+                out.append(_ESCAPES[esc])
+                self.pos += 1
+                continue
+            out.append(ch)
+            self.pos += 1
+
+    def object(self, depth: int) -> JsonObject:
+        self.pos += 1
+        obj = JsonObject()
+        while True:
+            ch = self.peek()
+            if ch == "}":
+                self.pos += 1
+                return obj
+            if not ch:
+                raise self.fail("unexpected end of the text")
+            line = self.line
+            key = self.string() if ch in "\"'" else self.bare()
+            self.expect(":")
+            obj[key] = self.value(depth + 1)
+            obj.lines[key] = line
+            ch = self.peek()
+            if ch == ",":
+                self.pos += 1
+            elif ch != "}":
+                raise self.fail("expected ',' or '}'")
+
+    def array(self, depth: int) -> list:
+        self.pos += 1
+        items: list = []
+        while True:
+            ch = self.peek()
+            if ch == "]":
+                self.pos += 1
+                return items
+            items.append(self.value(depth + 1))
+            ch = self.peek()
+            if ch == ",":
+                self.pos += 1
+            elif ch != "]":
+                raise self.fail("expected ',' or ']'")
+
+
+def parse(text: str) -> Any:
+    """The value `text` holds. Raises RelaxedJsonError (with line and column) when it is not one."""
+    parser = _Parser(text)
+    result = parser.value(0)
+    if parser.peek():
+        raise parser.fail("text after the value")
+    return result
