@@ -7,7 +7,7 @@ give no finding of this rule and INVALID ones give exactly the expected findings
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Iterable
 
 from rmqlint.findings import Finding
