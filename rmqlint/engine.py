@@ -1,5 +1,5 @@
 """The lint run: settings -> discovery -> per-file facts (cached, prefiltered, parsed on demand) -> linker ->
-rules -> RMQ900 for unreadable files -> suppressions -> the findings of the files the user asked about.
+rules (RMQ900 among them) -> suppressions -> the findings of the files the user asked about.
 
 Only files that mention RocketMQ (the frontends' byte prefilter) and Spring configuration files are parsed up
 front. Other files are parsed only when the linker needs a constant or a listener class they declare (a consumer
@@ -24,21 +24,6 @@ from rmqlint.findings import SEVERITIES, Finding, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
-PROBLEM_CODE = "RMQ900"
-PROBLEM_NAME = "unreadable-file"
-PROBLEM_SUMMARY = "A file could not be read or parsed; the run continues without it"
-PROBLEM_DOCS = """\
-## What it does
-Reports a file rmqlint could not read or parse: unreadable, binary, not UTF-8, larger than the size limit, or with
-a syntax error. The rest of the project is still linted.
-
-## Why is this bad?
-Nothing in that file was checked, and constants it declares cannot be resolved, so findings may be missing.
-
-## Fix
-Fix the syntax error or the encoding (rmqlint reads UTF-8), or exclude the file with `exclude` in
-`[tool.rmqlint]`.
-"""
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
 
 
@@ -68,7 +53,7 @@ class LintResult:
 def known_codes() -> set[str]:
     from rules import ALL_RULES
 
-    return {rule.CODE for rule in ALL_RULES} | {PROBLEM_CODE}
+    return {rule.CODE for rule in ALL_RULES}
 
 
 def resolve_settings(root: Path, options: LintOptions, cache: FactsCache | None = None) -> Settings:
@@ -96,7 +81,7 @@ def lint(options: LintOptions) -> LintResult:
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
     stats = loader.stat_all()
-    state = repr((sorted(r.CODE for r in rules), settings.enabled(PROBLEM_CODE), findings_stamp()))
+    state = repr((sorted(r.CODE for r in rules), findings_stamp()))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
     if findings is not None:
         cache.accept_memo()
@@ -105,7 +90,7 @@ def lint(options: LintOptions) -> LintResult:
 
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root)).link()
-        findings = run_rules(project, rules, settings)
+        findings = run_rules(project, rules)
         cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
@@ -136,15 +121,11 @@ def _from_memo(items: list | None) -> list[Finding] | None:
     return findings
 
 
-def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:
-    """Every rule's findings plus RMQ900 for file problems, suppressions applied, sorted and de-duplicated."""
+def run_rules(project: Project, rules: Iterable) -> list[Finding]:
+    """Every rule's findings, suppressions applied, sorted and de-duplicated."""
     findings: set[Finding] = set()
     for rule in rules:
         findings.update(rule.check(project))
-    if settings is None or settings.enabled(PROBLEM_CODE):
-        for facts in project.files.values():
-            for problem in facts.problems:
-                findings.add(Finding(PROBLEM_CODE, "info", problem.message, problem.location))
     return sorted(apply_suppressions(list(findings), project.files), key=Finding.sort_key)
 
 

@@ -37,5 +37,10 @@ class Rule:
     def check(self, project: Project) -> Iterable[Finding]:
         raise NotImplementedError
 
+    def looks_at(self, project: Project) -> bool:
+        """Whether the project holds anything this rule examines: a VALID example must (it is a near miss, not an
+        empty project). The test suite checks it for every VALID example."""
+        return bool(project.files)
+
     def finding(self, message: str, location) -> Finding:
         return Finding(self.CODE, self.SEVERITY, message, location)

@@ -364,6 +364,10 @@ it at a per-replica property such as `${HOSTNAME}`.
         Example({"consumer.py": _PYTHON2_DYNAMIC}, note="Python: dynamic name, a producer, a broadcasting consumer"),
     ]
 
+    def looks_at(self, project: Project) -> bool:
+        """A consumer, or a client with an instanceName."""
+        return any(c.role != "producer" or c.instance_name for _f, c in project.clients())
+
     def check(self, project: Project) -> Iterable[Finding]:
         for _facts, client in project.clients():
             if client.role not in REBALANCING_ROLES or client.instance_name is None:

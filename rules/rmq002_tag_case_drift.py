@@ -489,6 +489,11 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
         ),
     ]
 
+    def looks_at(self, project: Project) -> bool:
+        """A subscription and a produced tag."""
+        return any(c.subscriptions for _f, c in project.clients() if c.role != "producer") \
+            and any(True for _ in project.produced())
+
     def check(self, project: Project) -> Iterable[Finding]:
         # topic -> drift key -> produced tag text -> locations
         produced: dict[str, dict[str, dict[str, set[Location]]]] = defaultdict(lambda: defaultdict(dict))

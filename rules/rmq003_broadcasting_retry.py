@@ -394,6 +394,11 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
         ),
     ]
 
+    def looks_at(self, project: Project) -> bool:
+        """A consumer with a sign of retries."""
+        return any(c.max_reconsume_times or c.delay_level or any(l.reconsume_later or l.throws for l in c.listeners)
+                   for _f, c in project.clients() if c.role != "producer")
+
     def check(self, project: Project) -> Iterable[Finding]:
         for _facts, client in project.clients():
             if not is_consumer(client) or message_model(client) != BROADCASTING or not _is_concurrent(client):
