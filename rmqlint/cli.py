@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from rmqlint.findings import SEVERITIES
+from rmqlint.reporters import FORMATS
 
-SUBCOMMANDS = ("rules", "explain")
 
 _EPILOG = """\
 commands:
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to report on (default: .)")
-    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+    parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
     parser.add_argument("--select", type=_codes, metavar="CODES",
                         help="comma-separated codes or prefixes to enable (e.g. RMQ001,RMQ00); default: all")

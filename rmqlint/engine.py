@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts, findings_stamp
+from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
 from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.frontends import frontend_named
-from rmqlint.facts import FileFacts, Location, facts_to_json
+from rmqlint.facts import FileFacts, Location, facts_from_json, facts_to_json
 from rmqlint.findings import SEVERITIES, Finding, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
@@ -278,7 +278,7 @@ class SourceIndex:
         if eager and not entry.relevant:
             return True  # parsed on demand in an earlier run; stays unparsed until asked for again
         try:
-            facts = decode_facts(entry.facts)
+            facts = facts_from_json(entry.facts)
         except Exception:  # a damaged or foreign entry is never trusted: parse again
             return False
         if not isinstance(facts, FileFacts) or facts.path != rel:
