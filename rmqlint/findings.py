@@ -1,4 +1,4 @@
-"""A finding: one problem at one place, as every reporter prints it (DESIGN §6)."""
+"""A finding: one problem at one place, as every reporter prints it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""JSON (DESIGN §6): `{"findings": [{code, path, line, column, end_line, end_column, severity, message}]}`,
+"""JSON: `{"findings": [{code, path, line, column, end_line, end_column, severity, message}]}`,
 paths relative to the project root and '/'-separated."""
 
 from __future__ import annotations
