@@ -19,7 +19,7 @@ from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts, finding
 from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.facts import FileFacts, Location, Problem, facts_to_json
-from rmqlint.findings import SEVERITIES, Finding, severity_rank
+from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
@@ -112,27 +112,14 @@ def lint(options: LintOptions) -> LintResult:
     return LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
 
 
-def finding_to_json(finding: Finding) -> list:
-    loc = finding.location
-    return [finding.code, finding.severity, finding.message, loc.path, loc.line, loc.column, loc.end_line,
-            loc.end_column]
-
-
-_MEMO_TYPES = (str, str, str, str, int, int, int, int)
-
-
 def _from_memo(items: list | None) -> list[Finding] | None:
     """Findings from the memo, or None when it is absent or damaged in any way (then the run lints for real)."""
     if items is None:
         return None
-    findings = []
-    for item in items:
-        if not (isinstance(item, list) and len(item) == len(_MEMO_TYPES)
-                and all(type(v) is t for v, t in zip(item, _MEMO_TYPES)) and item[1] in SEVERITIES):
-            return None
-        code, severity, message, path, line, column, end_line, end_column = item
-        findings.append(Finding(code, severity, message, Location(path, line, column, end_line, end_column)))
-    return findings
+    try:
+        return [finding_from_json(item) for item in items]
+    except (ValueError, TypeError):
+        return None
 
 
 def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:
