@@ -26,7 +26,9 @@ commands:
   ./rules)
 
 The whole project (the nearest directory above PATH holding .git, pyproject.toml or .rmqlint.toml) is indexed, so
-constants and producers in other files are seen; findings are reported for PATH only. Settings come from
+constants and producers in other files are seen; findings are reported for PATH only. A git repository or a
+directory with .rmqlint.toml or [tool.rmqlint] below it is a project of its own, linted alone. Paths print
+relative to the current directory (absolute outside it). Settings come from
 [tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on); options override them.
 A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
 

@@ -1,9 +1,10 @@
-"""JSON: `{"version", "root", "files", "findings": [...]}`.
+"""JSON: `{"version", "root", "files", "projects", "findings": [...]}`.
 
 Each finding has `code`, `path`, `line`, `column` (1-based), `end_line`, `end_column`, `severity`, `message`, and
 `related`: every other place it cites (each with `path`, `line`, `column`, `end_line`, `end_column`, `message`).
 Paths, including the ones inside messages, are '/'-separated and relative to the current directory (absolute
-outside it); `root` is the linted tree's root in the same form and `files` the number of files checked.
+outside it); `root` is the linted tree's root in the same form, `files` the number of files checked and `projects`
+the roots of the projects linted (the root, and every git repository or marked project below it, each on its own).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def render_json(result) -> str:
         "version": package_version(),
         "root": display_path(result.root, ""),
         "files": result.files_checked,
+        "projects": [display_path(result.root, project) for project in result.projects],
         "findings": [finding_to_dict(f, result.root) for f in result.findings],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

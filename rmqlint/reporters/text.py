@@ -18,6 +18,8 @@ def render_text(result) -> str:
 
 def summary(result) -> str:
     files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
+    if len(result.projects) > 1:
+        files += f" of {len(result.projects)} projects"
     if not result.findings:
         return f"No findings in {files}."
     counts = {}
