@@ -16,19 +16,15 @@ a failed run. Writes go to a temporary file and are renamed into place, so reade
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import os
 import sys
 import time
-import types
-import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from rmqlint import values as _values
-from rmqlint.facts import FACTS_VERSION, FileFacts
+from rmqlint.facts import FACTS_VERSION
 
 CACHE_DIR = ".rmqlint_cache"
 CACHE_FILE = "index.json"  # per file: stat, hash, prefilter verdict; the memo; the walk; the settings
@@ -376,86 +372,3 @@ def _write_marker_files(directory: Path) -> None:
     tag = directory / "CACHEDIR.TAG"
     if not tag.exists():
         tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# rmqlint facts cache\n", encoding="utf-8")
-
-
-# --- decoding -----------------------------------------------------------------------------------------------
-# `facts_from_json` inspects type hints for every value it decodes; a warm run decodes every relevant file, so the
-# cache compiles one decoder per dataclass from the same hints, once. Same input, same output, and the same
-# exceptions on malformed data (the engine then parses the file again).
-
-_VALUE_KINDS = {_values.Lit, _values.Dynamic, _values.ConstRef, _values.Placeholder, _values.Concat}
-
-
-def decode_facts(data: dict) -> FileFacts:
-    if not isinstance(data, dict):
-        raise TypeError("facts must be an object")
-    return _decoder(FileFacts)(data)
-
-
-def _value(data):
-    """`values.from_json`, checking every field's type: a cache file is input, not trusted memory."""
-    if data is None:
-        return None
-    kind = data["k"]
-    if kind == "Lit":
-        return _values.Lit(_str(data["text"]))
-    if kind == "Dynamic":
-        return _values.Dynamic(_str(data["reason"]))
-    if kind == "ConstRef":
-        return _values.ConstRef(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), _str(data["name"]))
-    if kind == "Placeholder":
-        return _values.Placeholder(_str(data["key"]), _value(data["default"]))
-    if kind == "Concat":
-        return _values.Concat(tuple(_value(p) for p in data["parts"]))
-    raise ValueError(f"unknown value kind {kind!r}")
-
-
-def _str(value):
-    if type(value) is not str:
-        raise TypeError("expected a string")
-    return value
-
-
-def _checked(kind):
-    def check(value):
-        if type(value) is not kind:
-            raise TypeError(f"expected {kind.__name__}")
-        return value
-
-    return check
-
-
-@functools.lru_cache(maxsize=None)
-def _decoder(tp):
-    if tp is _values.Value or tp == "Value":
-        return _value
-    if tp in (str, int, bool):
-        return _checked(tp)
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if set(args) == _VALUE_KINDS:
-            return _value
-        inner = _decoder(args[0])
-        return lambda d: None if d is None else inner(d)
-    if origin is list:
-        (item_type,) = typing.get_args(tp)
-        item = _decoder(item_type)
-        return lambda d: [item(x) for x in _checked(list)(d)]
-    if origin is dict:
-        key_type, value_type = typing.get_args(tp)
-        value = _decoder(value_type)
-        return lambda d: {key_type(k): value(v) for k, v in _checked(dict)(d).items()}
-    if dataclasses.is_dataclass(tp):
-        hints = typing.get_type_hints(tp)
-        fields = [(name, _decoder(hint)) for name, hint in hints.items()]
-
-        def decode(d):
-            if d is None:
-                return None
-            if type(d) is not dict:
-                raise TypeError(f"expected an object for {tp.__name__}")
-            return tp(**{name: fn(d[name]) for name, fn in fields if name in d})
-
-        return decode
-    return lambda d: d

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from rmqlint.findings import SEVERITIES
+from rmqlint.reporters import FORMATS
 
-SUBCOMMANDS = ("rules", "explain")
 
 _EPILOG = """\
 commands:
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to report on (default: .)")
-    parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+    parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text)")
     parser.add_argument("--select", type=_codes, metavar="CODES",
                         help="comma-separated codes or prefixes to enable (e.g. RMQ001,RMQ00); default: all")
@@ -126,10 +126,7 @@ def _rules_command(argv: list[str]) -> int:
     parser.parse_args(argv)
     from rules import ALL_RULES
 
-    from rmqlint.engine import PROBLEM_CODE, PROBLEM_NAME, PROBLEM_SUMMARY
-
     rows = [(r.CODE, r.NAME, r.SEVERITY, r.SUMMARY) for r in ALL_RULES]
-    rows.append((PROBLEM_CODE, PROBLEM_NAME, "info", PROBLEM_SUMMARY))
     header = ("CODE", "NAME", "SEVERITY", "SUMMARY")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
     lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
@@ -144,18 +141,12 @@ def _explain_command(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from rules import rule_by_code
 
-    from rmqlint.engine import PROBLEM_CODE, PROBLEM_DOCS, PROBLEM_NAME
-
     code = args.code.strip().upper()
-    if code == PROBLEM_CODE:
-        title, severity, docs = PROBLEM_NAME, "info", PROBLEM_DOCS
-    else:
-        rule = rule_by_code(code)
-        if rule is None:
-            _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
-            return 2
-        title, severity, docs = rule.NAME, rule.SEVERITY, rule.DOCS
-    _emit(f"# {code} {title} ({severity})\n\n{docs.strip()}\n")
+    rule = rule_by_code(code)
+    if rule is None:
+        _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
+        return 2
+    _emit(f"# {code} {rule.NAME} ({rule.SEVERITY})\n\n{rule.DOCS.strip()}\n")
     return 0
 
 

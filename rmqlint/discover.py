@@ -30,7 +30,7 @@ class Discovery:
     root: Path
     files: list[str]  # every project source file, relative '/'-separated, sorted
     report: set[str] = field(default_factory=set)  # the files whose findings are reported
-    kinds: dict[str, str] = field(default_factory=dict)  # path -> "java" | "python" | "spring"
+    kinds: dict[str, str] = field(default_factory=dict)  # path -> the name of the frontend that reads it
     # Projects nested below the root that the paths reach into (outermost only, relative): linted on their own.
     nested: list[str] = field(default_factory=list)
 
@@ -62,25 +62,11 @@ def _marked_ancestor(start: Path) -> Path | None:
 
 
 def source_kind(rel_path: str) -> str | None:
-    name = rel_path.rsplit("/", 1)[-1]
-    if name.endswith(".java"):
-        return "java"
-    if name.endswith(".py"):
-        return "python"
-    if _is_spring_config(rel_path):
-        return "spring"
-    return None
+    """The name of the frontend that reads this file (`rmqlint.frontends`), or None: not a file rmqlint reads."""
+    from rmqlint.frontends import frontend_for
 
-
-def _is_spring_config(rel_path: str) -> bool:
-    name = rel_path.rsplit("/", 1)[-1]
-    # A necessary condition, checked first so that a project without Spring files never imports the Spring
-    # frontend (and PyYAML) just to be told no; the frontend's own test is the authority.
-    if not (name.startswith(("application", "bootstrap")) and name.endswith((".properties", ".yml", ".yaml"))):
-        return False
-    from rmqlint.frontends.spring import is_spring_config
-
-    return is_spring_config(rel_path)
+    frontend = frontend_for(rel_path)
+    return frontend.name if frontend is not None else None
 
 
 def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...] = (), listing=None) -> Discovery:

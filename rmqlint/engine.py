@@ -1,5 +1,5 @@
 """The lint run: settings -> discovery -> per-file facts (cached, prefiltered, parsed on demand) -> linker ->
-rules -> RMQ900 for unreadable files -> suppressions -> the findings of the files the user asked about.
+rules (RMQ900 among them) -> suppressions -> the findings of the files the user asked about.
 
 Only files that mention RocketMQ (the frontends' byte prefilter) and Spring configuration files are parsed up
 front. Other files are parsed only when the linker needs a constant or a listener class they declare (a consumer
@@ -13,31 +13,17 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
-from rmqlint.cache import Entry, FactsCache, content_hash, decode_facts, findings_stamp
+from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
 from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
-from rmqlint.facts import FileFacts, Location, Problem, facts_to_json
+from rmqlint.frontends import frontend_named
+from rmqlint.facts import FileFacts, Location, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
-PROBLEM_CODE = "RMQ900"
-PROBLEM_NAME = "unreadable-file"
-PROBLEM_SUMMARY = "A file could not be read or parsed; the run continues without it"
-PROBLEM_DOCS = """\
-## What it does
-Reports a file rmqlint could not read or parse: unreadable, binary, not UTF-8, larger than the size limit, or with
-a syntax error. The rest of the project is still linted.
-
-## Why is this bad?
-Nothing in that file was checked, and constants it declares cannot be resolved, so findings may be missing.
-
-## Fix
-Fix the syntax error or the encoding (rmqlint reads UTF-8), or exclude the file with `exclude` in
-`[tool.rmqlint]`.
-"""
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
 
 
@@ -71,7 +57,7 @@ class LintResult:
 def known_codes() -> set[str]:
     from rules import ALL_RULES
 
-    return {rule.CODE for rule in ALL_RULES} | {PROBLEM_CODE}
+    return {rule.CODE for rule in ALL_RULES}
 
 
 def resolve_settings(root: Path, options: LintOptions, cache: FactsCache | None = None) -> Settings:
@@ -140,7 +126,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
     stats = loader.stat_all()
-    state = repr((sorted(r.CODE for r in rules), settings.enabled(PROBLEM_CODE), findings_stamp()))
+    state = repr((sorted(r.CODE for r in rules), findings_stamp()))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
     if findings is not None:
         cache.accept_memo()
@@ -149,7 +135,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
 
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root)).link()
-        findings = run_rules(project, rules, settings)
+        findings = run_rules(project, rules)
         cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
@@ -168,15 +154,11 @@ def _from_memo(items: list | None) -> list[Finding] | None:
         return None
 
 
-def run_rules(project: Project, rules: Iterable, settings: Settings | None = None) -> list[Finding]:
-    """Every rule's findings plus RMQ900 for file problems, suppressions applied, sorted and de-duplicated."""
+def run_rules(project: Project, rules: Iterable) -> list[Finding]:
+    """Every rule's findings, suppressions applied, sorted and de-duplicated."""
     findings: set[Finding] = set()
     for rule in rules:
         findings.update(rule.check(project))
-    if settings is None or settings.enabled(PROBLEM_CODE):
-        for facts in project.files.values():
-            for problem in facts.problems:
-                findings.add(Finding(PROBLEM_CODE, "info", problem.message, problem.location))
     return sorted(apply_suppressions(list(findings), project.files), key=Finding.sort_key)
 
 
@@ -196,51 +178,15 @@ def lint_sources(files: dict[str, str | bytes], rules: Iterable | None = None) -
 # --- frontends ------------------------------------------------------------------------------------------------
 
 
-def _frontend(kind: str, rel: str) -> tuple[Callable[[str, bytes], FileFacts], Callable[[bytes], bool] | None]:
-    """The parser of a file kind and its prefilter (None: always parse). Imported on first use: a warm run that
-    parses nothing does not pay for tree-sitter or libcst."""
-    if kind == "java":
-        from rmqlint.frontends import java
-
-        return java.parse_java, java.mentions_rocketmq
-    if kind == "python":
-        from rmqlint.frontends import python
-
-        return python.parse_python, python.mentions_rocketmq
-    from rmqlint.frontends import spring
-
-    if rel.endswith(".properties"):
-        return spring.parse_properties, None
-    return spring.parse_yaml, None
-
-
-def _problem_facts(rel: str, kind: str, message: str, line: int = 1, column: int = 1) -> FileFacts:
-    language = {"java": "java", "python": "python"}.get(kind, "yaml" if not rel.endswith(".properties") else "properties")
-    loc = Location(rel, line, column, line, column + 1)
-    return FileFacts(path=rel, language=language, problems=[Problem(message, loc)])
-
-
-def _decode_error(rel: str, kind: str, data: bytes) -> FileFacts | None:
-    """RMQ900 facts for bytes that are not UTF-8 text, with the position of the first bad byte."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        line_start = data.rfind(b"\n", 0, err.start) + 1
-        column = len(data[line_start : err.start].decode("utf-8")) + 1  # characters, as the frontends count
-        return _problem_facts(rel, kind, f"not valid UTF-8 (byte 0x{data[err.start]:02x}): not linted", line, column)
-    return None
-
-
 def parse_file(kind: str, rel: str, data: bytes) -> tuple[FileFacts, bool]:
     """The file's facts, and whether the frontend crashed (such results are not cached)."""
-    parse, _mentions = _frontend(kind, rel)
+    frontend = frontend_named(kind)
     try:
-        return parse(rel, data), False
+        return frontend.parse(rel, data), False
     except RecursionError:
-        return _problem_facts(rel, kind, "too deeply nested to parse: not linted"), True
+        return frontend.problem(rel, "too deeply nested to parse: not linted"), True
     except Exception as err:  # a frontend bug must not stop the run: report the file and go on
-        return _problem_facts(rel, kind, f"internal error while parsing ({type(err).__name__}: {err})"), True
+        return frontend.problem(rel, f"internal error while parsing ({type(err).__name__}: {err})"), True
 
 
 # --- the source index -----------------------------------------------------------------------------------------
@@ -259,10 +205,8 @@ class SourceIndex:
         self._memory: dict[str, bytes] | None = None
         self._stats: dict[str, os.stat_result] = {}
         self._entries: dict[str, Entry] = {}
-        self._java_by_stem: dict[str, list[str]] | None = None  # built when the linker first asks
-        self._java_by_dir: dict[str, list[str]] = {}
-        self._python_files: list[str] = []
-        self._declaring: dict[str, list[FileFacts]] = {}  # Java simple class name -> files declaring it
+        self._paths_by_frontend: dict[str, list[str]] = {}
+        self._memos: dict[str, dict] = {}
         self.parsed_count = 0
         self._peeked: dict[str, bytes | None] = {}
 
@@ -308,14 +252,14 @@ class SourceIndex:
             except FileNotFoundError:
                 return  # listed by git but deleted in the work tree: nothing to lint
             except OSError as err:
-                self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
+                self._add(frontend_named(kind).problem(rel, f"cannot read: {err.strerror or err}"))
                 return
         if st is not None and not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
-            self._add(_problem_facts(rel, kind, "not a regular file: not linted"))
+            self._add(frontend_named(kind).problem(rel, "not a regular file: not linted"))
             return
         if st is not None and st.st_size > MAX_FILE_BYTES:
             size = st.st_size / (1024 * 1024)
-            self._add(_problem_facts(rel, kind, f"file is {size:.1f} MB, over the {MAX_FILE_BYTES >> 20} MB limit: "
+            self._add(frontend_named(kind).problem(rel, f"file is {size:.1f} MB, over the {MAX_FILE_BYTES >> 20} MB limit: "
                                                 "not linted"))
             return
 
@@ -338,18 +282,15 @@ class SourceIndex:
                 self.cache.store(rel, st, cached)
                 return
 
-        parse, mentions = _frontend(kind, rel)
+        frontend = frontend_named(kind)
         if b"\0" in data:
-            self._finish(rel, st, digest, True, _problem_facts(rel, kind, "binary file (contains NUL bytes): not linted"))
+            self._finish(rel, st, digest, True, frontend.problem(rel, "binary file (contains NUL bytes): not linted"))
             return
-        relevant = mentions is None or mentions(data)
+        relevant = frontend.worth_parsing(data)
         facts, crashed = None, False
         if relevant or not eager:
-            # Only files worth parsing must be UTF-8: an unrelated file in another encoding is no concern.
-            facts = _decode_error(rel, kind, data)
-            if facts is None:
-                self.parsed_count += 1
-                facts, crashed = parse_file(kind, rel, data)
+            self.parsed_count += 1
+            facts, crashed = parse_file(kind, rel, data)
         self._finish(rel, st, digest, relevant, facts, crashed)
 
     def _finish(self, rel: str, st, digest: str, relevant: bool, facts: FileFacts | None, crashed: bool = False):
@@ -370,7 +311,7 @@ class SourceIndex:
         if eager and not entry.relevant:
             return True  # parsed on demand in an earlier run; stays unparsed until asked for again
         try:
-            facts = decode_facts(entry.facts)
+            facts = facts_from_json(entry.facts)
         except Exception:  # a damaged or foreign entry is never trusted: parse again
             return False
         if not isinstance(facts, FileFacts) or facts.path != rel:
@@ -385,67 +326,26 @@ class SourceIndex:
             with open(os.path.join(self._root_str, rel), "rb") as fh:
                 return fh.read(MAX_FILE_BYTES + 1)
         except OSError as err:
-            self._add(_problem_facts(rel, kind, f"cannot read: {err.strerror or err}"))
+            self._add(frontend_named(kind).problem(rel, f"cannot read: {err.strerror or err}"))
             return None
 
     def _add(self, facts: FileFacts) -> None:
         if facts.path in self.facts:
             return
         self.facts[facts.path] = facts
-        for name in facts.classes:
-            self._declaring.setdefault(name, []).append(facts)
 
-    # --- SourceLoader ---------------------------------------------------------------------------------------
+    # --- SourceFiles (what frontends' lookups may ask) ----------------------------------------------------------
 
-    def _build_name_indexes(self) -> None:
-        self._java_by_stem = {}
-        for rel, kind in self.kinds.items():
-            if kind == "java":
-                directory, _, name = rel.rpartition("/")
-                self._java_by_stem.setdefault(name[:-5], []).append(rel)
-                self._java_by_dir.setdefault(directory, []).append(rel)
-            elif kind == "python":
-                self._python_files.append(rel)
+    def paths(self, frontend: str) -> list[str]:
+        if frontend not in self._paths_by_frontend:
+            self._paths_by_frontend[frontend] = sorted(p for p, k in self.kinds.items() if k == frontend)
+        return self._paths_by_frontend[frontend]
 
-    def java_candidates(self, scope: str, near: str) -> list[FileFacts]:
-        if self._java_by_stem is None:
-            self._build_name_indexes()
-        segments = scope.split(".")
-        simple = segments[-1]
-        # Public classes live in a file of their name; nested ones in the file of an enclosing class.
-        for segment in segments:
-            for rel in self._java_by_stem.get(segment, ()):
-                self.ensure_parsed(rel)
-        if simple not in self._declaring:
-            # A package-private class in another file of the same package: look next to the referring file
-            # (and in the directory of the qualifier's package), cheaply, before parsing.
-            directories = {near.rpartition("/")[0]}
-            if len(segments) > 1:
-                suffix = "/".join(segments[:-1])
-                directories.update(d for d in self._java_by_dir if d == suffix or d.endswith("/" + suffix))
-            needles = tuple(f"{kw} {simple}".encode() for kw in ("class", "interface", "enum", "record"))
-            for directory in sorted(directories):
-                for rel in self._java_by_dir.get(directory, ()):
-                    if rel in self.facts:
-                        continue
-                    data = self._peek(rel)
-                    if data is not None and any(n in data for n in needles):
-                        self.ensure_parsed(rel)
-        return list(self._declaring.get(simple, ()))
+    def memo(self, name: str) -> dict:
+        return self._memos.setdefault(name, {})
 
-    def python_modules(self, module: str) -> list[FileFacts]:
-        from rmqlint.linker import module_of
-
-        if self._java_by_stem is None:
-            self._build_name_indexes()
-        found = []
-        for rel in self._python_files:
-            candidate = module_of(rel)
-            if candidate == module or candidate.endswith("." + module):
-                facts = self.ensure_parsed(rel)
-                if facts is not None:
-                    found.append(facts)
-        return found
+    def peek(self, rel: str) -> bytes | None:
+        return self._peek(rel)
 
     def _peek(self, rel: str) -> bytes | None:
         """A file's bytes for the byte search, read at most once per run."""

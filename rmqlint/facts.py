@@ -8,10 +8,11 @@ symbolic values across the project; rules read the facts, never syntax, so one r
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Optional
 
 from rmqlint import values as _values
 from rmqlint.values import Value
@@ -36,11 +37,6 @@ class Setting:
 
     value: Value
     location: Location
-
-
-ClientRole = Literal["push_consumer", "lite_pull_consumer", "pull_consumer", "simple_consumer", "producer"]
-ClientApi = Literal["java", "spring-listener", "spring-config", "python2", "python5"]
-SelectorType = Literal["TAG", "SQL92"]
 
 
 @dataclass
@@ -74,8 +70,8 @@ class ClientFact:
     Settings made in different methods of one class on the same field belong to one ClientFact.
     """
 
-    role: str  # ClientRole
-    api: str  # ClientApi
+    role: str  # push_consumer | lite_pull_consumer | pull_consumer | simple_consumer | producer
+    api: str  # java | spring-listener | spring-config | python2 | python5
     location: Location  # the constructor call, the annotation, or the config key that creates it
     name: str = ""  # variable, field or class name, for messages
     group: Optional[Setting] = None
@@ -142,6 +138,9 @@ class FileFacts:
 
 
 # --- JSON codec (generic over the dataclasses above) ---------------------------------------------------------
+# One decoder per dataclass, compiled once from its type hints (a warm run decodes every relevant file from the
+# cache). Every field's type is checked: a cache file is input, not trusted memory; malformed data raises
+# TypeError, ValueError or KeyError, and the engine then parses the file again.
 
 
 def facts_to_json(facts: FileFacts) -> dict:
@@ -149,13 +148,15 @@ def facts_to_json(facts: FileFacts) -> dict:
 
 
 def facts_from_json(data: dict) -> FileFacts:
-    return _decode(FileFacts, data)
+    if not isinstance(data, dict):
+        raise TypeError("facts must be an object")
+    return _decoder(FileFacts)(data)
 
 
 def _encode(obj):
+    if isinstance(obj, _VALUE_KINDS):
+        return _values.to_json(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        if isinstance(obj, (_values.Lit, _values.Dynamic, _values.ConstRef, _values.Placeholder, _values.Concat)):
-            return _values.to_json(obj)
         return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, list):
         return [_encode(x) for x in obj]
@@ -164,29 +165,49 @@ def _encode(obj):
     return obj
 
 
-_HINTS: dict[type, dict] = {}
+_VALUE_KINDS = tuple(_values.VALUE_KINDS)
 
 
-def _decode(tp, data):
-    if data is None:
-        return None
+def _checked(kind):
+    def check(value):
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}")
+        return value
+
+    return check
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(tp):
     if tp is Value or tp == "Value":
-        return _values.from_json(data)
+        return _values.from_json
+    if tp in (str, int, bool):
+        return _checked(tp)
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if set(args) == {_values.Lit, _values.Dynamic, _values.ConstRef, _values.Placeholder, _values.Concat}:
-            return _values.from_json(data)
-        return _decode(args[0], data)
+        if set(args) == set(_VALUE_KINDS):
+            return _values.from_json
+        inner = _decoder(args[0])
+        return lambda d: None if d is None else inner(d)
     if origin is list:
-        (item,) = typing.get_args(tp)
-        return [_decode(item, x) for x in data]
+        (item_type,) = typing.get_args(tp)
+        item = _decoder(item_type)
+        return lambda d: [item(x) for x in _checked(list)(d)]
     if origin is dict:
-        key_t, val_t = typing.get_args(tp)
-        return {key_t(k): _decode(val_t, v) for k, v in data.items()}
+        key_type, value_type = typing.get_args(tp)
+        value = _decoder(value_type)
+        return lambda d: {key_type(k): value(v) for k, v in _checked(dict)(d).items()}
     if dataclasses.is_dataclass(tp):
-        hints = _HINTS.get(tp)
-        if hints is None:
-            hints = _HINTS[tp] = typing.get_type_hints(tp)
-        return tp(**{name: _decode(hints[name], data[name]) for name in hints if name in data})
-    return data
+        hints = typing.get_type_hints(tp)
+        fields = [(name, _decoder(hint)) for name, hint in hints.items()]
+
+        def decode(d):
+            if d is None:
+                return None
+            if type(d) is not dict:
+                raise TypeError(f"expected an object for {tp.__name__}")
+            return tp(**{name: fn(d[name]) for name, fn in fields if name in d})
+
+        return decode
+    return lambda d: d

@@ -1,35 +1,32 @@
 """The project linker: turns every symbolic value in clients, subscriptions and produced tags into `Lit` or
 `Dynamic`, using the whole project.
 
-- Java `ConstRef`: candidate classes in the order the frontend gave (qualifier, static imports, interfaces,
-  superclasses), by simple, nested (`Outer.Inner`) or fully qualified name; among several classes of one simple
-  name the qualification, then the referring file's package decides; if they still disagree, the value is Dynamic.
-- Python `ConstRef`: the module (`pkg.settings`, relative `.settings`) by its path, also under a source folder
-  (`src/pkg/settings.py`); chains of imports are followed.
+- `ConstRef`: the frontend of its language finds the declaring files (`Frontend.find_constant`: Java classes by
+  simple, nested or qualified name, Python modules by path); the value is resolved in the declaring file, chains
+  are followed, and declarations that disagree make it Dynamic.
 - Spring `Placeholder`: the merged configuration of the Spring files of the referring file's module
   (`config_scope`: `svc/src/main/resources/application*.yml` configures `svc/`), keys compared in relaxed form
   (lowercase, without '-' and '_'). A key set to different values in different files (profiles) is Dynamic: which
   one applies depends on the deployment. Runtime-only keys (`random.*`, environment-style names such as
   `HOSTNAME`) are Dynamic; a key set nowhere takes its default, else is Dynamic.
-- Java listener classes (`Listener.class_ref`, a class of another file): through the referring file's imports,
-  else its package, else the simple name when one file of the project declares it; the placeholder listener is
-  replaced by the declaring file's `listener_classes` entry (locations in that file). Anything else (not found,
-  ambiguous, not a listener class) keeps the placeholder: kind "unknown", nothing a rule acts on.
-  Python 2.x callbacks imported from another module (`Listener.class_ref` = "module.function") likewise, from the
-  one module of that name.
+- Listener classes of another file (`Listener.class_ref`: a Java class, a Python callback `module.function`):
+  the frontend of the referring file finds the one declaring file (`Frontend.find_listener`); the placeholder
+  listener is replaced by that file's `listener_classes` entry (locations in that file). Anything else (not
+  found, ambiguous, not a listener) keeps the placeholder: kind "unknown", nothing a rule acts on.
 - Cycles are Dynamic. Nothing is guessed.
 
-Files that are not yet parsed are asked for through a `SourceLoader` (the engine parses them on demand).
+Files that are not yet parsed are asked for through `SourceFiles` (the engine parses them on demand).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Protocol
 
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, ProducedTag, Setting
+from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
 from rmqlint.project import Project
+from rmqlint.text import canonical_key, split_destination
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Placeholder, Value, concat
 
 _ENV_STYLE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -38,32 +35,36 @@ _RUNTIME_PREFIXES = ("random.", "spring.cloud.client.", "local.server.", "local.
 _RUNTIME_KEYS = frozenset({"pid", "hostname", "spring.application.instanceid", "vcap.application.instanceid"})
 
 
-class SourceLoader(Protocol):
-    def java_candidates(self, scope: str, near: str) -> list[FileFacts]:
-        """Every Java file declaring the class named by the last segment of `scope`, parsing files on demand:
-        files named after a segment of `scope` (`Outer.java` for `Outer.Inner`), else files next to `near`
-        (package-private classes) that mention the name."""
+class StaticFiles:
+    """`SourceFiles` over facts that are all parsed already (tests, hand-built projects)."""
 
-    def python_modules(self, module: str) -> list[FileFacts]:
-        """Every Python file whose dotted module path is `module` or ends with `.module`."""
+    def __init__(self, facts: dict[str, FileFacts]) -> None:
+        self.facts = facts
+        self._memos: dict[str, dict] = {}
 
+    def paths(self, frontend: str) -> list[str]:
+        languages = frontend_named(frontend).languages
+        return sorted(p for p, f in self.facts.items() if f.language in languages)
 
-def canonical_key(key: str) -> str:
-    """Spring relaxed binding: `rocketmq.consumer.instance-name` == `rocketmq.consumer.instanceName`."""
-    return key.lower().replace("-", "").replace("_", "")
+    def ensure_parsed(self, path: str) -> FileFacts | None:
+        return self.facts.get(path)
+
+    def peek(self, path: str) -> bytes | None:
+        return None
+
+    def memo(self, name: str) -> dict:
+        return self._memos.setdefault(name, {})
 
 
 class Linker:
-    def __init__(self, files: dict[str, FileFacts], loader: SourceLoader | None = None, root: str = ""):
-        self.files = files  # shared with the engine: files parsed on demand are added to it by the loader
-        self.loader = loader
+    def __init__(self, files: dict[str, FileFacts], sources: SourceFiles | None = None, root: str = ""):
+        self.files = files  # shared with the engine: files parsed on demand are added to it by `sources`
+        self.sources = sources if sources is not None else StaticFiles(files)
         self.root = root
         self._config: dict[str, list[tuple[ConfigEntry, str]]] = {}
         for path in sorted(files):
             self._add_config(files[path])
         self._const_memo: dict[tuple[str, str], Value] = {}
-        self._java_memo: dict[tuple[str, str, str], list[FileFacts]] = {}
-        self._python_memo: dict[str, list[FileFacts]] = {}
         self._active: set[tuple[str, str]] = set()  # constants and keys being resolved, to catch cycles
         self._config_memo: dict[tuple, Value] = {}
 
@@ -100,9 +101,7 @@ class Linker:
         if isinstance(value, Placeholder):
             return self._placeholder(value, ctx)
         if isinstance(value, ConstRef):
-            if value.language == "python":
-                return self._python_const(value, ctx)
-            return self._java_const(value, ctx)
+            return self._constant_ref(value, ctx)
         return Dynamic(f"unsupported value {value!r}")
 
     # --- facts ----------------------------------------------------------------------------------------------
@@ -143,25 +142,11 @@ class Linker:
 
     def _listener_class(self, written: str, ctx: FileFacts) -> tuple[FileFacts, Listener] | None:
         """The one file declaring the listener class `written` refers to from `ctx`, and its listener facts."""
-        if ctx.language == "python":
-            return self._python_callback(written, ctx)
-        scope = _imported(written, ctx)
-        declaring = self._java_classes(scope, ctx)
-        if len(declaring) != 1:
-            return None  # not in the project, or several candidates: which one runs is not known
-        facts = declaring[0]
-        linked = facts.listener_classes.get(_last(scope))
-        return (facts, linked) if linked is not None else None
-
-    def _python_callback(self, written: str, ctx: FileFacts) -> tuple[FileFacts, Listener] | None:
-        """The callback `module.function` of the one module of that name, when it publishes one."""
-        module, _, name = written.rpartition(".")
-        module = _absolute_module(module, ctx.path) if module else None
-        declaring = self._python_files(module) if module else []
-        if len(declaring) != 1:
-            return None  # not in the project, or several modules of that name: which one runs is not known
-        linked = declaring[0].listener_classes.get(name)
-        return (declaring[0], linked) if linked is not None else None
+        frontend = frontend_of(ctx.language)
+        found = frontend.find_listener(written, ctx, self.sources) if frontend is not None else None
+        if found is not None:
+            self._adopt(found[0])
+        return found
 
     def _resolve_produced(self, tag: ProducedTag, ctx: FileFacts) -> ProducedTag:
         destination = getattr(tag, "destination", None)
@@ -171,23 +156,17 @@ class Linker:
         return dataclasses.replace(tag, topic=self.resolve(tag.topic, ctx), tag=self.resolve(tag.tag, ctx))
 
     def _split_destination(self, destination: Value, ctx: FileFacts) -> tuple[Value, Value]:
-        """`RocketMQTemplate` destinations are "topic:tags", split on the first ':'; no ':' means no tag.
-
-        A destination whose topic part is known but whose tag part is not ("orders:" + tag) keeps the topic."""
+        """`RocketMQTemplate` destinations are "topic:tags" (`rmqlint.text.split_destination`), split once the
+        parts are resolved. A destination whose topic part is known but whose tag part is not ("orders:" + tag)
+        keeps the topic; a dynamic part before any ':' leaves neither known."""
         parts = destination.parts if isinstance(destination, Concat) else (destination,)
         resolved = [self.resolve(p, ctx) for p in parts]
-        prefix = ""
-        for index, part in enumerate(resolved):
-            if isinstance(part, Lit):
-                if ":" in part.text:
-                    head, tail = part.text.split(":", 1)
-                    return Lit(prefix + head), concat([Lit(tail), *resolved[index + 1 :]])
-                prefix += part.text
-                continue
-            # A dynamic part before any ':': neither topic nor tag is known.
-            reason = part.reason if isinstance(part, Dynamic) else "unresolved destination"
-            return Dynamic(reason), Dynamic(reason)
-        return Lit(prefix), Lit("")
+        split = split_destination(Concat(tuple(resolved)) if len(resolved) > 1 else resolved[0])
+        if split is not None:
+            return split
+        first = next(p for p in resolved if not isinstance(p, Lit))
+        reason = first.reason if isinstance(first, Dynamic) else "unresolved destination"
+        return Dynamic(reason), Dynamic(reason)
 
     # --- Spring placeholders --------------------------------------------------------------------------------
 
@@ -231,68 +210,17 @@ class Linker:
         self._config_memo[memo_key] = value
         return value
 
-    # --- Java constants -------------------------------------------------------------------------------------
+    # --- constants ----------------------------------------------------------------------------------------------
 
-    def _java_const(self, ref: ConstRef, ctx: FileFacts) -> Value:
-        for written in ref.scopes:
-            scope = _imported(written, ctx)
-            candidates = self._java_classes(scope, ctx)
-            found = [(f, f.constants[f"{_last(scope)}.{ref.name}"]) for f in candidates
-                     if f"{_last(scope)}.{ref.name}" in f.constants]
-            if not found:
-                continue
-            results = [(self._constant(f, f"{_last(scope)}.{ref.name}", raw), f.path) for f, raw in found]
-            return _agree(results, f"{scope}.{ref.name}")
-        return Dynamic(f"constant {_display(ref)} not found in the project")
-
-    def _java_classes(self, scope: str, ctx: FileFacts) -> list[FileFacts]:
-        memo_key = (scope, ctx.package, ctx.path.rpartition("/")[0])
-        if memo_key in self._java_memo:
-            return self._java_memo[memo_key]
-        simple = _last(scope)
-        if self.loader is not None:
-            declaring = self.loader.java_candidates(scope, ctx.path)
-            for facts in declaring:
-                self._adopt(facts)
-        else:
-            declaring = [f for f in self.files.values() if f.language == "java" and simple in f.classes]
-        qualifier = scope.split(".")[:-1]
-        matching = [f for f in declaring if simple in f.classes and _qualifies(qualifier, f)]
-        if not qualifier and len(matching) > 1:
-            # An unqualified name the frontend could not pin down: the referring file's own package first.
-            same_package = [f for f in matching if f.package == ctx.package]
-            matching = same_package or matching
-        self._java_memo[memo_key] = matching
-        return matching
-
-    # --- Python constants -----------------------------------------------------------------------------------
-
-    def _python_const(self, ref: ConstRef, ctx: FileFacts) -> Value:
-        for scope in ref.scopes:
-            module = _absolute_module(scope, ctx.path)
-            if module is None:
-                continue
-            candidates = self._python_files(module)
-            found = [(f, f.constants[ref.name]) for f in candidates if ref.name in f.constants]
-            if found:
-                results = [(self._constant(f, ref.name, raw), f.path) for f, raw in found]
-                return _agree(results, f"{module}.{ref.name}")
-        return Dynamic(f"constant {_display(ref)} not found in the project")
-
-    def _python_files(self, module: str) -> list[FileFacts]:
-        if module in self._python_memo:
-            return self._python_memo[module]
-        if self.loader is not None:
-            found = self.loader.python_modules(module)
-            for facts in found:
-                self._adopt(facts)
-        else:
-            found = [f for f in self.files.values() if f.language == "python"
-                     and _module_matches(module_of(f.path), module)]
-        exact = [f for f in found if module_of(f.path) == module]
-        result = exact or found
-        self._python_memo[module] = result
-        return result
+    def _constant_ref(self, ref: ConstRef, ctx: FileFacts) -> Value:
+        frontend = frontend_of(ref.language)
+        match = frontend.find_constant(ref, ctx, self.sources) if frontend is not None else None
+        if match is None:
+            return Dynamic(f"constant {_display(ref)} not found in the project")
+        for facts, _key in match.declarations:
+            self._adopt(facts)
+        results = [(self._constant(f, key, f.constants[key]), f.path) for f, key in match.declarations]
+        return _agree(results, match.what)
 
     # --- shared ---------------------------------------------------------------------------------------------
 
@@ -359,57 +287,7 @@ def _is_runtime_key(key: str) -> bool:
     return canon in _RUNTIME_KEYS or canon.startswith(tuple(canonical_key(p) for p in _RUNTIME_PREFIXES))
 
 
-def _imported(scope: str, ctx: FileFacts) -> str:
-    """Qualify a scope through the referring file's single-type imports: `Names.X` with `import com.a.Names`
-    means `com.a.Names`, whatever other `Names` the project has."""
-    imports = getattr(ctx, "imports", None)
-    if not imports:
-        return scope
-    head, dot, rest = scope.partition(".")
-    qualified = imports.get(head)
-    return qualified + dot + rest if qualified else scope
-
-
-def _last(scope: str) -> str:
-    return scope.rsplit(".", 1)[-1]
-
-
-def _qualifies(qualifier: list[str], facts: FileFacts) -> bool:
-    """Does `qualifier` (the segments before the class name) fit this file: nothing, its enclosing classes,
-    its package, or its package followed by enclosing classes?"""
-    rest = list(qualifier)
-    while rest and rest[-1] in facts.classes:
-        rest.pop()
-    return not rest or ".".join(rest) == facts.package
-
-
 def _display(ref: ConstRef) -> str:
     return f"{ref.scopes[0]}.{ref.name}" if ref.scopes else ref.name
 
 
-def module_of(path: str) -> str:
-    """`pkg/settings.py` -> `pkg.settings`; `pkg/__init__.py` -> `pkg`."""
-    stem = path[:-3] if path.endswith(".py") else path
-    parts = stem.split("/")
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _module_matches(candidate: str, module: str) -> bool:
-    return candidate == module or candidate.endswith("." + module)
-
-
-def _absolute_module(scope: str, path: str) -> str | None:
-    """Resolve a relative import (`.settings`, `..conf`) against the referring file's package."""
-    if not scope.startswith("."):
-        return scope
-    level = len(scope) - len(scope.lstrip("."))
-    package = module_of(path).split(".")
-    if not path.endswith("/__init__.py") and path != "__init__.py":
-        package = package[:-1]
-    if level - 1 > len(package):
-        return None
-    base = package[: len(package) - (level - 1)]
-    tail = scope[level:]
-    return ".".join([*base, tail] if tail else base) or None

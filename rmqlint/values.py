@@ -59,16 +59,8 @@ class Concat:
 
 Value = Union[Lit, Dynamic, ConstRef, Placeholder, Concat]
 
-_KINDS = {cls.__name__: cls for cls in (Lit, Dynamic, ConstRef, Placeholder, Concat)}
-
-
-def is_known(value: "Value | None") -> bool:
-    return isinstance(value, Lit)
-
-
-def text_of(value: "Value | None") -> str | None:
-    """The exact text of a resolved value, else None."""
-    return value.text if isinstance(value, Lit) else None
+VALUE_KINDS = (Lit, Dynamic, ConstRef, Placeholder, Concat)
+_KINDS = {cls.__name__: cls for cls in VALUE_KINDS}
 
 
 def concat(parts: list[Value]) -> Value:
@@ -168,20 +160,27 @@ def to_json(value: "Value | None"):
 
 
 def from_json(data) -> "Value | None":
+    """The value `to_json` wrote; every field's type is checked (cached facts are input, not trusted memory)."""
     if data is None:
         return None
     kind = data["k"]
     if kind == "Lit":
-        return Lit(data["text"])
+        return Lit(_str(data["text"]))
     if kind == "Dynamic":
-        return Dynamic(data["reason"])
+        return Dynamic(_str(data["reason"]))
     if kind == "ConstRef":
-        return ConstRef(data["language"], tuple(data["scopes"]), data["name"])
+        return ConstRef(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), _str(data["name"]))
     if kind == "Placeholder":
-        return Placeholder(data["key"], from_json(data["default"]))
+        return Placeholder(_str(data["key"]), from_json(data["default"]))
     if kind == "Concat":
         return Concat(tuple(from_json(p) for p in data["parts"]))
     raise ValueError(f"unknown value kind {kind!r}")
+
+
+def _str(value) -> str:
+    if type(value) is not str:
+        raise TypeError("expected a string")
+    return value
 
 
 __all__ = [
@@ -191,8 +190,6 @@ __all__ = [
     "Placeholder",
     "Concat",
     "Value",
-    "is_known",
-    "text_of",
     "concat",
     "parse_spring_string",
     "to_json",

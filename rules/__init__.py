@@ -1,13 +1,35 @@
-"""The rule catalog (DESIGN §4). Codes are stable: add rules, never renumber."""
+"""The rule catalogue: every `Rule` subclass of a module of this package, in code order. Codes are stable: add
+rules, never renumber.
+
+Adding a rule is adding one module here (see README, "Adding a rule"): nothing else lists the rules. Modules whose
+name starts with `_` hold helpers shared by rules, and `base` the rule API.
+"""
 
 from __future__ import annotations
 
-from rules.base import Rule
-from rules.rmq001_fixed_instance_name import FixedInstanceName
-from rules.rmq002_tag_case_drift import TagCaseDrift
-from rules.rmq003_broadcasting_retry import BroadcastingRetry
+import importlib
+import pkgutil
 
-ALL_RULES: list[type[Rule]] = [FixedInstanceName, TagCaseDrift, BroadcastingRetry]
+from rules.base import Rule
+
+
+def _discover() -> list[type[Rule]]:
+    found: dict[str, type[Rule]] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name == "base":
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule \
+                    and value.__module__ == module.__name__:
+                if value.CODE in found:
+                    raise RuntimeError(f"rule code {value.CODE} is used twice ({found[value.CODE].__name__}, "
+                                       f"{value.__name__})")
+                found[value.CODE] = value
+    return [found[code] for code in sorted(found)]
+
+
+ALL_RULES: list[type[Rule]] = _discover()
 
 _BY_CODE = {rule.CODE: rule for rule in ALL_RULES}
 

@@ -7,7 +7,7 @@ give no finding of this rule and INVALID ones give exactly the expected findings
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar, Iterable
 
 from rmqlint.findings import Finding
@@ -36,6 +36,11 @@ class Rule:
 
     def check(self, project: Project) -> Iterable[Finding]:
         raise NotImplementedError
+
+    def looks_at(self, project: Project) -> bool:
+        """Whether the project holds anything this rule examines: a VALID example must (it is a near miss, not an
+        empty project). The test suite checks it for every VALID example."""
+        return bool(project.files)
 
     def finding(self, message, location, related=()) -> Finding:
         """`message`: text, or parts from `rmqlint.findings.message` citing other places; every cited place must

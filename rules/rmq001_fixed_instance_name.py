@@ -1,4 +1,4 @@
-"""RMQ001: a fixed instanceName on a clustering consumer (seed 004)."""
+"""RMQ001: a fixed instanceName on a clustering consumer."""
 
 from __future__ import annotations
 
@@ -273,8 +273,9 @@ A client id is `clientIP@instanceName` (plus `@unitName` when set). A clustering
 one host distinct. A fixed instanceName is never replaced. Every replica that shares an IP (several JVMs on one
 host, containers on host networking) then reports the same client id. Each process computes its own share of the
 queues from the sorted list of client ids, and processes with the same id compute the same share: they consume the
-same queues twice, and the remaining queues are consumed by nobody. Their messages pile up silently (seed 004: two
-consumers named `XUJIAN_MACBOOK` both took queues 0 and 1; queues 2 and 3 were never consumed).
+same queues twice, and the remaining queues are consumed by nobody. Their messages pile up silently: in a reported case,
+two consumers on one laptop both named `XUJIAN_MACBOOK` took queues 0 and 1, and queues 2 and 3 were never
+consumed.
 
 The Python 2.x client (the C++ core) puts the pid into the client id (`ip@pid#instanceName`); there, replicas
 collide when they also share the pid, as containers on host networking do (every container's process is pid 1),
@@ -304,7 +305,7 @@ it at a per-replica property such as `${HOSTNAME}`.
         Example(
             {"src/main/java/com/example/order/Consumer.java": _JAVA_SEED_004},
             expect=(("src/main/java/com/example/order/Consumer.java", line_of(_JAVA_SEED_004, "setInstanceName")),),
-            note="seed 004: a literal instanceName on a push consumer",
+            note="a literal instanceName on a push consumer",
         ),
         Example(
             {
@@ -363,6 +364,10 @@ it at a per-replica property such as `${HOSTNAME}`.
         ),
         Example({"consumer.py": _PYTHON2_DYNAMIC}, note="Python: dynamic name, a producer, a broadcasting consumer"),
     ]
+
+    def looks_at(self, project: Project) -> bool:
+        """A consumer, or a client with an instanceName."""
+        return any(c.role != "producer" or c.instance_name for _f, c in project.clients())
 
     def check(self, project: Project) -> Iterable[Finding]:
         for _facts, client in project.clients():

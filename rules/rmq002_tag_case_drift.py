@@ -1,4 +1,4 @@
-"""RMQ002: a subscribed tag that matches a produced tag only when case or surrounding space is ignored (seed 001)."""
+"""RMQ002: a subscribed tag that matches a produced tag only when case or surrounding space is ignored ."""
 
 from __future__ import annotations
 
@@ -356,8 +356,8 @@ surrounding whitespace is ignored, for example `Aaaaa` against `aaaaa`, or `TagA
 RocketMQ compares tags exactly and case-sensitively: the broker filters by the tag's hash code and the client
 filters again with `tagsSet.contains(msg.getTags())`. The client trims each tag of a subscription expression, but
 a producer's tag is stored as written. A tag that is the same to a human but not to RocketMQ therefore drops every
-such message for the consumer group, with no error anywhere (seed 001: the producer sent `aaaaa`, the consumer
-subscribed `Aaaaa`, and nothing was ever consumed). Only messages of the drifting producer are lost; a producer
+such message for the consumer group, with no error anywhere: in a reported case the producer sent `aaaaa`, the
+consumer subscribed `Aaaaa`, and nothing was ever consumed. Only messages of the drifting producer are lost; a producer
 that spells the tag exactly still gets through, which makes the loss easy to miss.
 
 SQL92 selectors, `*` and empty expressions, and topics or tags that cannot be resolved statically are not checked.
@@ -385,7 +385,7 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
                 "consumer/src/main/java/com/example/demo/Consumer.java": _JAVA_CONSUMER,
             },
             expect=(("consumer/src/main/java/com/example/demo/Consumer.java", line_of(_JAVA_CONSUMER, "subscribe(")),),
-            note="seed 001: the producer sends aaaaa, the consumer subscribes Aaaaa",
+            note="the producer sends aaaaa, the consumer subscribes Aaaaa",
         ),
         Example(
             {
@@ -488,6 +488,11 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
             note="Spring Boot: the exact tag",
         ),
     ]
+
+    def looks_at(self, project: Project) -> bool:
+        """A subscription and a produced tag."""
+        return any(c.subscriptions for _f, c in project.clients() if c.role != "producer") \
+            and any(True for _ in project.produced())
 
     def check(self, project: Project) -> Iterable[Finding]:
         # topic -> drift key -> produced tag text -> locations

@@ -1,4 +1,4 @@
-"""RMQ003: retry assumptions on a broadcasting consumer (seed 003)."""
+"""RMQ003: retry assumptions on a broadcasting consumer."""
 
 from __future__ import annotations
 
@@ -301,7 +301,7 @@ parameter of that type) is followed there: the finding is then in the listener's
 ## Why is this bad?
 Only clustering consumers retry: a failed message goes back to the broker, to `%RETRY%<group>` with a growing delay,
 and after `maxReconsumeTimes` (16 by default) to `%DLQ%<group>`. A broadcasting consumer has no retry topic and no
-dead-letter queue: the client logs `BROADCASTING, the message consume failed, drop it` and moves on (seed 003).
+dead-letter queue: the client logs `BROADCASTING, the message consume failed, drop it` and moves on.
 Returning `RECONSUME_LATER` or throwing (the Spring container turns an exception into `RECONSUME_LATER`) therefore
 loses the message on that process, and `maxReconsumeTimes` or a delay level has no effect.
 
@@ -330,7 +330,7 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             expect=(
                 ("src/main/java/com/example/config/ConfigRefresher.java", line_of(_JAVA_SEED_003, "RECONSUME_LATER")),
             ),
-            note="seed 003: RECONSUME_LATER and maxReconsumeTimes on a broadcasting consumer: one finding",
+            note="RECONSUME_LATER and maxReconsumeTimes on a broadcasting consumer: one finding",
         ),
         Example(
             {"src/main/java/com/example/config/LocalCacheConsumer.java": _JAVA_MAX_ONLY},
@@ -393,6 +393,11 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             note="the listener class of another file is orderly: it retries locally (maxReconsumeTimes applies)",
         ),
     ]
+
+    def looks_at(self, project: Project) -> bool:
+        """A consumer with a sign of retries."""
+        return any(c.max_reconsume_times or c.delay_level or any(l.reconsume_later or l.throws for l in c.listeners)
+                   for _f, c in project.clients() if c.role != "producer")
 
     def check(self, project: Project) -> Iterable[Finding]:
         for _facts, client in project.clients():

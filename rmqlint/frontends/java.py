@@ -1,121 +1,158 @@
-"""Java frontend: one Java source file -> `FileFacts`, with tree-sitter.
+"""The Java frontend: `.java` files, parsed with tree-sitter (`rmqlint.frontends.java_parse`), and the project-wide
+lookups the linker needs for Java: the class a constant reference or a listener class name denotes.
 
-`parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
-whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `mentions_rocketmq`
-prefilter are only indexed for their constants and listener classes, which other files may reference.
+Lookups, as the compiler would resolve them:
+- a name written in a file is first qualified through that file's single-type imports (`Names.X` with
+  `import com.a.Names` means `com.a.Names`);
+- candidate files are the ones named after a segment of the scope (public classes live in a file of their name;
+  nested ones in the file of an enclosing class), else, for package-private classes, files in the referring
+  file's directory (and the qualifier's package directory) that mention the name, parsed on demand;
+- a candidate declares the class when the qualifier fits it (nothing, its enclosing classes, its package, or its
+  package and enclosing classes); among several unqualified candidates the referring file's package wins.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Optional
 
-import tree_sitter
+from rmqlint.facts import FileFacts, Listener
+from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
+from rmqlint.values import ConstRef
 
-from rmqlint.facts import FileFacts, Location, Problem
-from rmqlint.frontends.java_clients import ClientExtractor, may_use_clients
-from rmqlint.frontends.java_index import LANGUAGE, JavaFile
-from rmqlint.frontends.java_listeners import listener_classes
-
-_SUPPRESSION = re.compile(r"rmqlint\s*:\s*disable\b(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
-_COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
+# Bytes without which a file cannot create or configure a client, send a message or declare a Spring listener.
+_USAGE_MARKERS = (b"DefaultMQ", b"DefaultLitePullConsumer", b"TransactionMQProducer", b"RocketMQMessageListener",
+                  b"RocketMQTemplate", b"setTag", b"ConsumerBuilder")
+_MESSAGE_CREATION = re.compile(rb"new\s+(?:[\w.]+\.)?Message\b")  # a byte search, not a parse of the source
 
 
-def mentions_rocketmq(data: bytes) -> bool:
+def may_use_clients(data: bytes) -> bool:
     """Cheap byte-level prefilter: False means parsing the file could yield no client, listener, subscription or
     produced tag (only constants and listener classes, which the linker asks for on demand). A file that merely
     imports RocketMQ packages, as most of the RocketMQ source itself does, fails it; so does a file that only
     declares a listener class: it is parsed when a consumer refers to it."""
-    return may_use_clients(data)
+    return any(marker in data for marker in _USAGE_MARKERS) or bool(_MESSAGE_CREATION.search(data))
 
 
-def parse_java(path: str, data: bytes) -> FileFacts:
-    facts = FileFacts(path=path, language="java")
-    try:
-        _parse(path, data, facts)
-    except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
-        facts.problems.append(_internal_error(path, error))
-    return facts
+class JavaFrontend(Frontend):
+    name = "java"
+    languages = ("java",)
+
+    def claims(self, path: str) -> bool:
+        return path.endswith(".java")
+
+    def worth_parsing(self, data: bytes) -> bool:
+        return may_use_clients(data)
+
+    def parse(self, path: str, data: bytes) -> FileFacts:
+        from rmqlint.frontends.java_parse import parse_java
+
+        return parse_java(path, data)
+
+    # --- lookups ----------------------------------------------------------------------------------------------
+
+    def find_constant(self, ref: ConstRef, ctx: FileFacts, files: SourceFiles) -> Optional[ConstantMatch]:
+        for written in ref.scopes:
+            scope = imported(written, ctx)
+            key = f"{last(scope)}.{ref.name}"
+            found = [(f, key) for f in self.classes(scope, ctx, files) if key in f.constants]
+            if found:
+                return ConstantMatch(found, f"{scope}.{ref.name}")
+        return None
+
+    def find_listener(self, written: str, ctx: FileFacts, files: SourceFiles) -> Optional[tuple[FileFacts,
+                                                                                                Listener]]:
+        scope = imported(written, ctx)
+        declaring = self.classes(scope, ctx, files)
+        if len(declaring) != 1:
+            return None  # not in the project, or several candidates: which one runs is not known
+        linked = declaring[0].listener_classes.get(last(scope))
+        return (declaring[0], linked) if linked is not None else None
+
+    def classes(self, scope: str, ctx: FileFacts, files: SourceFiles) -> list[FileFacts]:
+        """The files declaring the class `scope` names, as seen from `ctx`."""
+        memo = files.memo("java.classes")
+        memo_key = (scope, ctx.package, ctx.path.rpartition("/")[0])
+        if memo_key not in memo:
+            simple = last(scope)
+            qualifier = scope.split(".")[:-1]
+            matching = [f for f in self._candidates(scope, ctx.path, files)
+                        if simple in f.classes and qualifies(qualifier, f)]
+            if not qualifier and len(matching) > 1:
+                # An unqualified name the frontend could not pin down: the referring file's own package first.
+                matching = [f for f in matching if f.package == ctx.package] or matching
+            memo[memo_key] = matching
+        return memo[memo_key]
+
+    def _candidates(self, scope: str, near: str, files: SourceFiles) -> list[FileFacts]:
+        """Every Java file declaring the class named by the last segment of `scope`, parsing files on demand."""
+        by_stem, by_dir = self._name_indexes(files)
+        segments = scope.split(".")
+        simple = segments[-1]
+        for segment in segments:
+            for path in by_stem.get(segment, ()):
+                files.ensure_parsed(path)
+        if not self._declaring(files).get(simple):
+            # A package-private class in another file of the same package: look next to the referring file (and
+            # in the directory of the qualifier's package), cheaply, before parsing.
+            directories = {near.rpartition("/")[0]}
+            if len(segments) > 1:
+                suffix = "/".join(segments[:-1])
+                directories.update(d for d in by_dir if d == suffix or d.endswith("/" + suffix))
+            needles = tuple(f"{kw} {simple}".encode() for kw in ("class", "interface", "enum", "record"))
+            for directory in sorted(directories):
+                for path in by_dir.get(directory, ()):
+                    if path in files.facts:
+                        continue
+                    data = files.peek(path)
+                    if data is not None and any(n in data for n in needles):
+                        files.ensure_parsed(path)
+        return list(self._declaring(files).get(simple, ()))
+
+    def _name_indexes(self, files: SourceFiles) -> tuple[dict, dict]:
+        memo = files.memo("java.names")
+        if not memo:
+            by_stem: dict[str, list[str]] = {}
+            by_dir: dict[str, list[str]] = {}
+            for path in files.paths(self.name):
+                directory, _, file_name = path.rpartition("/")
+                by_stem.setdefault(file_name[:-5], []).append(path)
+                by_dir.setdefault(directory, []).append(path)
+            memo["stem"], memo["dir"] = by_stem, by_dir
+        return memo["stem"], memo["dir"]
+
+    def _declaring(self, files: SourceFiles) -> dict[str, list[FileFacts]]:
+        """Simple class name -> the parsed Java files declaring it, kept up to date as files are parsed."""
+        memo = files.memo("java.declaring")
+        seen = memo.setdefault("seen", set())
+        declaring = memo.setdefault("by_name", {})
+        if len(seen) != len(files.facts):
+            for path, facts in files.facts.items():
+                if path not in seen:
+                    seen.add(path)
+                    if facts.language == "java":
+                        for name in facts.classes:
+                            declaring.setdefault(name, []).append(facts)
+        return declaring
 
 
-def _internal_error(path: str, error: Exception) -> Problem:
-    return Problem(f"internal error while analysing Java: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
+def imported(scope: str, ctx: FileFacts) -> str:
+    """Qualify a scope through the referring file's single-type imports."""
+    if not ctx.imports:
+        return scope
+    head, dot, rest = scope.partition(".")
+    qualified = ctx.imports.get(head)
+    return qualified + dot + rest if qualified else scope
 
 
-def _parse(path: str, data: bytes, facts: FileFacts) -> None:
-    if b"\x00" in data:
-        line, column = _position(data, data.index(b"\x00"))
-        facts.problems.append(Problem("binary file (contains NUL bytes), not Java source",
-                                      Location(path, line, column, line, column + 1)))
-        return
-    source = data
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line, column = _position(data, error.start)
-        facts.problems.append(Problem(
-            f"not valid UTF-8 (byte 0x{data[error.start]:02x}); read with replacement characters",
-            Location(path, line, column, line, column + 1)))
-        source = data.decode("utf-8", "replace").encode("utf-8")
-    if source.startswith(b"\xef\xbb\xbf"):
-        source = b"   " + source[3:]  # keep columns; a BOM is not Java syntax
-    tree = tree_sitter.Parser(LANGUAGE).parse(source)
-    java = JavaFile(path, source, tree)
-    if tree.root_node.has_error:
-        facts.problems.append(_syntax_problem(java, tree.root_node))
-    facts.package = java.package
-    facts.imports = dict(java.imports)
-    facts.classes = [info.name for info in java.classes]
-    if b"rmqlint" in source:
-        facts.suppressions = _suppressions(java)
-    facts.constants = java.constants()
-    # Listener classes too, whether or not the file passes the prefilter: a consumer elsewhere may register one.
-    try:
-        facts.listener_classes = listener_classes(java)
-    except Exception as error:  # noqa: BLE001
-        facts.problems.append(_internal_error(path, error))
-    if may_use_clients(source):
-        # A bug in client extraction must not cost the file its constants, which other files may need.
-        try:
-            extractor = ClientExtractor(java)
-            extractor.run()
-        except Exception as error:  # noqa: BLE001
-            facts.problems.append(_internal_error(path, error))
-        else:
-            facts.clients = extractor.clients
-            facts.produced = extractor.produced
+def last(scope: str) -> str:
+    return scope.rsplit(".", 1)[-1]
 
 
-def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:
-    # Descend to the first error or missing node (iteratively: the tree may be thousands of levels deep).
-    node = root
-    while True:
-        if node.is_error or node.is_missing:
-            break
-        child = next((c for c in node.children if c.has_error or c.is_missing), None)
-        if child is None:
-            break
-        node = child
-    location = java.location(node)
-    if node.is_missing:
-        message = f"syntax error: missing '{node.type}'"
-    else:
-        snippet = java.text(node)[:20].split("\n")[0]
-        message = f"syntax error near '{snippet}'" if snippet else "syntax error"
-    return Problem(message + "; the rest of the file was still analysed", location)
-
-
-def _suppressions(java: JavaFile) -> dict[int, list[str]]:
-    result: dict[int, list[str]] = {}
-    for node in tree_sitter.QueryCursor(_COMMENT_QUERY).captures(java.tree.root_node).get("comment", []):
-        text = java.text(node)
-        for match in _SUPPRESSION.finditer(text):
-            line = node.start_point[0] + 1 + text.count("\n", 0, match.start())
-            codes = [c.strip() for c in match.group(1).split(",")] if match.group(1) else ["*"]
-            existing = result.setdefault(line, [])
-            existing.extend(code for code in codes if code not in existing)
-    return result
-
-
-def _position(data: bytes, offset: int) -> tuple[int, int]:
-    line_start = data.rfind(b"\n", 0, offset) + 1
-    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+def qualifies(qualifier: list[str], facts: FileFacts) -> bool:
+    """Does `qualifier` (the segments before the class name) fit this file: nothing, its enclosing classes,
+    its package, or its package followed by enclosing classes?"""
+    rest = list(qualifier)
+    while rest and rest[-1] in facts.classes:
+        rest.pop()
+    return not rest or ".".join(rest) == facts.package

@@ -8,15 +8,16 @@ holds it: a local of one callable, or a field of one class, so a consumer create
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import tree_sitter
 
 from rmqlint.facts import ClientFact, ProducedTag, Setting, Subscription
+from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
 from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
-from rmqlint.values import Concat, Dynamic, Lit, Placeholder, Value, concat
+from rmqlint.text import split_destination
+from rmqlint.values import Dynamic, Lit, Placeholder, Value
 
 CLIENT_ROLES = {
     "DefaultMQPushConsumer": "push_consumer",
@@ -58,15 +59,6 @@ _USAGE_QUERY = tree_sitter.Query(
     (annotation name: (scoped_identifier name: (identifier) @name .) (#eq? @name "{SPRING_LISTENER}")) @annotation
     """,
 )
-
-# Bytes without which a file cannot hold what the usage query looks for (checked before running the query).
-_USAGE_MARKERS = (b"DefaultMQ", b"DefaultLitePullConsumer", b"TransactionMQProducer", b"RocketMQMessageListener",
-                  b"RocketMQTemplate", b"setTag", b"ConsumerBuilder")
-_MESSAGE_CREATION = re.compile(rb"new\s+(?:[\w.]+\.)?Message\b")
-
-
-def may_use_clients(source: bytes) -> bool:
-    return any(marker in source for marker in _USAGE_MARKERS) or bool(_MESSAGE_CREATION.search(source))
 
 
 Key = tuple[str, int, str]  # ("local", callable id, name) | ("field", class body id, name)
@@ -712,22 +704,6 @@ def _is_bean_method(java: JavaFile, callable_node: tree_sitter.Node) -> bool:
                 if name is not None and java.text(name).rpartition(".")[2] == "Bean":
                     return True
     return False
-
-
-def split_destination(destination: Value) -> tuple[Value, Value] | None:
-    """Split a `topic:tags` destination on its first ':' when that ':' is in literal text before any reference
-    (a reference before it could itself hold a ':'). None when the split must wait for the linker."""
-    if isinstance(destination, Lit):
-        if ":" not in destination.text:
-            return destination, Lit("")
-        topic, _, tag = destination.text.partition(":")
-        return Lit(topic), Lit(tag)
-    if isinstance(destination, Concat) and destination.parts and isinstance(destination.parts[0], Lit):
-        first = destination.parts[0].text
-        if ":" in first:
-            topic, _, rest = first.partition(":")
-            return Lit(topic), concat(([Lit(rest)] if rest else []) + list(destination.parts[1:]))
-    return None
 
 
 def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:

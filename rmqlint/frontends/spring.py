@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, Problem, Setting, Subscription
+from rmqlint.frontends.base import Frontend
+from rmqlint.text import canonical_key, decode, suppression_codes
 from rmqlint.values import Dynamic, Lit, Value, parse_spring_string
 
 if TYPE_CHECKING:  # the parsers are imported where they are used: importing this module (discovery) stays cheap
     import yaml
 
-_SUPPRESS = re.compile(r"rmqlint\s*:\s*disable(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 _CONFIG_NAME = re.compile(r"^(application|bootstrap)([-.][^/]*)?\.(properties|ya?ml)$")
 
 
@@ -40,41 +41,37 @@ def is_spring_config(path: str) -> bool:
     return _CONFIG_NAME.match(posixpath.basename(path.replace("\\", "/"))) is not None
 
 
-def canonical_key(key: str) -> str:
-    """Spring's uniform form for relaxed binding: lower case, without '-' and '_'."""
-    return key.lower().replace("-", "").replace("_", "")
-
-
 # --- reading ---------------------------------------------------------------------------------------------------
+
+
+class SpringFrontend(Frontend):
+    """Spring Boot configuration: always parsed (every key may resolve a placeholder elsewhere)."""
+
+    name = "spring"
+    languages = ("properties", "yaml")
+
+    def claims(self, path: str) -> bool:
+        return is_spring_config(path)
+
+    def language_of(self, path: str) -> str:
+        return "properties" if path.endswith(".properties") else "yaml"
+
+    def parse(self, path: str, data: bytes) -> FileFacts:
+        return parse_properties(path, data) if path.endswith(".properties") else parse_yaml(path, data)
 
 
 def _text(facts: FileFacts, data: bytes) -> str | None:
     """The file as text, or None with a Problem for binary or non-UTF-8 bytes."""
-    if b"\0" in data:
-        line = data.count(b"\n", 0, data.index(b"\0")) + 1
-        facts.problems.append(Problem("binary file (NUL byte), not configuration", _loc(facts.path, line, 1)))
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        facts.problems.append(Problem(f"not UTF-8 text (byte 0x{data[err.start]:02x})",
-                                      _loc(facts.path, line, column)))
-        return None
+    decoded = decode(facts.path, data, what="configuration")
+    if decoded.problem is not None:
+        facts.problems.append(decoded.problem)
+    return decoded.text
 
 
 def _loc(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Location:
     if end_line is None:
         end_line, end_column = line, column + 1
     return Location(path, line, column, end_line, end_column)
-
-
-def _suppression_codes(comment: str) -> list[str] | None:
-    match = _SUPPRESS.search(comment)
-    if match is None:
-        return None
-    return [c.strip().upper() for c in (match.group(1) or "*").split(",") if c.strip()] or ["*"]
 
 
 # --- .properties -----------------------------------------------------------------------------------------------
@@ -111,7 +108,7 @@ def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
             document += 1
             continue
         if stripped[0] in "#!":
-            codes = _suppression_codes(stripped)
+            codes = suppression_codes(stripped)
             if codes:
                 facts.suppressions.setdefault(first + 1, []).extend(codes)
             continue
@@ -382,7 +379,7 @@ def _yaml_suppressions(facts: FileFacts, text: str, scan: bool) -> None:
                 continue
             if any(a <= column < b for a, b in covered.get(number, ())):
                 continue
-            codes = _suppression_codes(line[column:])
+            codes = suppression_codes(line[column:])
             if codes:
                 facts.suppressions.setdefault(number + 1, []).extend(codes)
             break

@@ -51,11 +51,7 @@ def _first_section(docs: str) -> str:
 
 
 def render_sarif(result) -> str:
-    from rmqlint.engine import PROBLEM_CODE, PROBLEM_DOCS, PROBLEM_NAME, PROBLEM_SUMMARY
-
     descriptors = [_descriptor(r.CODE, r.NAME, r.SEVERITY, r.SUMMARY, r.DOCS) for r in result.rules]
-    if result.settings.enabled(PROBLEM_CODE):
-        descriptors.append(_descriptor(PROBLEM_CODE, PROBLEM_NAME, "info", PROBLEM_SUMMARY, PROBLEM_DOCS))
     index = {d["id"]: i for i, d in enumerate(descriptors)}
 
     results = []

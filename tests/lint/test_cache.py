@@ -200,14 +200,13 @@ def _fixture_facts():
             yield facts
 
 
-def test_fast_decoder_equals_the_contract_codec():
-    from rmqlint.cache import decode_facts
+def test_facts_round_trip_through_json():
     from rmqlint.facts import facts_from_json, facts_to_json
 
     seen = 0
     for facts in _fixture_facts():
         data = facts_to_json(facts)
-        assert decode_facts(data) == facts_from_json(data) == facts, facts.path
+        assert facts_from_json(json.loads(json.dumps(data))) == facts, facts.path
         seen += bool(facts.clients or facts.config)
     assert seen >= 5
 
@@ -218,9 +217,8 @@ def test_fast_decoder_equals_the_contract_codec():
     (("clients", 0, "subscriptions"), {"a": 1}),
     (("clients", 0), ["not", "an", "object"]),
 ])
-def test_fast_decoder_rejects_wrong_types(path, bad):
-    from rmqlint.cache import decode_facts
-    from rmqlint.facts import facts_to_json
+def test_decoder_rejects_wrong_types(path, bad):
+    from rmqlint.facts import facts_from_json, facts_to_json
 
     facts = next(f for f in _fixture_facts() if f.clients and f.clients[0].group is not None
                  and getattr(f.clients[0].group.value, "text", None) is not None)
@@ -230,7 +228,7 @@ def test_fast_decoder_rejects_wrong_types(path, bad):
         target = target[step]
     target[path[-1]] = bad
     with pytest.raises((TypeError, KeyError, ValueError)):
-        decode_facts(data)
+        facts_from_json(data)
 
 
 def _age_tree(root):

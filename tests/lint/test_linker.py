@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, ProducedTag, Setting, Subscription
-from rmqlint.linker import Linker, _absolute_module, canonical_key, module_of
+from rmqlint.frontends.python import absolute_module as _absolute_module
+from rmqlint.linker import Linker
+from rmqlint.text import canonical_key, module_of
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Placeholder, parse_spring_string
 
 

@@ -20,7 +20,7 @@ from rules.rmq003_broadcasting_retry import BroadcastingRetry
 
 def test_catalog_is_in_code_order_with_unique_codes():
     codes = [rule.CODE for rule in ALL_RULES]
-    assert codes == sorted(codes) == ["RMQ001", "RMQ002", "RMQ003"]
+    assert codes == sorted(codes) and codes[:3] == ["RMQ001", "RMQ002", "RMQ003"] and "RMQ900" in codes
     assert len({rule.NAME for rule in ALL_RULES}) == len(ALL_RULES)
 
 
@@ -321,7 +321,7 @@ def _lint_example(rule, example):
 
     findings = lint_sources(dict(example.files), rules=[rule()])
     problems = [f"{f.location.path}:{f.location.line}: {f.message}" for f in findings if f.code == "RMQ900"]
-    assert not problems, f"the example does not parse cleanly: {problems}"
+    assert rule.CODE == "RMQ900" or not problems, f"the example does not parse cleanly: {problems}"
     index = SourceIndex.in_memory({p: t.encode("utf-8") for p, t in example.files.items()})
     index.scan()
     project = Linker(index.facts, index, root="").link()
@@ -348,21 +348,4 @@ def test_valid_example_is_quiet(rule, example):
     findings, project = _lint_example(rule, example)
     assert [f"{f.location.path}:{f.location.line}: {f.message}" for f in findings] == [], example.note
     # A near miss, not an empty project: the frontends must have seen what the rule looks at.
-    assert NEAR_MISS[rule.CODE](project), f"the example gives the rule nothing to look at: {example.note}"
-
-
-def _consumers(project):
-    return [c for _f, c in project.clients() if c.role != "producer"]
-
-
-NEAR_MISS = {
-    # a consumer, or a client with an instanceName
-    "RMQ001": lambda p: any(c.role != "producer" or c.instance_name for _f, c in p.clients()),
-    # a subscription and a produced tag
-    "RMQ002": lambda p: any(c.subscriptions for c in _consumers(p)) and any(True for _ in p.produced()),
-    # a consumer with a sign of retries
-    "RMQ003": lambda p: any(
-        c.max_reconsume_times or c.delay_level or any(l.reconsume_later or l.throws for l in c.listeners)
-        for c in _consumers(p)
-    ),
-}
+    assert rule().looks_at(project), f"the example gives the rule nothing to look at: {example.note}"

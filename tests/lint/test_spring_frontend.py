@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
-from rmqlint.frontends.spring import canonical_key, is_spring_config, parse_properties, parse_yaml
+from rmqlint.frontends.spring import is_spring_config, parse_properties, parse_yaml
+from rmqlint.text import canonical_key
 from rmqlint.values import Concat, Dynamic, Lit, Placeholder
 from tests.lint.spans import span
 

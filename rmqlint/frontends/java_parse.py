@@ -1,0 +1,91 @@
+"""Parsing one Java source file into `FileFacts`, with tree-sitter (the heavy half of `rmqlint.frontends.java`).
+
+`parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
+whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `mentions_rocketmq`
+prefilter are only indexed for their constants and listener classes, which other files may reference.
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from rmqlint.facts import FileFacts, Location, Problem
+from rmqlint.frontends.java import may_use_clients
+from rmqlint.frontends.java_clients import ClientExtractor
+from rmqlint.frontends.java_index import LANGUAGE, JavaFile
+from rmqlint.frontends.java_listeners import listener_classes
+from rmqlint.text import add_suppressions, decode
+_COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
+
+
+def parse_java(path: str, data: bytes) -> FileFacts:
+    facts = FileFacts(path=path, language="java")
+    try:
+        _parse(path, data, facts)
+    except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
+        facts.problems.append(_internal_error(path, error))
+    return facts
+
+
+def _internal_error(path: str, error: Exception) -> Problem:
+    return Problem(f"internal error while analysing Java: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
+
+
+def _parse(path: str, data: bytes, facts: FileFacts) -> None:
+    decoded = decode(path, data, what="Java source", replace=True)
+    if decoded.problem is not None:
+        facts.problems.append(decoded.problem)
+    if decoded.text is None:
+        return
+    source = decoded.text.encode("utf-8") if decoded.replaced or data.startswith(b"\xef\xbb\xbf") else data
+    tree = tree_sitter.Parser(LANGUAGE).parse(source)
+    java = JavaFile(path, source, tree)
+    if tree.root_node.has_error:
+        facts.problems.append(_syntax_problem(java, tree.root_node))
+    facts.package = java.package
+    facts.imports = dict(java.imports)
+    facts.classes = [info.name for info in java.classes]
+    if b"rmqlint" in source:
+        facts.suppressions = _suppressions(java)
+    facts.constants = java.constants()
+    # Listener classes too, whether or not the file passes the prefilter: a consumer elsewhere may register one.
+    try:
+        facts.listener_classes = listener_classes(java)
+    except Exception as error:  # noqa: BLE001
+        facts.problems.append(_internal_error(path, error))
+    if may_use_clients(source):
+        # A bug in client extraction must not cost the file its constants, which other files may need.
+        try:
+            extractor = ClientExtractor(java)
+            extractor.run()
+        except Exception as error:  # noqa: BLE001
+            facts.problems.append(_internal_error(path, error))
+        else:
+            facts.clients = extractor.clients
+            facts.produced = extractor.produced
+
+
+def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:
+    # Descend to the first error or missing node (iteratively: the tree may be thousands of levels deep).
+    node = root
+    while True:
+        if node.is_error or node.is_missing:
+            break
+        child = next((c for c in node.children if c.has_error or c.is_missing), None)
+        if child is None:
+            break
+        node = child
+    location = java.location(node)
+    if node.is_missing:
+        message = f"syntax error: missing '{node.type}'"
+    else:
+        snippet = java.text(node)[:20].split("\n")[0]
+        message = f"syntax error near '{snippet}'" if snippet else "syntax error"
+    return Problem(message + "; the rest of the file was still analysed", location)
+
+
+def _suppressions(java: JavaFile) -> dict[int, list[str]]:
+    result: dict[int, list[str]] = {}
+    for node in tree_sitter.QueryCursor(_COMMENT_QUERY).captures(java.tree.root_node).get("comment", []):
+        add_suppressions(result, java.text(node), node.start_point[0] + 1)
+    return result

@@ -1,0 +1,375 @@
+"""The RocketMQ clients and messages of one Python module, and how the code configures them.
+
+Two client generations are recognised by where their names are imported from:
+- 2.x (`rocketmq.client`, `rocketmq.ffi`; apache/rocketmq-client-python): `PushConsumer(group_id, orderly,
+  message_model)`, `set_group`, `set_instance_name`, `set_message_model`, `subscribe(topic, callback, expression)`
+  with a callback returning `ConsumeStatus`; `Producer(group_id, ...)`, `TransactionMQProducer`, `PullConsumer`;
+  `Message(topic)` with `set_tags`.
+- 5.x (package `rocketmq`, `rocketmq.v5.*`; apache/rocketmq-clients python/): `PushConsumer(config, group,
+  listener, {topic: FilterExpression(expr, FilterType.SQL)})`, `SimpleConsumer(config, group, {..})`,
+  `subscribe(topic, FilterExpression(..))`, a `MessageListener` class whose `consume` returns `ConsumeResult`;
+  `Message()` with `msg.topic = ..` / `msg.tag = ..`.
+
+A client is identified by the variable or attribute holding it (`self.consumer` across the methods of a class);
+aliases (`c = self.consumer`, a helper returning a client, a client passed to a helper of this module) are
+followed, and each method call is attached to the object created last before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from rmqlint.facts import ClientFact, FileFacts, Listener, ProducedTag, Setting, Subscription
+from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, argument
+from rmqlint.frontends.python_listeners import listener_v2, listener_v5
+from rmqlint.values import Dynamic, Lit, Value
+
+# client class -> role, per generation
+_V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer", "Producer": "producer",
+               "TransactionMQProducer": "producer"}
+_V5_CLIENTS = {"PushConsumer": "push_consumer", "LitePushConsumer": "push_consumer",
+               "SimpleConsumer": "simple_consumer", "Producer": "producer"}
+_V2_MODEL_NUMBERS = {"0": "BROADCASTING", "1": "CLUSTERING"}  # rocketmq/ffi.py MessageModel
+_V2_SETTERS = {"set_group": "group", "set_instance_name": "instance_name", "set_message_model": "message_model"}
+
+
+@dataclass
+class _Client:
+    fact: ClientFact
+    version: str
+    order: tuple[int, int]
+
+
+@dataclass
+class _Message:
+    version: str
+    topic: Value | None
+    order: tuple[int, int]
+    topics: list[tuple[tuple[int, int], Value]] = field(default_factory=list)  # 5.x `msg.topic = ..`
+
+
+class ClientCollector:
+    """Collects clients, messages and the calls on them from the module's assignments and calls (in source order),
+    then links each call and message field to its object (`collect`)."""
+
+    def __init__(self, index: PythonIndex):
+        self.index = index
+        self.scope: Scope = index.root  # the scope of the assignment or call being read
+        self.handled: set[int] = set()  # constructor calls already attached to a receiver
+        self.clients: dict[tuple, list[_Client]] = {}
+        self.anonymous: list[_Client] = []
+        self.messages: dict[tuple, list[_Message]] = {}
+        self.calls: list[tuple[tuple, str, cst.Call, Scope]] = []  # receiver key, method, call, scope
+        self.tag_assigns: list[tuple[tuple, cst.CSTNode, cst.BaseExpression, Scope]] = []
+        self.aliases: list[tuple[list[tuple], list[tuple]]] = []  # target keys <- source keys
+        self.returned: dict[int, list[tuple]] = {}  # function -> receivers it returns
+        self.parameters: set[tuple] = set()  # keys of helper parameters: every object passed in is configured
+
+    def collect(self, facts: FileFacts) -> None:
+        for kind, node, scope in self.index.events:
+            self.scope = scope
+            if kind == "assign":
+                self._on_assign(node) if isinstance(node, cst.Assign) else self._on_annotated_assign(node)
+            else:
+                self._on_call(node)
+        self._link(facts)
+
+    def receiver(self, node: cst.BaseExpression, scope: Scope) -> tuple | None:
+        """A stable key for the variable or attribute that holds an object."""
+        if isinstance(node, cst.Name):
+            found = self.index.find(node.value, scope)
+            owner = found[0] if found else self.index.root
+            if owner.kind == "class":  # a class attribute: the same object as `self.<name>` in its methods
+                return ("attr", id(owner.node), node.value)
+            return ("name", id(owner.node), node.value)
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            cls = self.index.class_of(node.value, scope)
+            if cls is not None:
+                return ("attr", id(cls.node), node.attr.value)
+        if isinstance(node, cst.Call):
+            return ("call", id(node))
+        return None
+
+    def _on_assign(self, node: cst.Assign) -> None:
+        self._assigned([t.target for t in node.targets], node.value)
+
+    def _on_annotated_assign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assigned([node.target], node.value)
+
+    def _assigned(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+        keys = [k for k in (self.receiver(t, self.scope) for t in targets) if k is not None]
+        self._construct(value, keys)
+        self._alias(value, keys)
+        for target in targets:
+            self._note_message_field(target, value)
+
+    def _alias(self, value: cst.BaseExpression, keys: list[tuple]) -> None:
+        """`self.consumer = consumer` or `consumer = make_consumer()`: the targets also hold what the value holds
+        (resolved once every object is known, see `_resolve_aliases`)."""
+        if not keys:
+            return
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            source = self.receiver(value, self.scope)
+            if source is not None:
+                self.aliases.append((keys, [source]))
+        elif isinstance(value, cst.Call):
+            function = self.index.function(value.func, self.scope)
+            if isinstance(function, cst.FunctionDef):
+                returned = self._returned_receivers(function)
+                if returned:
+                    self.aliases.append((keys, returned))
+
+    def _returned_receivers(self, function: cst.FunctionDef) -> list[tuple]:
+        if id(function) not in self.returned:
+            collector = ReturnsAndRaises()
+            function.body.visit(collector)
+            scope = self.index.scopes[id(function)]
+            keys = [self.receiver(r.value, scope) for r in collector.returns if r.value is not None]
+            self.returned[id(function)] = [k for k in keys if k is not None]
+        return self.returned[id(function)]
+
+    def _pass_arguments(self, call: cst.Call) -> None:
+        """`configure(consumer)`: inside a helper of this module, the parameter holds the argument's object."""
+        function = self.index.function(call.func, self.scope)
+        if not isinstance(function, cst.FunctionDef):
+            return
+        scope = self.index.scopes[id(function)]
+        params = [*function.params.posonly_params, *function.params.params]
+        if isinstance(call.func, cst.Attribute) and scope.self_name is not None:
+            params = params[1:]  # a method called through its instance: `self` is bound already
+        by_name = {p.name.value: p for p in [*params, *function.params.kwonly_params]}
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                continue
+            if arg.keyword is not None:
+                param = by_name.get(arg.keyword.value)
+            else:
+                position = positional.index(arg)
+                param = params[position] if position < len(params) else None
+            source = self.receiver(arg.value, self.scope)
+            if param is not None and source is not None:
+                key = ("name", id(function), param.name.value)
+                self.parameters.add(key)
+                self.aliases.append(([key], [source]))
+
+    def _resolve_aliases(self) -> None:
+        """Propagates objects along the recorded aliases until nothing changes (chains, helpers calling helpers)."""
+        for _round in range(8):
+            changed = False
+            for targets, sources in self.aliases:
+                for table in (self.clients, self.messages):
+                    for source in sources:
+                        for held in list(table.get(source, ())):
+                            for key in targets:
+                                bucket = table.setdefault(key, [])
+                                if all(h is not held for h in bucket):
+                                    bucket.append(held)
+                                    changed = True
+            if not changed:
+                return
+
+    def _note_message_field(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Attribute) and target.attr.value in ("topic", "tag"):
+            key = self.receiver(target.value, self.scope)
+            if key is not None:
+                self.tag_assigns.append((key, target, value, self.scope))
+
+    def _on_call(self, node: cst.Call) -> None:
+        if id(node) not in self.handled:
+            self._construct(node, [])
+        if node.args:
+            self._pass_arguments(node)
+        if isinstance(node.func, cst.Attribute):
+            key = self.receiver(node.func.value, self.scope)
+            if key is not None:
+                self.calls.append((key, node.func.attr.value, node, self.scope))
+
+    def _construct(self, value: cst.BaseExpression, keys: list[tuple]) -> None:
+        if not isinstance(value, cst.Call):
+            return
+        api = self.index.rocketmq(value.func, self.scope)
+        if api is None:
+            return
+        version, name = api
+        self.handled.add(id(value))
+        if name == "Message":
+            topic = argument(value, 0, "topic") if version == "python2" else None
+            message = _Message(version, self.index.value(topic, self.scope) if topic is not None else None,
+                               self.index.order(value))
+            for key in keys or [("call", id(value))]:  # `Message("t").set_tags(..)` chained
+                self.messages.setdefault(key, []).append(message)
+            return
+        roles = _V2_CLIENTS if version == "python2" else _V5_CLIENTS
+        if name not in roles:
+            return
+        client = _Client(self._client_fact(value, version, roles[name], keys, name), version, self.index.order(value))
+        if not keys:
+            self.anonymous.append(client)
+            keys = [("call", id(value))]  # `PushConsumer("g").subscribe(..)`
+        for key in keys:
+            self.clients.setdefault(key, []).append(client)
+
+    def _add_tag_subscription(self, fact: ClientFact, call: cst.Call, scope: Scope, expression_at: int) -> None:
+        """2.x `subscribe(topic, callback, expression)` / `pull(topic, expression)`: a TAG subscription, `*` when
+        the expression is left out."""
+        topic = argument(call, 0, "topic")
+        expression = argument(call, expression_at, "expression")
+        if topic is not None:
+            fact.subscriptions.append(Subscription(
+                self.index.value(topic, scope), self.index.value(expression, scope) if expression is not None else Lit("*"),
+                "TAG", self.index.loc(call)))
+
+    def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: Scope) -> Setting:
+        return Setting(self.index.value(node, scope), self.index.loc(where))
+
+    def _model(self, node: cst.BaseExpression, scope: Scope, where: cst.CSTNode | None = None) -> Setting:
+        """A 2.x message model: `MessageModel.X`, or the ctypes enum's number (BROADCASTING = 0, CLUSTERING = 1)."""
+        setting = self._setting(node, where or node, scope)
+        if isinstance(setting.value, Lit) and setting.value.text in _V2_MODEL_NUMBERS:
+            setting.value = Lit(_V2_MODEL_NUMBERS[setting.value.text])
+        return setting
+
+    def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple], cls: str) -> ClientFact:
+        scope = self.scope
+        name = next((k[2] if k[0] == "name" else f"self.{k[2]}" for k in keys), "")
+        fact = ClientFact(role=role, api=version, location=self.index.loc(call), name=name)
+        if version == "python2":
+            group = argument(call, 0, "group_id")
+            if group is not None:
+                fact.group = self._setting(group, group, scope)
+            if role == "push_consumer":
+                orderly = argument(call, 1, "orderly")
+                if orderly is not None:
+                    flag = self.index.value(orderly, scope)
+                    mode = {"True": "ORDERLY", "False": "CONCURRENTLY"}.get(flag.text) if isinstance(flag, Lit) \
+                        else None
+                    fact.consume_mode = Setting(Lit(mode) if mode else Dynamic("orderly flag"), self.index.loc(orderly))
+                model = argument(call, 2, "message_model")
+                if model is not None:
+                    fact.message_model = self._model(model, scope)
+            return fact
+        if role == "producer":
+            return fact
+        group = argument(call, 1, "consumer_group")
+        if group is not None:
+            fact.group = self._setting(group, group, scope)
+        lite = cls == "LitePushConsumer"  # (config, group, bind_topic, listener): lite topics, no filter
+        if role == "push_consumer":
+            listener = argument(call, 3 if lite else 2, "message_listener")
+            if listener is not None:
+                found = listener_v5(self.index, listener, scope)
+                if found is not None:
+                    fact.listeners.append(found)
+        subscription = None if lite else argument(call, 3 if role == "push_consumer" else 2, "subscription")
+        if subscription is not None:
+            fact.subscriptions.extend(self._subscription_dict(subscription, scope))
+        return fact
+
+    def _subscription_dict(self, node: cst.BaseExpression, scope: Scope) -> list[Subscription]:
+        node, scope = self.index.resolve_node(node, scope)
+        if not isinstance(node, cst.Dict):
+            return []
+        subs = []
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                expression, selector = self._filter_expression(element.value, scope)
+                subs.append(Subscription(self.index.value(element.key, scope), expression, selector, self.index.loc(element)))
+        return subs
+
+    def _filter_expression(self, node: cst.BaseExpression | None, scope: Scope) -> tuple[Value, str]:
+        """(expression, "TAG" | "SQL92") of a 5.x FilterExpression; absent means all tags."""
+        if node is None:
+            return Lit("*"), "TAG"
+        node, scope = self.index.resolve_node(node, scope)
+        if not isinstance(node, cst.Call) or self.index.rocketmq(node.func, scope) is None \
+                or self.index.rocketmq(node.func, scope)[1] != "FilterExpression":
+            return Dynamic("filter expression"), "TAG"
+        expression = argument(node, 0, "expression")
+        kind = argument(node, 1, "filter_type")
+        value = self.index.value(expression, scope) if expression is not None else Lit("*")
+        if kind is None:
+            return value, "TAG"
+        kind_value = self.index.value(kind, scope)
+        if isinstance(kind_value, Lit) and kind_value.text.upper() in ("SQL", "SQL92"):
+            return value, "SQL92"
+        if isinstance(kind_value, Lit) and kind_value.text.upper() == "TAG":
+            return value, "TAG"
+        return Dynamic("filter type is not known"), "TAG"
+
+    def _link(self, facts: FileFacts) -> None:
+        self._resolve_aliases()
+        for key, method, call, scope in self.calls:
+            if key in self.clients and key in self.parameters:
+                for client in self.clients[key]:
+                    self._client_call(client, method, call, scope)
+            elif key in self.clients:
+                self._client_call(self._owner(self.clients[key], self.index.order(call)), method, call, scope)
+            elif key in self.messages and method == "set_tags":
+                message = self._owner(self.messages[key], self.index.order(call))
+                tag = argument(call, 0, "tags")
+                if message.version == "python2" and tag is not None:
+                    topic = message.topic if message.topic is not None else Dynamic("message topic")
+                    facts.produced.append(ProducedTag(topic, self.index.value(tag, scope), self.index.loc(call)))
+        for key, target, value, scope in self.tag_assigns:
+            if key not in self.messages:
+                continue
+            message = self._owner(self.messages[key], self.index.order(target))
+            if message.version != "python5":
+                continue
+            if target.attr.value == "topic":
+                message.topics.append((self.index.order(target), self.index.value(value, scope)))
+        for key, target, value, scope in self.tag_assigns:
+            if key not in self.messages or target.attr.value != "tag":
+                continue
+            message = self._owner(self.messages[key], self.index.order(target))
+            if message.version != "python5":
+                continue
+            topics = {repr(t) for _o, t in message.topics}
+            if len(topics) == 1:
+                topic = message.topics[0][1]
+            else:
+                topic = Dynamic("message topic is not set exactly once")
+            facts.produced.append(ProducedTag(topic, self.index.value(value, scope), self.index.loc(target)))
+        seen: set[int] = set()
+        for client in [*self.anonymous, *(c for group in self.clients.values() for c in group)]:
+            if id(client) not in seen:
+                seen.add(id(client))
+                facts.clients.append(client.fact)
+        facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
+        facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
+
+    def _client_call(self, client: _Client, method: str, call: cst.Call, scope: Scope) -> None:
+        fact = client.fact
+        if client.version == "python2":
+            if method in _V2_SETTERS:
+                arg = argument(call, 0, {"set_group": "group_id", "set_instance_name": "name",
+                                          "set_message_model": "model"}[method])
+                if arg is not None and method == "set_message_model":
+                    fact.message_model = self._model(arg, scope, call)
+                elif arg is not None:
+                    setattr(fact, _V2_SETTERS[method], self._setting(arg, call, scope))
+            elif method == "subscribe" and fact.role == "push_consumer":
+                self._add_tag_subscription(fact, call, scope, expression_at=2)
+                callback = argument(call, 1, "callback")
+                if callback is not None:
+                    listener = listener_v2(self.index, callback, scope)
+                    fact.listeners.append(listener or Listener(kind="unknown", location=self.index.loc(call)))
+            elif method == "pull" and fact.role == "pull_consumer":
+                self._add_tag_subscription(fact, call, scope, expression_at=1)
+            return
+        if method == "subscribe" and fact.role != "producer":
+            topic = argument(call, 0, "topic")
+            if topic is not None:
+                expression, selector = self._filter_expression(argument(call, 1, "filter_expression"), scope)
+                fact.subscriptions.append(Subscription(self.index.value(topic, scope), expression, selector,
+                                                       self.index.loc(call)))
+
+    @staticmethod
+    def _owner(candidates: list, order: tuple[int, int]):
+        """Among objects assigned to one variable, the last one created before the use, else the first."""
+        before = [c for c in candidates if c.order <= order]
+        return before[-1] if before else candidates[0]

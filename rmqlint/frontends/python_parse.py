@@ -1,0 +1,130 @@
+"""Parsing one Python module into `FileFacts` (the heavy half of `rmqlint.frontends.python`): the input checks,
+then libcst, then the index (`python_index`), the clients (`python_clients`) and listeners (`python_listeners`).
+
+libcst's tree walk recurses and its native parser can overflow the C stack on absurdly nested input, so the
+stdlib parser (which has nesting limits) checks the text and its depth first.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import sys
+import tokenize
+
+import libcst as cst
+
+from rmqlint.facts import FileFacts, Location, Problem
+from rmqlint.frontends.python_clients import ClientCollector
+from rmqlint.frontends.python_index import PythonIndex, api_of
+from rmqlint.frontends.python_listeners import callbacks
+from rmqlint.text import add_suppressions, decode
+
+# Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
+# tree walk recurses (a few Python frames per level) and slows down more than linearly (2,000 levels of `a + b`
+# take seconds); its native parser overflows the C stack near 10,000 levels. 500 levels keep long `elif` chains.
+MAX_DEPTH = 500
+# libcst runs with at least this recursion limit, enough for MAX_DEPTH levels (measured safe up to 4,000).
+RECURSION_LIMIT = 10_000
+
+
+def parse_python(path: str, data: bytes) -> FileFacts:
+    facts = FileFacts(path=path, language="python")
+    try:
+        _parse_into(facts, path, data)
+    except RecursionError:
+        facts.clients, facts.produced = [], []
+        facts.problems.append(Problem("code nested too deeply to analyse", _loc(path, 1, 1)))
+    except Exception as err:  # never a traceback for a user's file
+        facts.clients, facts.produced = [], []
+        facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
+    return facts
+
+
+def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
+    decoded = decode(path, data, what="Python source")
+    if decoded.text is None:
+        facts.problems.append(decoded.problem)
+        return
+    text = decoded.text
+    if "rmqlint" in text:
+        facts.suppressions = _suppressions(text)
+    problem = _precheck(path, text)
+    if problem is not None:
+        facts.problems.append(problem)
+        return
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        module = cst.parse_module(text)
+        _analyse(path, module, facts)
+    except cst.ParserSyntaxError as err:
+        facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, err.raw_line, err.raw_column + 1)))
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+def _precheck(path: str, text: str) -> Problem | None:
+    """The stdlib parser rejects what libcst would choke on (and reports syntax errors with a position)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as err:
+        line = err.lineno or 1
+        return Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))
+    except (RecursionError, MemoryError):
+        return Problem("code nested too deeply to analyse", _loc(path, 1, 1))
+    except ValueError as err:
+        return Problem(f"not Python source: {err}", _loc(path, 1, 1))
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, ast.BoolOp):  # libcst nests `a or b or c` pairwise
+            depth += len(node.values)
+        if depth > MAX_DEPTH:
+            line = getattr(node, "lineno", 1)
+            return Problem(f"code nested more than {MAX_DEPTH} levels deep: not analysed", _loc(path, line, 1))
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    if text.count('"') + text.count("'") <= 2 * MAX_DEPTH:
+        return None  # too few quotes for a long implicit concatenation: skip the tokenizer
+    run, run_line = 0, 1
+    for tok in _tokens(text):
+        if tok.type == tokenize.STRING:  # libcst nests implicitly concatenated strings pairwise
+            run += 1
+            if run > MAX_DEPTH:
+                return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, run_line, 1))
+        elif tok.type not in (tokenize.NL, tokenize.COMMENT):
+            run, run_line = 0, tok.start[0]
+    return None
+
+
+def _tokens(text: str):
+    try:
+        yield from tokenize.generate_tokens(io.StringIO(text).readline)
+    except (tokenize.TokenError, SyntaxError):
+        return
+
+
+def _suppressions(text: str) -> dict[int, list[str]]:
+    found: dict[int, list[str]] = {}
+    for tok in _tokens(text):
+        if tok.type != tokenize.COMMENT:
+            continue
+        add_suppressions(found, tok.string, tok.start[0])
+    return found
+
+
+def _loc(path: str, line: int, column: int) -> Location:
+    return Location(path, line, column, line, column + 1)
+
+
+def _analyse(path: str, module: cst.Module, facts: FileFacts, line_map: list[int] | None = None) -> None:
+    index = PythonIndex(path, module, line_map)
+    ClientCollector(index).collect(facts)
+    for name, binding in index.root.bindings.items():
+        if binding.definition is not None:
+            continue
+        if binding.is_module or (binding.import_target is not None and api_of(binding.import_target)):
+            continue
+        if binding.values or binding.import_target is not None or binding.other:
+            facts.constants[name] = index.lookup(name, index.root)
+    callbacks(index, facts)
