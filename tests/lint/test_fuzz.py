@@ -15,16 +15,20 @@ beside a known-bad sentinel project. What must hold for every input:
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
 import signal
 import string
-from contextlib import contextmanager
+import tempfile
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from rmqlint.cli import main
 from rmqlint.engine import lint_sources
 from rules import ALL_RULES
 from rules._examples import line_of
@@ -35,7 +39,7 @@ TIME_LIMIT_S = 60  # per input: the slowest legitimate input (a big file on a lo
 # --- profiles -------------------------------------------------------------------------------------------------
 
 # Examples per test. There are FUZZ_TESTS tests below; the fuzz profile gives each enough for 100,000 in all.
-FUZZ_TESTS = 11
+FUZZ_TESTS = 12
 FUZZ_TOTAL = int(os.environ.get("RMQLINT_FUZZ_INPUTS", "100000"))
 _COMMON = dict(
     deadline=None,
@@ -316,6 +320,10 @@ def _nest(kind: str, shape: str, depth: int) -> bytes:
         return MARKER["python"] + (f'c = PushConsumer("g")\nc.set_instance_name({inner})\n'
                                    'c.subscribe("T", print)\n').encode()
     if kind == "yaml":
+        if shape in ("ternary", "lambdas"):  # a chain of keys, each the placeholder of the next (a cycle when odd)
+            last = "k0" if depth % 2 else "end"
+            keys = "".join(f"k{i}: ${{k{i + 1}}}\n" for i in range(depth - 1)) + f"k{depth - 1}: ${{{last}}}\n"
+            return f"rocketmq:\n  consumer:\n    group: g\n    topic: T\n    instance-name: ${{k0}}\n{keys}".encode()
         if shape in ("parens", "calls", "unbalanced"):
             body = "rocketmq:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(depth)) + "  " * (depth + 1) + "v\n"
         elif shape in ("arrays", "casts"):
@@ -323,7 +331,12 @@ def _nest(kind: str, shape: str, depth: int) -> bytes:
         else:
             body = "rocketmq:\n  consumer:\n    instance-name: " + "{a: " * depth + "n" + "}" * depth + "\n"
         return body.encode()
-    # properties: continuation lines and nested placeholders
+    # properties: continuation lines, nested placeholders, chains of keys
+    if shape in ("ternary", "lambdas"):
+        last = "k0" if depth % 2 else "end"
+        keys = "".join(f"k{i}=${{k{i + 1}}}\n" for i in range(depth - 1)) + f"k{depth - 1}=${{{last}}}\n"
+        return MARKER["properties"] + f"rocketmq.consumer.group=g\nrocketmq.consumer.topic=T\n" \
+                                      f"rocketmq.consumer.instance-name=${{k0}}\n{keys}".encode()
     if shape in ("parens", "calls", "unbalanced"):
         value = "${a:" * depth + "n" + "}" * depth
     elif shape == "concat":
@@ -522,6 +535,45 @@ def test_properties_escapes_and_continuations(pieces, latin):
     text = "".join(pieces)
     data = text.encode("latin-1", "replace") if latin else text.encode("utf-8")
     check({TARGET["properties"]: MARKER["properties"] + data})
+
+
+@fuzz
+@given(data=st.data(), fmt=st.sampled_from(["text", "json", "sarif", "github"]))
+def test_the_command_on_disk_with_its_cache(data, fmt):
+    """The whole command, as a user runs it, on a project written to disk: discovery, the cache (a cold run, then
+    a warm one that must say the same), every reporter, and the bytes printed (valid UTF-8, JSON that parses)."""
+    files = {}
+    for number in range(data.draw(st.integers(1, 3))):
+        kind, original = data.draw(real_file())
+        path = TARGET[kind].replace("uzzed", f"uzzed{number}").replace("application", f"application-p{number}")
+        files[path] = data.draw(mutated(original))
+    with tempfile.TemporaryDirectory(prefix="rmqlint-fuzz-") as tmp:
+        root = Path(tmp)
+        (root / ".rmqlint.toml").write_text("", encoding="utf-8")
+        for rel, content in {**SENTINEL, **files}.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+            os.utime(path, (1_600_000_000, 1_600_000_000))  # old enough for the cache to trust the stat
+        outputs = [_run_cli([str(root), "--format", fmt]) for _ in range(2)]
+    (code, out, err), warm = outputs
+    assert warm == outputs[0], "the warm run (from the cache) differs from the cold one"
+    assert code == 1 and err == b"", err.decode("utf-8", "replace")
+    text = out.decode("utf-8")
+    if fmt in ("json", "sarif"):
+        json.loads(text)
+    crash = [line for line in text.splitlines() if "RMQ900" in line and _CRASH.search(line)
+             and not _NESTING.search(line)]
+    assert not crash, crash
+
+
+def _run_cli(argv: list[str]) -> tuple[int, bytes, bytes]:
+    out, err = io.BytesIO(), io.BytesIO()
+    out_text = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    err_text = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    with time_limit(TIME_LIMIT_S), redirect_stdout(out_text), redirect_stderr(err_text):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_profile_budget_reaches_the_target():
