@@ -8,10 +8,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import jsonschema
+
 from rmqlint.cli import main
 from rmqlint.engine import LintOptions, lint
 from rules._examples import line_of
 from tests.lint.test_engine_fixtures import write_project
+from tests.lint.test_reporters import sarif_schema
 
 PRODUCER = """\
 package com.shop;
@@ -108,6 +111,15 @@ def test_nested_findings_print_with_openable_paths(tmp_path, capsys, monkeypatch
     assert f"at shop/{PRODUCER_PATH}:{line_of(PRODUCER, 'orderpaid')}" in drift["message"]
     for f in data["findings"]:
         assert (folder / f["path"]).is_file()
+
+    assert main([".", "--format", "sarif", "--no-cache"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.validate(log, sarif_schema())
+    result = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "RMQ002")
+    (related,) = result["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"] == {"uri": f"shop/{PRODUCER_PATH}",
+                                                               "uriBaseId": "%SRCROOT%"}
+    assert f"[shop/{PRODUCER_PATH}:{line_of(PRODUCER, 'orderpaid')}](0)" in result["message"]["text"]
 
     monkeypatch.chdir(folder / "shop")
     assert main(["..", "--no-cache"]) == 1
