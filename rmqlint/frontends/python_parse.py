@@ -11,6 +11,7 @@ import ast
 import io
 import sys
 import tokenize
+import warnings
 
 import libcst as cst
 
@@ -67,7 +68,9 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
 def _precheck(path: str, text: str) -> Problem | None:
     """The stdlib parser rejects what libcst would choke on (and reports syntax errors with a position)."""
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():  # invalid escapes warn (an error under -W error): Python runs them
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except SyntaxError as err:
         line = err.lineno or 1
         return Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))
