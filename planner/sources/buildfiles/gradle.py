@@ -585,8 +585,12 @@ def _properties_file(path: Path) -> dict[str, tuple[str, Origin]]:
     except Exception:  # a broken gradle.properties gives no variables, not a crash
         return {}
     out = {}
+    def written_key(row: str) -> str:
+        cut = min((i for i in (row.find("="), row.find(":")) if i >= 0), default=len(row))
+        return row[:cut].strip()
+
     for key, value in props.items():
-        line = next((i for i, row in enumerate(text, 1) if row.lstrip().startswith(key)), 0)
+        line = next((i for i, row in enumerate(text, 1) if written_key(row) == key), 0)
         out[key] = (value.data, Origin(str(path), line))
     return out
 
