@@ -24,7 +24,7 @@ from rmqlint.findings import SEVERITIES, Finding, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
-MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
+MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
 
 
 @dataclass
