@@ -91,7 +91,16 @@ def _shared_id_reason(processes: Sequence[Process]) -> list[str]:
     return reasons
 
 
+def _one_strategy(processes: Sequence[Process]) -> bool:
+    """All run one strategy object (a group without overrides shares its spec): the common case, checked first
+    without hashing specs."""
+    first = processes[0].strategy if processes else None
+    return all(p.strategy is first for p in processes)
+
+
 def _mixed_strategy_reason(subscribers: Sequence[Process]) -> list[str]:
+    if _one_strategy(subscribers):
+        return []
     by_strategy: dict[str, list[str]] = {}
     for p in subscribers:
         by_strategy.setdefault(_strategy_text(p), []).append(p.instance)
@@ -119,7 +128,8 @@ def _errored_reason(r: GroupTopicResult) -> list[str]:
 
 
 def _strategy_reason(r: GroupTopicResult, subscribers: Sequence[Process]) -> list[str]:
-    names = {p.strategy for p in subscribers}
+    names = {subscribers[0].strategy} if subscribers and _one_strategy(subscribers) else \
+        {p.strategy for p in subscribers}
     if len(names) != 1:
         return []
     spec = next(iter(names))

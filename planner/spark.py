@@ -4,10 +4,12 @@ per partition (`mapInArrow`), so both engines give the same answers from the sam
 - Hand-written groups: the driver expands the fleet into one batch (`planner.rebalances`), ships it as one Arrow
   row per rebalance, and each task runs the kernel and the tally on its rows; the results come back as one row per
   rebalance and become the `Simulation` the local engine returns.
-- `[generate]`d groups: a task per chunk of groups generates, allocates and counts them where it runs; only one
-  summary row per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows
-  in full are computed by a second, small job; `--out` runs the chunks again to write every assignment and
-  finding (`planner.spark_out`).
+- `[generate]`d groups: each task generates, allocates and counts its chunks of groups where it runs
+  (`planner.chunks`, from `spark.range`: nothing comes from the driver, nothing is shuffled); only one summary line
+  per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows in full are
+  computed by a second, small job. With `--out` the same tasks write their chunks' table rows (Parquet part files,
+  pyarrow) and return every finding as a line, which Spark writes as text while the summaries are observed on the
+  way: one pass.
 
 The tasks import `planner` and numpy and pyarrow: on a cluster (a master that is not local) the driver ships the
 `planner` package to the executors as a zip; numpy and pyarrow must be installed there.
@@ -57,29 +59,32 @@ def ship_package(spark) -> None:
     sc._rmqplan_shipped = True
 
 
-def _registered_modules() -> list[str]:
-    """Modules whose import registers the strategies this driver knows (plug-ins included)."""
+def _plugin_strategies() -> list:
+    """The strategy classes registered from outside this package (plug-ins, tests), to ship with the tasks: their
+    modules are pickled by value, so executors need not import them."""
+    import sys
+
+    from pyspark import cloudpickle
+
     from planner.strategies import names, strategy_of
 
-    return sorted({type(strategy_of(n)).__module__ for n in names()})
+    plugins = [type(strategy_of(n)) for n in names() if not type(strategy_of(n)).__module__.startswith("planner.")]
+    for cls in plugins:
+        module = sys.modules.get(cls.__module__)
+        if module is not None and cls.__module__ != "__main__":
+            cloudpickle.register_pickle_by_value(module)
+    return plugins
 
 
-def _ensure_registered(modules: list[str]) -> None:
-    """In a task: import the modules that registered strategies in the driver (plug-ins shipped with
-    `addPyFile`), registering those the package walk does not find."""
-    import importlib
-
+def _ensure_registered(plugins: list) -> None:
+    """In a task: register the plug-in strategies the driver knows (the package's own register on import)."""
     from planner.strategies import names, register
-    from planner.strategies.base import Strategy
 
     known = set(names())
-    for name in modules:
-        module = importlib.import_module(name)
-        for value in vars(module).values():
-            if (isinstance(value, type) and issubclass(value, Strategy) and value.__module__ == name
-                    and getattr(value, "name", None) and value.name not in known):
-                register(value)
-                known.add(value.name)
+    for cls in plugins:
+        if cls.name not in known:
+            register(cls)
+            known.add(cls.name)
 
 
 # ----------------------------------------------------------------------------------------- hand-written fleets
@@ -102,21 +107,21 @@ def run_hand_written(spark, fleet: Fleet) -> HandWritten:
         counted = tally(batch, rows)
         return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
     ship_package(spark)
-    tables, modules = batch_tables(batch), _registered_modules()
+    tables, plugins = batch_tables(batch), _plugin_strategies()
 
     def run(iterator):
         from planner.kernel import allocate
         from planner.spark_arrow import result_batch, table_batch
         from planner.tally import tally
 
-        _ensure_registered(modules)
+        _ensure_registered(plugins)
         for record_batch in iterator:
             ids, part = table_batch(record_batch, tables)
             rows = allocate(part)
             yield result_batch(ids, part, rows, tally(part, rows))
 
     partitions = max(1, min(spark.sparkContext.defaultParallelism, batch.rebalances // 2000))
-    source = spark.createDataFrame(batch_table(batch)).repartition(partitions)
+    source = spark.createDataFrame(batch_table(batch)).coalesce(partitions)
     returned = source.mapInArrow(run, spark_ddl(RESULT_SCHEMA)).toArrow()
     rows, counted = rows_and_tally(batch, returned)
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
@@ -137,7 +142,7 @@ def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
         (F.col("id") * chunk).alias("start"), F.least((F.col("id") + 1) * chunk, F.lit(spec.groups)).alias("stop"))
 
 
-def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
+def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
     """The task over a partition's chunks: one summary line per chunk (JSON, kind "s"); with `out`, the chunk's
     table rows written as Parquet part files of this task and its findings as lines (kind "f")."""
 
@@ -147,7 +152,7 @@ def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optio
         from planner.chunks import finding_lines, run_chunk, summary, write_tables
         from planner.out_tables import ParquetSink
 
-        _ensure_registered(modules)
+        _ensure_registered(plugins)
         sink = None
         for ranges in iterator:
             kinds, lines = [], []
@@ -169,14 +174,14 @@ def _chunk_task(spec, modules, limit: int, out: Optional[OutRequest], ids: Optio
     return run
 
 
-def _details(spec, modules):
+def _details(spec, plugins):
     def run(iterator):
         from planner.generate import generated_batch
         from planner.kernel import allocate
         from planner.spark_arrow import result_batch
         from planner.tally import tally
 
-        _ensure_registered(modules)
+        _ensure_registered(plugins)
         groups = np.concatenate([b.column("g").to_numpy() for b in iterator] or [np.zeros(0, dtype=np.int64)])
         if not len(groups):
             return
@@ -187,16 +192,19 @@ def _details(spec, modules):
     return run
 
 
-def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optional[OutIds]) -> list[dict]:
-    """Run the chunk tasks; with `out`, Spark writes the findings lines (text) while the summaries are observed
-    on the way, then the lines are appended to findings.json in group order."""
+def _chunk_summaries(spark, spec, plugins, out: Optional[OutRequest],
+                     ids: Optional[OutIds]) -> tuple[list[dict], int]:
+    """Run the chunk tasks: (their summaries in group order, findings written). With `out`, Spark writes the
+    findings lines (text) while the summaries are observed on the way, then the lines are appended to
+    findings.json in group order."""
     import json
 
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
-    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, modules, DETAIL_LIMIT, out, ids),
+    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, plugins, DETAIL_LIMIT, out, ids),
                                                 spark_ddl(LINE_SCHEMA))
+    written = 0
     if out is None:
         found = lines.toArrow().column("line").to_pylist()
     else:
@@ -206,63 +214,80 @@ def _chunk_summaries(spark, spec, modules, out: Optional[OutRequest], ids: Optio
                        .alias("summaries"))
          .where(F.col("kind") == "f").select("line").write.text(parts))
         found = [x for x in (observed.get["summaries"] or "").split("\n") if x]
-        _append_parts(parts, os.path.join(out.directory, FINDINGS_FILE))
-    return sorted((json.loads(x) for x in found), key=lambda s: s["start"])
+        written = _append_parts(parts, os.path.join(out.directory, FINDINGS_FILE))
+    return sorted((json.loads(x) for x in found), key=lambda s: s["start"]), written
 
 
-def _append_parts(parts: str, target: str) -> None:
-    """Spark's text parts (one per task, in chunk order) appended to one file, then removed."""
+def _append_parts(parts: str, target: str) -> int:
+    """Spark's text parts (one per task, in chunk order) appended to one file, then removed; returns the lines."""
     import shutil
 
+    lines = 0
     with open(target, "ab") as out:
         for name in sorted(os.listdir(parts)):
             if name.startswith("part-"):
                 with open(os.path.join(parts, name), "rb") as part:
-                    shutil.copyfileobj(part, out)
+                    while block := part.read(1 << 20):
+                        out.write(block)
+                        lines += block.count(b"\n")
     shutil.rmtree(parts)
+    return lines
+
+
+def _details_job(spark, spec, plugins, groups: list[int]):
+    """Rows and tally of the listed generated groups, computed by one small Spark job, as a batch the driver
+    builds the same way (to name them)."""
+    from planner.generate import generated_batch
+
+    details = (spark.createDataFrame([(g,) for g in groups], "g bigint").coalesce(1)
+               .mapInArrow(_details(spec, plugins), spark_ddl(RESULT_SCHEMA)).toArrow())
+    batch = generated_batch(spec, 0, 0, groups=np.array(groups, dtype=np.int64))
+    rows, t = rows_and_tally(batch, details)
+    return batch, rows, t
 
 
 def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOptions,
                        progress: Progress = None, out: Optional[OutRequest] = None, ids: Optional[OutIds] = None) \
         -> Simulation:
     """Adds the generated groups: totals and problem counts of every group from one summary per chunk, the first
-    problem groups (every group of a small fleet) in full from a second job over just those groups."""
-    from planner.generate import generated_batch
+    problem groups in full from a second job over just those groups. A small fleet (every group shown) is one job
+    over all its groups."""
+    from planner.chunks import summary
 
     spec = fleet.generate
     ship_package(spark)
-    modules = _registered_modules()
-    everything = spec.groups <= FULL_RESULTS_GROUPS
-    summaries = _chunk_summaries(spark, spec, modules, out, ids)
+    plugins = _plugin_strategies()
+    written = 0
+    if spec.groups <= FULL_RESULTS_GROUPS and out is None:
+        batch, rows, t = _details_job(spark, spec, plugins, list(range(spec.groups)))
+        summaries = [{"start": 0, **summary(batch, t, 0)}]
+        shown = None
+    else:
+        summaries, written = _chunk_summaries(spark, spec, plugins, out, ids)
+        if spec.groups <= FULL_RESULTS_GROUPS:
+            shown = list(range(spec.groups))
+        else:
+            shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
+        batch = rows = t = None
+        if shown:
+            batch, rows, t = _details_job(spark, spec, plugins, shown)
     gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
     counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
     problems = sum(s["problems"] for s in summaries)
     if progress is not None:
         progress(spec.groups, spec.groups)
-    if everything:
-        shown = list(range(spec.groups))
-    else:
-        shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
     results, shown_problems = [], 0
-    if shown:
-        details = (spark.createDataFrame([(g,) for g in shown], "g bigint").coalesce(1)
-                   .mapInArrow(_details(spec, modules), spark_ddl(RESULT_SCHEMA)).toArrow())
-        batch = generated_batch(spec, 0, 0, groups=np.array(shown, dtype=np.int64))
-        rows, t = rows_and_tally(batch, details)
+    if batch is not None:
         results = results_of(batch, rows, t, range(batch.rebalances), GeneratedDescriber(spec, batch))
         shown_problems = int(t.problem().sum())
     hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
     whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
     whole["groups"] = len(fleet.groups) + spec.groups
     hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
-    written = None
-    if out is not None:
-        written = (sim.findings_written or 0) + sum(s["orphaned"] + s["duplicated"] + s["idle"] + s["errored"]
-                                                   + s["imbalanced"] for s in summaries)
     return replace(sim, results=list(sim.results) + results, totals=whole,
                    omitted_results=sim.omitted_results + problems - shown_problems,
                    problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
-                   findings_written=written)
+                   findings_written=(sim.findings_written or 0) + written if out is not None else None)
 
 
 def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optional[OutRequest] = None,

@@ -11,6 +11,7 @@ import ast
 import io
 import sys
 import tokenize
+import warnings
 
 import libcst as cst
 
@@ -84,7 +85,9 @@ def _precheck(path: str, text: str) -> tuple[Problem | None, ast.Module | None]:
     """The stdlib parser rejects what libcst would choke on (and reports syntax errors with a position); its tree
     also plans the windows of a large module."""
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():  # invalid escapes warn (an error under -W error): Python runs them
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
     except SyntaxError as err:
         line = err.lineno or 1
         return Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1))), None

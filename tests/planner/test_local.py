@@ -255,3 +255,22 @@ def test_a_failed_host_hands_its_queues_to_the_others():
                    scenarios='[[scenarios]]\nname = "h2-down"\ngroup = "g"\nremove_hosts = ["h2"]\n')
     down = rs[("h2-down", "g", "T")]
     assert by_instance(down) == {"h1#1": [0, 1, 2], "h3#1": [3, 4, 5]} and ids(down.moved) == [2, 3]
+
+
+def test_the_local_engine_needs_neither_spark_nor_arrow(tmp_path):
+    """numpy is the local engine's only heavy dependency (pyarrow is for --out, pyspark for the Spark engine)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
+                     'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+                     '[generate]\ngroups = 2000\nstrategies = ["AVG", "CONSISTENT_HASH"]\n')
+    script = ("import io, sys\nfrom planner.cli import run\n"
+              f"code = run(['simulate', '--fleet', {str(fleet)!r}, '--engine', 'local'], io.StringIO(), sys.stderr)\n"
+              "print(code, sorted(m for m in ('pyarrow', 'pyspark', 'pandas') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    code, modules = done.stdout.split(None, 1)
+    assert code in ("0", "1") and modules == "[]\n", done.stderr

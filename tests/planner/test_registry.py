@@ -106,3 +106,18 @@ def test_a_registered_strategy_runs_in_the_fleet_and_the_local_engine(reversed_s
     held = {inst: [q.queue_id for q in share] for inst, share in main.assignment.items()}
     assert held == {"10.0.0.1#1": [4], "10.0.0.2#1": [2, 3], "10.0.0.3#1": [0, 1]}
     assert "REVERSED" in generatable_names()
+
+
+def test_a_registered_strategy_runs_on_both_engines_and_in_generated_fleets(reversed_strategy, spark, tmp_path):
+    from planner.model import SimulateOptions
+    from planner.spark import simulate as spark_simulate
+
+    fleet = parse_fleet_text(FLEET + '[generate]\ngroups = 40\nseed = 2\nstrategies = ["REVERSED", "AVG"]\n',
+                             "fleet.toml")
+    expected = local.simulate(fleet)
+    got = spark_simulate(fleet, SimulateOptions())
+    assert [(r.group, r.topic, r.assignment) for r in got.results] == \
+           [(r.group, r.topic, r.assignment) for r in expected.results]
+    assert got.totals == expected.totals
+    drawn = {r.group for r in expected.results for p in r.processes if p.strategy.name == "REVERSED"}
+    assert "g" in drawn and len(drawn) > 5  # the hand-written group and generated groups drew it
