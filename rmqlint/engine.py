@@ -19,12 +19,12 @@ from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
 from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.frontends import frontend_named
-from rmqlint.facts import FileFacts, Location, facts_from_json, facts_to_json
+from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
-MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
+MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
 
 
 @dataclass

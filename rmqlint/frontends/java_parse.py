@@ -12,7 +12,7 @@ import tree_sitter
 from rmqlint.facts import FileFacts, Location, Problem, Setting
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_clients import ClientExtractor
-from rmqlint.frontends.java_index import LANGUAGE, JavaFile
+from rmqlint.frontends.java_index import LANGUAGE, MAX_EVAL_DEPTH, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
 from rmqlint.text import add_suppressions, decode
 from rmqlint.values import TOO_DEEP, Concat, Dynamic
@@ -65,6 +65,11 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
             facts.problems.extend(_unfollowed_placeholders(facts))
+    if java.too_deep:  # once per file: a chain of 3,000 constants is one thing not followed, not 3,000
+        first = min(java.too_deep)
+        facts.problems.append(Problem(f"expression (or chain of constants) nested more than {MAX_EVAL_DEPTH} levels "
+                                      "deep: its value is not known, so nothing that depends on it was checked",
+                                      java.too_deep[first]))
 
 
 def _unfollowed_placeholders(facts: FileFacts) -> list[Problem]:
