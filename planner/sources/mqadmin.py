@@ -398,11 +398,17 @@ def _read_text(path: Path, problems: list[SourceProblem]) -> Optional[str]:
     except OSError as err:
         problems.append(SourceProblem(Origin(str(path)), f"cannot read: {err.strerror or err}"))
         return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # PowerShell's `>` writes UTF-16 with a byte order mark
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            problems.append(SourceProblem(Origin(str(path)), "not UTF-16 after its byte order mark"))
+            return None
     if b"\0" in data:
         problems.append(SourceProblem(Origin(str(path)), "binary file, not an mqadmin output"))
         return None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         problems.append(SourceProblem(Origin(str(path), line), f"not UTF-8 (byte 0x{data[err.start]:02x})"))
@@ -410,7 +416,9 @@ def _read_text(path: Path, problems: list[SourceProblem]) -> Optional[str]:
 
 
 def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
-    """Every saved mqadmin output in `directory` (not recursive). Unknown files are ignored."""
+    """Every saved mqadmin output in `directory` (not recursive). Other files are ignored, but one that looks
+    like a misnamed output (`topicRoute_X.json`, `consumerConnection-g.log`) is a problem naming the file name
+    the reader expects."""
     snapshot = ClusterSnapshot()
     root = Path(directory)
     try:
@@ -448,4 +456,14 @@ def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
             snapshot.problems.extend(problems)
             if consumer is not None:
                 snapshot.consumers[group] = consumer
+        else:
+            expected = next((e for p, e in _EXPECTED_NAMES if name.lower().startswith(p)), None)
+            if expected is not None:
+                snapshot.problems.append(SourceProblem(Origin(label), f"not read: an mqadmin output must be "
+                                                                      f"named {expected}"))
     return snapshot
+
+
+_EXPECTED_NAMES = (("topicroute", f"{ROUTE_PREFIX}<Topic>{ROUTE_SUFFIX}"),
+                   ("consumerconnection", f"{CONSUMER_PREFIX}<group>{CONSUMER_SUFFIX}"),
+                   ("clusterlist", CLUSTER_LIST))

@@ -287,6 +287,23 @@ dependencies {
 """
 
 
+def test_applied_scripts_and_maps_of_versions(tmp_path):
+    """The older multi-module style: versions in a map in a script the build applies."""
+    _write(tmp_path, {
+        "gradle/versions.gradle": "ext.versions = [rocketmq: '4.9.4', 'spring': \"2.2.3\"]\n",
+        "build.gradle": 'apply from: "$rootDir/gradle/versions.gradle"\n'
+                        "ext {\n    libs = [\n        mq: \"org.apache.rocketmq:rocketmq-client:${versions.rocketmq}\"\n"
+                        "    ]\n}\n"
+                        "dependencies {\n    implementation libs.mq\n"
+                        "    implementation \"org.apache.rocketmq:rocketmq-spring-boot-starter:${versions['spring']}\"\n"
+                        "}\n"})
+    module = read_gradle(tmp_path / "build.gradle", tmp_path, [])
+    client, starter = module.dependencies
+    assert (client.version, client.origin.line) == ("4.9.4", 8)  # `implementation libs.mq`
+    assert (starter.version, Path(starter.version_origin.path).name, starter.version_origin.line) == (
+        "2.2.3", "versions.gradle", 1)
+
+
 @pytest.mark.parametrize("name, line", [
     ("build.gradle", "implementation 'org.apache.rocketmq:rocketmq-client:' + major + '.4'"),
     ("build.gradle", "implementation('org.apache.rocketmq:rocketmq-client:' + major + '.4')"),

@@ -142,6 +142,19 @@ def test_a_directory_of_bad_files_reports_each_and_goes_on(tmp_path):
     assert any("not a consumerConnection" in m for m in messages)
 
 
+def test_windows_encodings_and_misnamed_files(tmp_path):
+    text = (CLUSTER / "consumerConnection-orders_cg.txt").read_text()
+    (tmp_path / "consumerConnection-a.txt").write_bytes(text.encode("utf-16"))  # PowerShell's `>`
+    (tmp_path / "consumerConnection-b.txt").write_bytes(text.replace("\n", "\r\n").encode("utf-8-sig"))
+    (tmp_path / "topicRoute_OrderEvents.json").write_text("{}")
+    (tmp_path / "ClusterList.log").write_text("")
+    snap = read_cluster_dir(tmp_path)
+    assert [snap.consumers[g].client_ids for g in "ab"] == [["10.2.0.5@orders-node"] * 3] * 2
+    assert sorted(p.message for p in snap.problems) == [
+        "not read: an mqadmin output must be named clusterList.txt",
+        "not read: an mqadmin output must be named topicRoute-<Topic>.json"]
+
+
 def test_a_missing_directory_is_a_problem_not_a_crash(tmp_path):
     snap = read_cluster_dir(tmp_path / "nope")
     assert len(snap.problems) == 1 and "cannot list" in snap.problems[0].message

@@ -6,25 +6,34 @@ What is read:
   `runtimeOnly`, `runtime`); test and compile-only configurations and `buildscript { }` are not the
   application's. Forms: `"group:name:version"`, `group: .., name: .., version: ..` (Groovy map, Kotlin named
   arguments), Kotlin's `("group", "name", "version")`, version catalog aliases `libs.x.y`;
-- values: string literals with `$x` / `${expr}` interpolation, `+` concatenation, variables (`ext { x = .. }`,
+- values: string literals with `$x` / `${expr}` interpolation, `+` concatenation, Groovy maps (`versions.x`,
+  `versions['x']`), variables (`ext { x = .. }`,
   `ext.x =`, `def x =`, `val x =`, `extra["x"] =`, `extra.set("x", ..)`, `val x by extra(..)`, `val x: String by
   project`), property lookups (`property("x")`, `findProperty("x")`, `rootProject.ext.x`, `extra["x"]`),
   `libs.versions.x.get()`; `gradle.properties` of the project and of every project above it up to the build's
   root (the directory with `settings.gradle(.kts)`); extra properties and `subprojects { } / allprojects { }`
-  dependencies of the scripts above;
+  dependencies of the scripts above; the variables of scripts brought in with `apply from:`;
 - `constraints { }` versions, which take part in version selection; a dependency lock file (`gradle.lockfile`,
   or `gradle/dependency-locks/runtimeClasspath.lockfile`) wins over everything, transitive clients included.
 
 Gradle picks the highest of several declared versions; a version it would pick at build time (a range, `+`,
 `latest.release`) or from something not on disk (`-P`, a platform/BOM) is unknown, with the reason.
+
+Limits of the Groovy grammar (tree-sitter-groovy 0.1): a GString is one fragment, so its `$x` / `${expr}` are
+found by scanning the string's text and each `${expr}` is parsed again as an expression (a nested string quote
+inside `${}` ends the literal early: that version is unknown); `implementation 'g:a:' + v` is read as a call and
+a separate `+ v` statement on the same line, and `implementation libs.mq` as a call with `libs` and an error at
+the dot: the reader joins both back. Anything else it does not evaluate
+(method calls, conditionals, `apply from:` scripts) makes the version unknown, never guessed.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
@@ -52,8 +61,10 @@ BLOCKS = ("closure", "annotated_lambda", "lambda_literal")
 PROPERTY_RECEIVERS = {"project", "rootProject", "ext", "extra", "properties", "extraProperties"}
 PROPERTY_CALLS = {"property", "findProperty", "getProperty", "gradleProperty"}
 MAX_EVAL_DEPTH = 32
+MAX_APPLIED = 64  # scripts brought in by `apply from:` for one project
 
-Value = tuple[Optional[str], str, Optional[Origin]]  # (value, why unknown, where the deciding value is written)
+# (value, why unknown, where the deciding value is written); a value is a string, or a map (`[k: v]` in Groovy)
+Value = tuple[Any, str, Optional[Origin]]
 Lookup = Callable[[str], Value]
 
 
@@ -126,11 +137,18 @@ class _Evaluator:
             return self.eval(_named(node)[0], depth + 1)
         if kind == "binary_expression":
             return self.binary(node, depth)
+        if kind == "map_literal":  # Groovy `[rocketmq: '4.9.4', ...]`: a map, read by `versions.rocketmq`
+            out = {}
+            for item in _named(node):
+                key, value = _named_argument(item)
+                if key is not None:
+                    out[key] = self.eval(value, depth + 1)[0]
+            return out, "", Origin(self.path, node.start_point[0] + 1)
         if kind == "unary_expression" and node.children[0].type == "+":  # only from `_split_concatenation`
             return self.eval(node.children[-1], depth + 1)
         if kind in ("field_access", "navigation_expression"):
             return self.property_chain(node)
-        if kind == "index_expression":
+        if kind in ("index_expression", "array_access"):  # Kotlin `extra["x"]`, Groovy `versions['x']`
             return self.index(node, depth)
         if kind in CALLS:
             return self.call(node, depth)
@@ -140,11 +158,11 @@ class _Evaluator:
         left, op, right = node.children[0], node.children[1], node.children[-1]
         if op.type == "+":
             a, why, origin_a = self.eval(left, depth + 1)
-            if a is None:
-                return None, why, None
+            if not isinstance(a, str):
+                return None, why or f"`{_text(left)[:60]}` is not a string", None
             b, why, origin_b = self.eval(right, depth + 1)
-            if b is None:
-                return None, why, None
+            if not isinstance(b, str):
+                return None, why or f"`{_text(right)[:60]}` is not a string", None
             return a + b, "", origin_b or origin_a
         if op.type in ("?:", "?:\n"):  # `findProperty("x") ?: "1"`: the default is used only when x is unset
             value = self.eval(left, depth + 1)
@@ -173,19 +191,36 @@ class _Evaluator:
                 value, origin = self.catalog_versions[key]
                 return value, "", origin
             return None, f"libs.versions.{key} is not in gradle/libs.versions.toml", None
-        if names and all(n in PROPERTY_RECEIVERS for n in names[:-1]):
-            return self.lookup(names[-1])
-        return self.unknown(node)
+        return self.path_value(names, node)
+
+    def path_value(self, names: list[str], node) -> Value:
+        """`rootProject.ext.versions.rocketmq`: the receivers dropped, a variable, then keys of its map."""
+        while len(names) > 1 and names[0] in PROPERTY_RECEIVERS:
+            names = names[1:]
+        if not names:
+            return self.unknown(node)
+        value, why, origin = self.lookup(names[0])
+        for key in names[1:]:
+            if not isinstance(value, dict):
+                return (None, why, None) if value is None else self.unknown(node)
+            if key not in value:
+                return None, f"`{_text(node)[:60]}`: no `{key}` in the map", None
+            value = value[key]
+        return value, why, origin
 
     def index(self, node, depth: int) -> Value:
         """`extra["x"]`, `rootProject.extra["x"]`, `ext["x"]`, `project.properties["x"]`."""
         target = _named(node)[0]
         names = [_text(target)] if target.type == "identifier" else self.chain(target)
         keys = [c for c in _named(node)[1:]]
-        if names and all(n in PROPERTY_RECEIVERS for n in names) and len(keys) == 1:
-            key, why, _ = self.eval(keys[0], depth + 1)
-            return self.lookup(key) if key is not None else (None, why, None)
-        return self.unknown(node)
+        if not names or len(keys) != 1:
+            return self.unknown(node)
+        key, why, _ = self.eval(keys[0], depth + 1)
+        if not isinstance(key, str):
+            return None, why or f"`{_text(node)[:60]}` is not evaluated by the reader", None
+        if all(n in PROPERTY_RECEIVERS for n in names):
+            return self.lookup(key)
+        return self.path_value(names + [key], node)  # `versions['rocketmq']`
 
     def call(self, node, depth: int) -> Value:
         callee, args = _callee(node), _arguments(node)
@@ -232,23 +267,31 @@ class _Evaluator:
                     continue
                 i = j
             value, why, where = self.expression(expression, depth)
-            if value is None:
-                return None, why, None
+            if not isinstance(value, str):
+                return None, why or f"`${{{expression[:60]}}}` is not a string", None
             out.append(value)
             origin = where or origin
         return "".join(out), "", origin
 
     def expression(self, source: str, depth: int) -> Value:
         """An interpolated expression, parsed with the script's own grammar."""
-        wrapped = f"val __x = {source}" if self.kotlin else f"def __x = {source}"
-        tree = _parse(wrapped.encode("utf-8"), self.kotlin)
-        if tree.root_node.has_error:
+        tree, node = parse_expression(source, self.kotlin)
+        if node is None:
             return None, f"`${{{source[:60]}}}` is not evaluated by the reader", None
-        for node in _walk(tree.root_node):
-            if node.type in ("variable_declarator", "property_declaration"):
-                value_node = node.children[-1]
-                return self.eval(value_node, depth + 1)
-        return None, f"`${{{source[:60]}}}` is not evaluated by the reader", None
+        return self.eval(node, depth + 1)  # `tree` stays referenced while its node is in use
+
+
+def parse_expression(source: str, kotlin: bool):
+    """(tree, node): `source` parsed as one expression (the value of a declaration); node None when it is not one.
+    Keep the tree while the node is used."""
+    wrapped = f"val __x = {source}" if kotlin else f"def __x = {source}"
+    tree = _parse(wrapped.encode("utf-8"), kotlin)
+    if tree.root_node.has_error:
+        return tree, None
+    for node in _walk(tree.root_node):
+        if node.type in ("variable_declarator", "property_declaration"):
+            return tree, node.children[-1]
+    return tree, None
 
 
 def _closing_brace(text: str, start: int) -> int:
@@ -370,9 +413,19 @@ class _Script:
             return None
         return cls(path, kotlin, tree)
 
-    def collect_variables(self, evaluator: _Evaluator) -> None:
-        """Every variable and extra property the script sets, in order, each value evaluated where it is set."""
+    def collect_variables(self, evaluator: _Evaluator, seen: Optional[set] = None) -> None:
+        """Every variable and extra property the script sets, in order, each value evaluated where it is set;
+        `apply from: 'other.gradle'` brings the other script's in where it is applied."""
+        seen = seen if seen is not None else {self.path.resolve()}
         for node in _walk(self.tree.root_node):
+            applied = self.applied_script(node, evaluator, seen)
+            if applied is not None:
+                applied.collect_variables(_Evaluator(str(applied.path), applied.kotlin,
+                                                     lambda n: _lookup_chain(applied, n, evaluator.lookup),
+                                                     evaluator.catalog_versions), seen)
+                for name, values in applied.variables.items():
+                    self.variables.setdefault(name, []).extend(values)
+                continue
             found = _assignment(node, self.kotlin)
             if found is None:
                 continue
@@ -384,13 +437,29 @@ class _Script:
                 value, why, where = evaluator.eval(value_node)
             self.variables.setdefault(name, []).append((value, why, where or origin))
 
+    def applied_script(self, node, evaluator: _Evaluator, seen: set) -> Optional["_Script"]:
+        """The script `apply from: ..` (Groovy) / `apply(from = ..)` (Kotlin) names, when it is a file here."""
+        if node.type not in CALLS or _call_name(node) != "apply":
+            return None
+        target = next((value for key, value in map(_named_argument, _arguments(node)) if key == "from"), None)
+        if target is None:
+            return None
+        where, _, _ = evaluator.eval(target)
+        if not isinstance(where, str) or "://" in where:
+            return None
+        path = Path(where) if os.path.isabs(where) else self.path.parent / where
+        if not path.is_file() or path.resolve() in seen or len(seen) > MAX_APPLIED:
+            return None
+        seen.add(path.resolve())
+        return _Script.load(path, [])
+
     def lookup_own(self, name: str) -> Optional[Value]:
         values = self.variables.get(name)
         if not values:
             return None
-        distinct = {v for v, _, _ in values}
+        distinct = {repr(v) for v, _, _ in values}
         if len(distinct) > 1:
-            shown = ", ".join(sorted(repr(v) if v is not None else "unknown" for v in distinct))
+            shown = ", ".join(sorted(v if v != "None" else "unknown" for v in distinct))
             return None, f"`{name}` is set to several values in {self.path.name} ({shown})", None
         value, why, origin = values[0]
         return value, why, origin
@@ -439,16 +508,22 @@ class _Script:
         if len(positional) != 1:
             return None
         first = _unwrap(positional[0])
+        broken = _broken_navigation(node, first)
+        reparsed = parse_expression(broken, self.kotlin) if broken is not None else (None, None)
+        if reparsed[1] is not None:  # Groovy `implementation libs.mq`: the grammar stops at the dot
+            first = reparsed[1]
         if first.type in ("field_access", "navigation_expression"):
             names = evaluator.chain(first)
             if names[:1] == ["libs"] and ".".join(names[1:]) in catalog:
                 group, artifact, version, why, version_origin = catalog[".".join(names[1:])]
                 if group == ROCKETMQ_GROUP and artifact in JAVA_ARTIFACTS:
                     return _Declaration(artifact, version, why, origin, version_origin, bom=version is None)
-            return None
+                return None
         if first.type in CALLS:  # platform(..), enforcedPlatform(..), project(..), files(..)
             return None
         coordinate, why, where = evaluator.eval(first)
+        if coordinate is not None and not isinstance(coordinate, str):
+            return None
         following = _split_concatenation(node)
         if coordinate is not None and following is not None:  # Groovy `implementation 'g:a:' + v`
             more, why, where = evaluator.eval(following)
@@ -476,8 +551,8 @@ class _Script:
             return _Declaration(artifact, None, "no version (a platform, BOM or constraint decides it)", origin,
                                 None, bom=True)
         raw, why, where = evaluator.eval(node)
-        if raw is None:
-            return _Declaration(artifact, None, why, origin, None)
+        if not isinstance(raw, str):
+            return _Declaration(artifact, None, why or f"`{_text(node)[:60]}` is not a version", origin, None)
         version, why = concrete_version(raw)
         return _Declaration(artifact, version, why, origin, where if version else None)
 
@@ -499,6 +574,22 @@ def _named_argument(arg) -> tuple[Optional[str], object]:
         if len(children) >= 3 and children[0].type == "identifier" and children[1].type == "=":
             return _text(children[0]), children[-1]
     return None, None
+
+
+def _broken_navigation(call, first) -> Optional[str]:
+    """The Groovy grammar reads `implementation libs.mq` as a call with `libs` and an error node `.mq` after it:
+    the source from the argument to the end of the error, to parse again as one expression."""
+    if call.type != "juxt_function_call" or first.type != "identifier":
+        return None
+    sibling = call.next_sibling
+    if sibling is None or sibling.type != "ERROR" or sibling.start_point[0] != call.end_point[0] \
+            or not _text(sibling).startswith("."):
+        return None
+    rest = sibling.text
+    following = sibling.next_sibling  # at the top level the name after the dot is a statement of its own
+    if rest == b"." and following is not None and following.start_point[0] == call.end_point[0]:
+        rest += following.text
+    return (first.text + rest).decode("utf-8", "replace")
 
 
 def _split_concatenation(call):
@@ -728,6 +819,7 @@ def read_gradle(path: Path, stop: Path, problems: list[SourceProblem]) -> Option
         loaded = _Script.load(parent_script, []) if parent_script is not None else None
         above.append((loaded, _properties_file(current / "gradle.properties")))
     own_properties = _properties_file(directory / "gradle.properties")
+    builtins = {"rootDir": str(root), "projectDir": str(directory), "buildscript.sourceFile.parent": str(directory)}
 
     def lookup_above(name: str, start: int) -> Value:
         for loaded, props in above[start:]:
@@ -738,6 +830,8 @@ def read_gradle(path: Path, stop: Path, problems: list[SourceProblem]) -> Option
             if name in props:
                 value, origin = props[name]
                 return value, "", origin
+        if name in builtins:
+            return builtins[name], "", None
         return None, f"`{name}` is not set in the build files (-P on the command line?)", None
 
     # Variables of the scripts above, evaluated with what is above each of them (the root first).
