@@ -408,9 +408,11 @@ def read_manifest_text(text: str, path: str, autoscalers: Optional[list] = None)
         helm = _helm_problem(text, path)
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark else 1
-        result.problems.append(helm or SourceProblem(Origin(path, line), f"not valid YAML: {err.problem or err}"))
+        message = str(err.problem or err).splitlines()[0]
+        result.problems.append(helm or SourceProblem(Origin(path, line), f"not valid YAML: {message}"))
     except (yaml.YAMLError, YamlTooLarge, RecursionError) as err:
-        result.problems.append(SourceProblem(Origin(path, 1), f"not readable as YAML: {err}"))
+        message = (str(err).splitlines() or [type(err).__name__])[0]  # one line: not libyaml's "in <string>"
+        result.problems.append(SourceProblem(Origin(path, 1), f"not readable as YAML: {message}"))
     return result
 
 

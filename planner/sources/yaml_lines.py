@@ -59,9 +59,18 @@ class _Converter:
         return self.constructor.construct_object(node, deep=True)
 
 
+# libyaml composes an order of magnitude faster (same nodes, same marks); the pure-Python loader otherwise
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_all(text: str) -> Iterator[tuple[int, Any]]:
     """(line of the document's start, its value) for each document. Raises yaml.YAMLError or YamlTooLarge."""
-    for node in yaml.compose_all(text, Loader=yaml.SafeLoader):
+    try:
+        text.encode("utf-8")
+        loader = _LOADER
+    except UnicodeEncodeError:  # a lone surrogate: libyaml cannot take it, the Python loader reports it
+        loader = yaml.SafeLoader
+    for node in yaml.compose_all(text, Loader=loader):
         if node is None:
             continue
         yield node.start_mark.line + 1, _Converter().convert(node)
