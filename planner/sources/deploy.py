@@ -26,7 +26,7 @@ defined twice (an overlay beside its base) is kept twice, with one problem namin
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -164,9 +164,10 @@ def _count(holder: Any, key: str, path: str, start: int, default_note: str, prob
     return value, origin, ""
 
 
-def _env(container: Any, path: str, start: int) -> dict[str, EnvValue]:
+def _env(container: Any, path: str) -> dict[str, EnvValue]:
     out = {}
-    for item in container.get("env") or [] if isinstance(container.get("env"), list) else []:
+    items = container.get("env")
+    for item in items if isinstance(items, list) else []:
         if not isinstance(item, LineMap) or not isinstance(item.get("name"), str):
             continue
         origin = Origin(path, item.line)
@@ -185,7 +186,8 @@ def _env(container: Any, path: str, start: int) -> dict[str, EnvValue]:
 
 def _k8s_container(item: LineMap, path: str, host_network: bool) -> Container:
     ports, ports_origin = [], None
-    for port in item.get("ports") or [] if isinstance(item.get("ports"), list) else []:
+    declared = item.get("ports")
+    for port in declared if isinstance(declared, list) else []:
         if not isinstance(port, LineMap):
             continue
         host_port = port.get("hostPort")
@@ -194,12 +196,12 @@ def _k8s_container(item: LineMap, path: str, host_network: bool) -> Container:
         if isinstance(number, int) and not isinstance(number, bool) and number > 0:
             ports.append(number)
             ports_origin = ports_origin or Origin(path, port.line)
-    command = [str(c) for key in ("command", "args") for c in (item.get(key) or [])
-               if isinstance(item.get(key), list) and not isinstance(c, (dict, list))]
+    command = [str(c) for key in ("command", "args") if isinstance(item.get(key), list)
+               for c in item[key] if not isinstance(c, (dict, list))]
     command_line = _line(item, "command", 0) or _line(item, "args", 0)
     image = item.get("image")
     return Container(str(item.get("name") or ""), image if isinstance(image, str) else "", Origin(path, item.line),
-                     _env(item, path, item.line), tuple(command),
+                     _env(item, path), tuple(command),
                      Origin(path, command_line) if command_line else None, tuple(ports), ports_origin)
 
 
@@ -243,7 +245,8 @@ def _node_limits(service: DeployedService, pod_spec: Any, path: str) -> None:
             service.max_per_node, service.max_per_node_origin = 1, Origin(path, term.line)
             service.max_per_node_why = "a required pod anti-affinity on the hostname: one replica per node"
             return
-    for constraint in pod_spec.get("topologySpreadConstraints") or [] if isinstance(pod_spec, dict) else []:
+    spread = _get(pod_spec, "topologySpreadConstraints")
+    for constraint in spread if isinstance(spread, list) else []:
         if isinstance(constraint, LineMap) and constraint.get("topologyKey") == HOSTNAME_KEY \
                 and constraint.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule" \
                 and _selects(constraint.get("labelSelector"), service.labels) \
@@ -276,17 +279,19 @@ def _workload(doc: LineMap, path: str, problems: list[SourceProblem]) -> Optiona
         problems.append(SourceProblem(host_origin, "`hostNetwork` is a template expression: read as false"))
     labels = _get(spec, "template", "metadata", "labels") or _get(doc, "metadata", "labels") or {}
     namespace = _get(doc, "metadata", "namespace")
-    containers = [_k8s_container(c, path, host_network) for c in _get(pod_spec, "containers") or []
-                  if isinstance(c, LineMap)]
-    for container in containers:
+    listed = _get(pod_spec, "containers")
+    containers = []
+    for item in listed if isinstance(listed, list) else []:
+        if not isinstance(item, LineMap):
+            continue
+        container = _k8s_container(item, path, host_network)
         if "{{" in container.image:
             problems.append(SourceProblem(container.origin, f"the image of container {container.name} is a "
                                                             "template expression: not used to match services"))
+            container = replace(container, image="")
+        containers.append(container)
     service = DeployedService(name, kind, replicas, replicas_origin, note, host_network,
-                              host_origin if host_network else None,
-                              [c if "{{" not in c.image else Container(c.name, "", c.origin, c.env, c.command,
-                                                                       c.command_origin, c.ports, c.ports_origin)
-                               for c in containers],
+                              host_origin if host_network else None, containers,
                               Origin(path, doc.line), namespace if isinstance(namespace, str) else "",
                               {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {})
     _node_limits(service, pod_spec, path)
