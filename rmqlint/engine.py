@@ -98,6 +98,23 @@ def lint(options: LintOptions) -> LintResult:
     return _merged(root, runs)
 
 
+def load_project(path: Path, use_cache: bool = True) -> tuple[Project, set[str]]:
+    """The linked facts of the project holding `path` (no rules run), and the files under `path`: for the
+    topology graph and for `rmqplan fleet`. Raises ConfigError or DiscoveryError."""
+    from rmqlint.linker import Linker
+
+    root = find_root([path])
+    cache = FactsCache(root, enabled=use_cache)
+    settings = resolve_settings(root, LintOptions(paths=[path], use_cache=use_cache), cache)
+    discovery = discover([path], root, settings.exclude, listing=cache)
+    loader = SourceIndex(discovery, cache)
+    loader.stat_all()
+    loader.scan()
+    project = Linker(loader.facts, loader, root=str(root)).link()
+    cache.save()
+    return project, discovery.report
+
+
 def _contains(directory: Path, path: Path) -> bool:
     directory, path = directory.resolve(), path.resolve()
     return path == directory or directory in path.parents
