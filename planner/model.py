@@ -197,7 +197,7 @@ class OutRequest:
 class SimulateOptions:
     """`rmqplan simulate`'s options, as `planner.cli` hands them to an engine (`planner.spark.simulate`)."""
 
-    engine: str = "spark"  # "spark" | "local"
+    engine: str = "auto"  # "auto" | "local" | "spark"; the CLI resolves auto (planner.engine_choice)
     format: str = "text"  # "text" | "json"
     assignments: bool = False
     out: Optional[str] = None
