@@ -1,4 +1,5 @@
-# `make run` and `make test` do all the set-up on a fresh clone; `make install` is idempotent.
+# `make run` and `make test` do all the set-up on a fresh clone; `make install` is idempotent and installs
+# everything: rmqlint, the planner with its Spark engine ([spark]) and the test tools ([dev]).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +12,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'
 	touch $(STAMP)
 
 # Lints the bundled examples (they reproduce the seeds, so findings are expected: exit 1 is fine),

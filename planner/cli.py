@@ -131,7 +131,8 @@ def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutReque
         try:
             import pyarrow  # noqa: F401  (the tables are written with it)
         except ImportError as e:
-            return _engine_error(err, f"--out needs pyarrow to write Parquet ({e})")
+            return _engine_error(err, f"--out writes Parquet with pyarrow, which is not installed ({e}): "
+                                      f"{SPARK_EXTRA}, or pip install pyarrow")
     if options.engine == "local":
         from planner.local import simulate
 

@@ -74,7 +74,11 @@ def break_even_seconds(cores: int) -> Optional[float]:
 
 
 def spark_installed() -> bool:
-    return importlib.util.find_spec("pyspark") is not None
+    """PySpark can be imported (without importing it: that costs a second)."""
+    try:
+        return importlib.util.find_spec("pyspark") is not None
+    except (ImportError, ValueError):  # a broken or blocked install
+        return False
 
 
 def choose_engine(fleet: Fleet, engine: str = "auto", master: Optional[str] = None, conf=(),
