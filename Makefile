@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench screenshot clean
 
 install: $(STAMP)
 
@@ -27,6 +27,10 @@ test: install
 bench: install
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.plan_bench
+
+# The README's picture of the HTML report (needs Chromium: apt-get install chromium).
+screenshot: install
+	$(BIN)/python -m tests.planner.browser examples/fleet.toml docs/rmqplan-report.png
 
 clean:
 	rm -rf $(VENV) .rmqlint_cache .pytest_cache *.egg-info

@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--out", metavar="DIR", help="write every assignment and finding: Parquet tables (assignments, "
                                                  "groups, processes, brokers), findings.json (JSON Lines) and "
                                                  "summary.json")
+    sim.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page: per group "
+                                                   "a grid of processes against queues, scenarios beside the "
+                                                   "baseline, the findings and the totals")
     sim.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
     sim.add_argument("--conf", action="extend", nargs="+", default=[], metavar="k=v",
                      help="Spark settings: --conf a=1 b=2, or --conf repeated")
@@ -72,7 +75,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return run_allocate(args.source, out, err)
     if args.command == "simulate":
         options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
-                                  out=args.out, master=args.master, conf=tuple(args.conf))
+                                  out=args.out, html=args.html, master=args.master, conf=tuple(args.conf))
         return simulate_command(args.fleet, options, out, err)
     parser.print_usage(err)
     err.write("rmqplan: error: a command is required (allocate or simulate)\n")
@@ -107,7 +110,7 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
         if isinstance(sim, int):
             return sim
         progress.close()
-        return _report(sim, options, choice, out)
+        return _report(sim, options, choice, out, err)
     from planner.findings import find
     from planner.report import Abandoned, OutputError, out_directory, summary_json, write_summary
 
@@ -122,7 +125,7 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
     except OutputError as e:
         return _engine_error(err, str(e))
     progress.close()
-    return _report(sim, options, choice, out)
+    return _report(sim, options, choice, out, err)
 
 
 def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest], err: TextIO,
@@ -161,12 +164,20 @@ def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[Ou
         return _engine_error(err, str(e))
 
 
-def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO) -> int:
+def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO, err: TextIO) -> int:
     from planner.findings import count_by_code, find, has_errors
     from planner.report import render_text, to_json
 
     findings = find(sim)
     counts = count_by_code(sim, findings)
+    if options.html:
+        from planner.html_report import HtmlError, render_html, write_html
+        from planner.report import totals
+
+        try:
+            write_html(options.html, render_html(sim, findings, counts, totals(sim), choice.describe(), options.out))
+        except HtmlError as e:
+            return _engine_error(err, str(e))
     if options.format == "json":
         out.write(json.dumps(to_json(sim, findings, assignments=options.assignments, counts=counts,
                                      out_dir=options.out), indent=2) + "\n")

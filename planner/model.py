@@ -201,5 +201,6 @@ class SimulateOptions:
     format: str = "text"  # "text" | "json"
     assignments: bool = False
     out: Optional[str] = None
+    html: Optional[str] = None  # --html FILE: the report as one self-contained page (planner.html_report)
     master: Optional[str] = None
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
