@@ -7,9 +7,9 @@ generated one whose expected local time stays below what Spark's fixed cost buys
 and Spark when the user names a cluster or Spark settings (`--master`, `--conf`). The figures behind the
 constants are in BENCHMARKS.md ("Which engine").
 
-The local engine's time is estimated from the `[generate]` table alone: its work is proportional to the queues
-and process entries the kernel handles (each group: `brokers` x mean(queues) + `brokers` retry queues, and its
-processes twice, once per topic).
+The local engine's time is estimated from the `[generate]` table alone, as a cost per group, per process entry (a
+group's processes, once for its topic and once for its retry topic) and per queue (`brokers` x mean(queues), plus
+a retry queue per broker), fitted on eight shapes of generated fleets (within 25% of each).
 """
 
 from __future__ import annotations
@@ -21,13 +21,17 @@ from typing import Optional
 
 from planner.model import Fleet, GenerateSpec
 
-# Measured (BENCHMARKS.md): the local engine's seconds per million queues and per million process entries, and
-# Spark's fixed cost and parallel efficiency on local[*] (the share of a core each extra core adds).
-LOCAL_SECONDS_PER_MQUEUE = 0.080
-LOCAL_SECONDS_PER_MENTRY = 0.010
+# Measured (BENCHMARKS.md, "Which engine"): the local engine's seconds per million groups, process entries and
+# queues, and its start (interpreter, imports); Spark's fixed cost (JVM, session, first job, Python workers) and
+# parallel efficiency on local[*] (what each core adds, as a share of the local engine's one core). Quiet runs
+# give 0.78; 0.66 puts the 2-core switch where cold runs of both engines met (10M groups) and leans to the local
+# engine, which needs 180 MB where Spark needs 1.2 GB and slows less on a shared machine.
+LOCAL_SECONDS_PER_MGROUP = 0.40
+LOCAL_SECONDS_PER_MENTRY = 0.108
+LOCAL_SECONDS_PER_MQUEUE = 0.021
 LOCAL_START_SECONDS = 0.3
-SPARK_FIXED_SECONDS = 8.5
-SPARK_CORE_EFFICIENCY = 0.73
+SPARK_FIXED_SECONDS = 8.6
+SPARK_CORE_EFFICIENCY = 0.66
 LONG_RUN_SECONDS = 10  # the local engine says how long it expects above this
 SPARK_EXTRA = "pip install 'rmqtools[spark]'"
 
@@ -54,7 +58,8 @@ def expected_local_seconds(spec: GenerateSpec) -> float:
     mean_processes = (spec.instances[0] + spec.instances[1]) / 2
     queues = spec.groups * spec.brokers * mean_queues
     entries = spec.groups * 2 * mean_processes
-    return LOCAL_START_SECONDS + (queues * LOCAL_SECONDS_PER_MQUEUE + entries * LOCAL_SECONDS_PER_MENTRY) / 1e6
+    return LOCAL_START_SECONDS + (spec.groups * LOCAL_SECONDS_PER_MGROUP + entries * LOCAL_SECONDS_PER_MENTRY
+                                  + queues * LOCAL_SECONDS_PER_MQUEUE) / 1e6
 
 
 def spark_cores() -> int:
