@@ -168,11 +168,16 @@ class StatusWatcher:
     def _run(self) -> None:
         from pyspark import SparkContext
 
+        failures = 0
         while not self._stop.wait(self.interval):
             try:
                 text = self.describe(SparkContext._active_spark_context)
-            except Exception:  # the context is stopping, the gateway is gone: the run is ending anyway
-                return
+                failures = 0
+            except Exception:  # the context is stopping, or Py4J is busy: skip a beat, give up after a few
+                failures += 1
+                if failures > 10:
+                    return
+                continue
             if text and not self._stop.is_set():
                 self.show(text)
 
@@ -180,12 +185,12 @@ class StatusWatcher:
         from planner.progress import seconds
 
         elapsed = seconds(time.monotonic() - self.started)
-        if context is None:
+        if context is None or getattr(context, "_jsc", None) is None:  # the context is being made
             return f"rmqplan: starting Spark (JVM, session), {elapsed}"
         tracker = context.statusTracker()
         stages = [s for s in (tracker.getStageInfo(i) for i in sorted(tracker.getActiveStageIds())) if s]
         if not stages:
-            return f"rmqplan: Spark {context.master}, {elapsed}"
+            return f"rmqplan: Spark {context.master}, the driver prepares the next job, {elapsed}"
         parts = [f"stage {s.stageId}: {s.numCompletedTasks} of {s.numTasks} tasks done, {s.numActiveTasks} running"
                  for s in stages]
         return f"rmqplan: Spark {context.master}, {'; '.join(parts)}, {elapsed}"
