@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench screenshot clean
+.PHONY: install run test bench fuzz screenshot clean
 
 install: $(STAMP)
 
@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'
+	# Mermaid's own parser, for the test that reads `rmqlint graph` back (skipped where npm is missing).
+	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV)/node mermaid@11 jsdom@25 >/dev/null 2>&1
 	touch $(STAMP)
 
 # Lints the bundled examples (they reproduce the seeds, so findings are expected: exit 1 is fine),
@@ -28,9 +30,15 @@ bench: install
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.plan_bench
 
+# Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);
+# `make test` runs a short, fixed slice of the same tests. Failing inputs are kept in .hypothesis/ and replayed.
+fuzz: install
+	RMQLINT_FUZZ_PROFILE=rmqlint-fuzz $(BIN)/python -m pytest -q tests/lint/test_fuzz.py \
+		--hypothesis-show-statistics
+
 # The README's picture of the HTML report (needs Chromium: apt-get install chromium).
 screenshot: install
 	$(BIN)/python -m tests.planner.browser examples/fleet.toml docs/rmqplan-report.png
 
 clean:
-	rm -rf $(VENV) .rmqlint_cache .pytest_cache *.egg-info
+	rm -rf $(VENV) .rmqlint_cache .pytest_cache .hypothesis *.egg-info
