@@ -40,9 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
                "full (with their findings), and --out writes every assignment and every finding.")
     sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate")
     sim.add_argument("--engine", choices=("auto", "local", "spark"), default="auto",
-                     help="auto (default): the local engine, Spark for a generated fleet too large for one core "
-                          "or when --master/--conf is given; local: in this process (numpy); spark: PySpark, "
-                          "needs Java 17+")
+                     help="auto (default): the local engine, Spark for a generated fleet that this machine's "
+                          "cores finish sooner on Spark, or when --master/--conf is given; local: in this process "
+                          "(numpy); spark: PySpark, needs Java 17+")
     sim.add_argument("--format", choices=("text", "json"), default="text")
     sim.add_argument("--assignments", action="store_true", help="list every process's queues")
     sim.add_argument("--out", metavar="DIR", help="write every assignment and finding: Parquet tables (assignments, "
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page: per group "
                                                    "a grid of processes against queues, scenarios beside the "
                                                    "baseline, the findings and the totals")
-    sim.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    sim.add_argument("--master", metavar="URL", help="Spark master (default local[*]); runs the Spark engine")
     sim.add_argument("--conf", action="extend", nargs="+", default=[], metavar="k=v",
                      help="Spark settings: --conf a=1 b=2, or --conf repeated")
     return parser
