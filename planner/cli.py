@@ -175,14 +175,15 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
         from planner.report import totals
 
         try:
-            write_html(options.html, render_html(sim, findings, counts, totals(sim), choice.describe(), options.out))
+            page = render_html(sim, findings, counts, totals(sim), choice.describe(False), options.out)
+            write_html(options.html, page)
         except HtmlError as e:
             return _engine_error(err, str(e))
     if options.format == "json":
         out.write(json.dumps(to_json(sim, findings, assignments=options.assignments, counts=counts,
                                      out_dir=options.out), indent=2) + "\n")
     else:
-        out.write(render_text(sim, findings, engine=choice.describe(), assignments=options.assignments,
+        out.write(render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
                               counts=counts, out_dir=options.out))
     return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
 

@@ -42,10 +42,10 @@ class EngineChoice:
     reason: str  # why, for the first line: "auto: a hand-written fleet", "--engine spark", ...
     expected_seconds: Optional[float] = None  # the local engine's estimate for a generated fleet
 
-    def describe(self) -> str:
-        """`local engine (auto: a hand-written fleet)`, with the expected time when the run is long."""
+    def describe(self, expectation: bool = True) -> str:
+        """`local engine (auto: a hand-written fleet)`, with the expected time when the run is long (before it)."""
         text = f"{self.engine} engine ({self.reason})"
-        if self.engine == "local" and self.expected_seconds and self.expected_seconds >= LONG_RUN_SECONDS:
+        if expectation and self.engine == "local" and (self.expected_seconds or 0) >= LONG_RUN_SECONDS:
             from planner.progress import seconds
 
             text += f": expect about {seconds(self.expected_seconds)}"

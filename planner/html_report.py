@@ -244,8 +244,8 @@ def _scenario_section(sim: Simulation, name: str, moved_total: int) -> str:
     groups = list(dict.fromkeys(r.group for r in results))
     for group in groups:
         group_results = [r for r in results if r.group == group]
-        parts.append(f'<p class="sub">group {e(group)}: {_plural(len(group_results[0].processes), "process", "processes")}'
-                     f' in the scenario</p>')
+        count = _plural(len(group_results[0].processes), "process", "processes")
+        parts.append(f'<p class="sub">group {e(group)}: {count} in the scenario</p>')
         parts.append(_client_ids(group_results[0].processes, group_results[0].model))
         for r in group_results:
             before = base.get((r.group, r.topic))
@@ -387,7 +387,8 @@ LEGEND = ('<footer><h2>Legend</h2><table class="grid legend"><tr>'
           '<td class="cell held" style="background:#4e79a7">1</td><td>held by process 1 (processes reporting one '
           'client id share a colour)</td></tr><tr><td class="cell orphaned"></td><td>orphaned: no process holds '
           'the queue</td></tr><tr><td class="cell duplicated held" style="background:#4e79a7">1</td><td>duplicated: '
-          'two or more processes hold it (\u00d72 in the header)</td></tr><tr><td class="cell moved"></td><td>moved: the '
+          'two or more processes hold it (\u00d72 in the header)</td></tr>'
+          '<tr><td class="cell moved"></td><td>moved: the '
           'scenario gives it another owner</td></tr><tr class="idle"><td class="cell"></td><td>idle process: holds '
           'no queue</td></tr></table><p>Made by rmqplan; this file needs no network.</p></footer>')
 
@@ -405,7 +406,8 @@ h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:12px 0 4px;display:
 .cards{display:flex;flex-wrap:wrap;gap:10px}
 .card{border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:118px;background:#f6f8fa}
 .card b{display:block;font-size:20px}.card span{color:#57606a;font-size:12px}
-.card.bad{border-color:var(--red);background:var(--red-bg)}.card.warn{border-color:var(--amber);background:var(--amber-bg)}
+.card.bad{border-color:var(--red);background:var(--red-bg)}
+.card.warn{border-color:var(--amber);background:var(--amber-bg)}
 .card.dim{border-color:var(--grey);background:#eef0f2}
 .codes{margin-top:10px;display:flex;flex-wrap:wrap;gap:6px}
 .code{border-radius:12px;padding:2px 10px;font-size:12px;border:1px solid var(--line);color:#57606a}

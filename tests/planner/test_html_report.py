@@ -37,7 +37,8 @@ def browser():
 def _idle_fleet(tmp_path) -> str:
     fleet = tmp_path / "idle.toml"
     fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 3\n[[groups]]\nname = "g"\n'
-                     'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h1", "h2", "h3", "h4", "h5"]\n')
+                     'subscriptions = [{ topic = "T" }]\n'
+                     '[[groups.instances]]\nhosts = ["h1", "h2", "h3", "h4", "h5"]\n')
     return str(fleet)
 
 
@@ -93,7 +94,8 @@ def test_the_example_fleet_renders_in_chromium_with_grid_colours_and_scenario(tm
     facts = page.evaluate("""(() => {
       const bg = el => getComputedStyle(el).backgroundColor;
       const grid = (s, g, t, role) => document.querySelector(
-        `table.grid[data-scenario="${s}"][data-group="${g}"][data-topic="${t}"]` + (role ? `[data-role="${role}"]` : ':not([data-role])'));
+        `table.grid[data-scenario="${s}"][data-group="${g}"][data-topic="${t}"]`
+        + (role ? `[data-role="${role}"]` : ':not([data-role])'));
       const cg = grid('baseline', 'consumer_group', 'TopicTest');
       const rows = [...cg.querySelectorAll('tbody tr.proc')];
       const after = grid('scale-out', 'orders', 'OrderEvents', 'after');
@@ -108,12 +110,16 @@ def test_the_example_fleet_renders_in_chromium_with_grid_colours_and_scenario(tm
         duplicatedHeads: [...cg.querySelectorAll('th.q.duplicated')].map(h => [h.dataset.queue, bg(h), h.textContent]),
         collides: [...document.querySelectorAll('section.group[data-group="consumer_group"] tr.collides')]
                     .map(r => [r.dataset.clientId, r.textContent]),
-        movedAfter: [...after.querySelectorAll('th.q.moved')].map(h => [h.dataset.queue, getComputedStyle(h).outlineColor]),
+        movedAfter: [...after.querySelectorAll('th.q.moved')]
+          .map(h => [h.dataset.queue, getComputedStyle(h).outlineColor]),
         movedBefore: document.querySelector('section.scenario[data-scenario="scale-out"] '
-          + 'table.grid[data-scenario="baseline"][data-topic="OrderEvents"][data-role="before"]').querySelectorAll('th.q.moved').length,
+          + 'table.grid[data-scenario="baseline"][data-topic="OrderEvents"][data-role="before"]')
+          .querySelectorAll('th.q.moved').length,
         afterRows: after.querySelectorAll('tbody tr.proc').length,
-        totals: Object.fromEntries([...document.querySelectorAll('[data-total]')].map(c => [c.dataset.total, c.querySelector('b').textContent])),
-        counts: Object.fromEntries([...document.querySelectorAll('#finding-counts [data-code]')].map(c => [c.dataset.code, c.querySelector('b').textContent])),
+        totals: Object.fromEntries([...document.querySelectorAll('[data-total]')]
+          .map(c => [c.dataset.total, c.querySelector('b').textContent])),
+        counts: Object.fromEntries([...document.querySelectorAll('#finding-counts [data-code]')]
+          .map(c => [c.dataset.code, c.querySelector('b').textContent])),
         findings: document.querySelectorAll('table.findings tbody tr').length,
         engine: document.querySelector('.engine').textContent,
       };
@@ -145,7 +151,8 @@ def test_idle_processes_are_greyed_in_chromium(tmp_path, browser):
     page = browser.open(page_file.as_uri())
     facts = page.evaluate("""(() => {
       const g = document.querySelector('table.grid[data-topic="T"]');
-      return {idle: [...g.querySelectorAll('tr.idle')].map(r => [r.dataset.instance, getComputedStyle(r).backgroundColor,
+      return {idle: [...g.querySelectorAll('tr.idle')].map(r => [r.dataset.instance,
+                                                                 getComputedStyle(r).backgroundColor,
                                                                  r.querySelectorAll('td.held').length]),
               busy: g.querySelectorAll('tr.proc:not(.idle)').length, count: g.dataset.idle};
     })()""")

@@ -27,7 +27,8 @@ def test_a_hand_written_fleet_and_a_generated_one_run_on_the_local_engine(tmp_pa
     code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", EXAMPLE)
     assert code == 1 and err == [] and "local engine (auto: a hand-written fleet of 3 groups)" in out
     fleet = tmp_path / "gen.toml"
-    fleet.write_text("[generate]\ngroups = 20000\ncolliding_client_ids = 0.01\nstrategies = [\"AVG\", \"CONSISTENT_HASH\"]\n")
+    fleet.write_text('[generate]\ngroups = 20000\ncolliding_client_ids = 0.01\n'
+                     'strategies = ["AVG", "CONSISTENT_HASH"]\n')
     code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", str(fleet), "--format", "json")
     assert code == 1 and err == [] and '"groups": 20000' in out
 
