@@ -1,17 +1,18 @@
-# `make run` and `make test` do all the set-up on a fresh clone; `make install` is idempotent.
+# `make run` and `make test` do all the set-up on a fresh clone; `make install` is idempotent and installs
+# everything: rmqlint, the planner with its Spark engine ([spark]) and the test tools ([dev]).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench fuzz clean
+.PHONY: install run test bench fuzz screenshot clean
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'
 	# Mermaid's own parser, for the test that reads `rmqlint graph` back (skipped where npm is missing).
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV)/node mermaid@11 jsdom@25 >/dev/null 2>&1
 	touch $(STAMP)
@@ -34,6 +35,10 @@ bench: install
 fuzz: install
 	RMQLINT_FUZZ_PROFILE=rmqlint-fuzz $(BIN)/python -m pytest -q tests/lint/test_fuzz.py \
 		--hypothesis-show-statistics
+
+# The README's picture of the HTML report (needs Chromium: apt-get install chromium).
+screenshot: install
+	$(BIN)/python -m tests.planner.browser examples/fleet.toml docs/rmqplan-report.png
 
 clean:
 	rm -rf $(VENV) .rmqlint_cache .pytest_cache .hypothesis *.egg-info

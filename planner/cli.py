@@ -1,7 +1,9 @@
-"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases) and `simulate --fleet F` (DESIGN §6).
+"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases) and `simulate --fleet F`.
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
-The Spark engine is imported only when asked for, so `--engine local` and `allocate` work without Java.
+`--engine auto` picks the engine (`planner.engine_choice`); the Spark engine is imported only when it runs, so
+the local engine and `allocate` work without Java or PySpark. On a terminal, stderr shows which engine runs and
+why, and the run's progress (`planner.progress`).
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ import argparse
 import contextlib
 import json
 import sys
+from dataclasses import replace
 from typing import Optional, Sequence, TextIO
 
+from planner.engine_choice import SPARK_EXTRA, EngineChoice, choose_engine, spark_installed
 from planner.fleet import FleetError, load_fleet
 from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
+from planner.progress import Progress
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -34,14 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
                f"findings' counts cover every group, the first {DETAIL_LIMIT} groups with a problem are reported in "
                "full (with their findings), and --out writes every assignment and every finding.")
     sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate")
-    sim.add_argument("--engine", choices=("spark", "local"), default="spark",
-                     help="spark (default; needs Java 17+) or the exact pure-Python local engine")
+    sim.add_argument("--engine", choices=("auto", "local", "spark"), default="auto",
+                     help="auto (default): the local engine, Spark for a generated fleet that this machine's "
+                          "cores finish sooner on Spark, or when --master/--conf is given; local: in this process "
+                          "(numpy); spark: PySpark, needs Java 17+")
     sim.add_argument("--format", choices=("text", "json"), default="text")
     sim.add_argument("--assignments", action="store_true", help="list every process's queues")
     sim.add_argument("--out", metavar="DIR", help="write every assignment and finding: Parquet tables (assignments, "
                                                  "groups, processes, brokers), findings.json (JSON Lines) and "
                                                  "summary.json")
-    sim.add_argument("--master", metavar="URL", help="Spark master (default local[*])")
+    sim.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page: per group "
+                                                   "a grid of processes against queues, scenarios beside the "
+                                                   "baseline, the findings and the totals")
+    sim.add_argument("--master", metavar="URL", help="Spark master (default local[*]); runs the Spark engine")
     sim.add_argument("--conf", action="extend", nargs="+", default=[], metavar="k=v",
                      help="Spark settings: --conf a=1 b=2, or --conf repeated")
     return parser
@@ -65,7 +75,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return run_allocate(args.source, out, err)
     if args.command == "simulate":
         options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
-                                  out=args.out, master=args.master, conf=tuple(args.conf))
+                                  out=args.out, html=args.html, master=args.master, conf=tuple(args.conf))
         return simulate_command(args.fleet, options, out, err)
     parser.print_usage(err)
     err.write("rmqplan: error: a command is required (allocate or simulate)\n")
@@ -79,15 +89,34 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
         for line in e.errors:
             err.write(line + "\n")
         return EXIT_USAGE
+    choice = choose_engine(fleet, options.engine, options.master, options.conf)
+    if choice.engine == "spark" and not spark_installed():
+        local = "" if options.engine == "spark" else ", or --engine local"
+        return _engine_error(err, f"{choice.describe()} needs PySpark, which is not installed: {SPARK_EXTRA}{local}")
+    options = replace(options, engine=choice.engine)
+    progress = Progress.for_stream(err)
+    if choice.engine == "spark" or options.format != "text" or (choice.expected_seconds or 0) >= 1:
+        progress.note(f"rmqplan: {choice.describe()}")  # else the text report's first line says it at once
+    try:
+        return _simulate_and_report(fleet, options, choice, progress, out, err)
+    finally:
+        progress.close()
+
+
+def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineChoice, progress: Progress,
+                         out: TextIO, err: TextIO) -> int:
     if not options.out:
-        sim = _simulate(fleet, options, None, err)
-        return sim if isinstance(sim, int) else _report(sim, options, out)
+        sim = _simulate(fleet, options, None, err, progress)
+        if isinstance(sim, int):
+            return sim
+        progress.close()
+        return _report(sim, options, choice, out, err)
     from planner.findings import find
     from planner.report import Abandoned, OutputError, out_directory, summary_json, write_summary
 
     try:
         with out_directory(options.out) as staging:  # all or nothing: moved into place when the block succeeds
-            sim = _simulate(fleet, options, OutRequest(str(staging), find), err)
+            sim = _simulate(fleet, options, OutRequest(str(staging), find), err, progress)
             if isinstance(sim, int):
                 raise Abandoned(sim)
             write_summary(staging, summary_json(sim, options.engine))
@@ -95,20 +124,23 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
         return failed.code
     except OutputError as e:
         return _engine_error(err, str(e))
-    return _report(sim, options, out)
+    progress.close()
+    return _report(sim, options, choice, out, err)
 
 
-def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest], err: TextIO) -> Simulation | int:
+def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest], err: TextIO,
+              progress: Progress) -> Simulation | int:
     if options.out and request is not None:
         try:
             import pyarrow  # noqa: F401  (the tables are written with it)
         except ImportError as e:
-            return _engine_error(err, f"--out needs pyarrow to write Parquet ({e})")
+            return _engine_error(err, f"--out writes Parquet with pyarrow, which is not installed ({e}): "
+                                      f"{SPARK_EXTRA}, or pip install pyarrow")
     if options.engine == "local":
         from planner.local import simulate
 
-        return simulate(fleet, request)
-    return _spark_simulate(fleet, options, request, err)
+        return simulate(fleet, request, progress.groups if progress.live else None)
+    return _spark_simulate(fleet, options, request, err, progress)
 
 
 def _engine_error(err: TextIO, message: str) -> int:
@@ -117,29 +149,41 @@ def _engine_error(err: TextIO, message: str) -> int:
 
 
 def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest],
-                    err: TextIO) -> Simulation | int:
+                    err: TextIO, progress: Progress) -> Simulation | int:
     try:
         from planner import spark
-        from planner.spark_session import SparkUnavailable
+        from planner.spark_session import SparkUnavailable, StatusWatcher
     except ImportError as e:
-        return _engine_error(err, f"the Spark engine is not available ({e}); use --engine local")
+        return _engine_error(err, f"the Spark engine is not available ({e}): {SPARK_EXTRA}, or --engine local")
     try:
-        return spark.simulate(fleet, options, request)
+        if not progress.live:
+            return spark.simulate(fleet, options, request)
+        with StatusWatcher(lambda text: progress.status(text, force=True)):
+            return spark.simulate(fleet, options, request)
     except SparkUnavailable as e:
         return _engine_error(err, str(e))
 
 
-def _report(sim: Simulation, options: SimulateOptions, out: TextIO) -> int:
+def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO, err: TextIO) -> int:
     from planner.findings import count_by_code, find, has_errors
     from planner.report import render_text, to_json
 
     findings = find(sim)
     counts = count_by_code(sim, findings)
+    if options.html:
+        from planner.html_report import HtmlError, render_html, write_html
+        from planner.report import totals
+
+        try:
+            page = render_html(sim, findings, counts, totals(sim), choice.describe(False), options.out)
+            write_html(options.html, page)
+        except HtmlError as e:
+            return _engine_error(err, str(e))
     if options.format == "json":
         out.write(json.dumps(to_json(sim, findings, assignments=options.assignments, counts=counts,
                                      out_dir=options.out), indent=2) + "\n")
     else:
-        out.write(render_text(sim, findings, engine=options.engine, assignments=options.assignments,
+        out.write(render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
                               counts=counts, out_dir=options.out))
     return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
 

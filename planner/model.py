@@ -197,9 +197,10 @@ class OutRequest:
 class SimulateOptions:
     """`rmqplan simulate`'s options, as `planner.cli` hands them to an engine (`planner.spark.simulate`)."""
 
-    engine: str = "spark"  # "spark" | "local"
+    engine: str = "auto"  # "auto" | "local" | "spark"; the CLI resolves auto (planner.engine_choice)
     format: str = "text"  # "text" | "json"
     assignments: bool = False
     out: Optional[str] = None
+    html: Optional[str] = None  # --html FILE: the report as one self-contained page (planner.html_report)
     master: Optional[str] = None
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf

@@ -164,9 +164,10 @@ def _group_header(results: list[GroupTopicResult]) -> str:
     return f"  group {r.group} ({r.model}, {strategy}, {processes})"
 
 
-def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local",
+def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local engine",
                 assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
-    out = [f"rmqplan: {sim.fleet.path} ({engine} engine)"]
+    """`engine` says which engine ran and why (`planner.engine_choice.EngineChoice.describe`)."""
+    out = [f"rmqplan: {sim.fleet.path}: {engine}"]
     for scenario in sim.scenarios:
         results = [r for r in sim.results if r.scenario == scenario]
         out.append("")

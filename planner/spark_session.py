@@ -1,8 +1,8 @@
 """Starting Spark the way users expect: Java checked first, local[*] by default, quiet terminal.
 
 The JVM writes its start-up chatter (log4j defaults, hostname warnings, incubator modules) straight to the
-terminal before any log level can be set, so its stdout and stderr go to a log file instead; our own short
-progress lines go to stderr.
+terminal before any log level can be set, so its stdout and stderr go to a log file instead; the stages' progress
+comes from Spark's status tracker (`StatusWatcher`) and is shown on a terminal only (`planner.progress`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 MIN_JAVA = 17
 
@@ -145,9 +146,54 @@ def parse_conf(pairs: Iterable[str]) -> list[tuple[str, str]]:
     return out
 
 
-def progress(message: str) -> None:
-    """One short progress line on stderr (Spark's own progress bar is off)."""
-    print(f"rmqplan: {message}", file=sys.stderr, flush=True)
+class StatusWatcher:
+    """Spark's stages and tasks as a status line (`show(text)`), polled from Spark's status tracker by a daemon
+    thread while the engine runs: "starting Spark" until the context exists, then the running stages' tasks done
+    and running. Spark's own console progress bar stays off (it would interleave with ours)."""
+
+    def __init__(self, show: Callable[[str], None], interval: float = 0.2):
+        self.show, self.interval = show, interval
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rmqplan-spark-status", daemon=True)
+
+    def __enter__(self) -> "StatusWatcher":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+    def _run(self) -> None:
+        from pyspark import SparkContext
+
+        failures = 0
+        while not self._stop.wait(self.interval):
+            try:
+                text = self.describe(SparkContext._active_spark_context)
+                failures = 0
+            except Exception:  # the context is stopping, or Py4J is busy: skip a beat, give up after a few
+                failures += 1
+                if failures > 10:
+                    return
+                continue
+            if text and not self._stop.is_set():
+                self.show(text)
+
+    def describe(self, context) -> str:
+        from planner.progress import seconds
+
+        elapsed = seconds(time.monotonic() - self.started)
+        if context is None or getattr(context, "_jsc", None) is None:  # the context is being made
+            return f"rmqplan: starting Spark (JVM, session), {elapsed}"
+        tracker = context.statusTracker()
+        stages = [s for s in (tracker.getStageInfo(i) for i in sorted(tracker.getActiveStageIds())) if s]
+        if not stages:
+            return f"rmqplan: Spark {context.master}, the driver prepares the next job, {elapsed}"
+        parts = [f"stage {s.stageId}: {s.numCompletedTasks} of {s.numTasks} tasks done, {s.numActiveTasks} running"
+                 for s in stages]
+        return f"rmqplan: Spark {context.master}, {'; '.join(parts)}, {elapsed}"
 
 
 def get_session(master: Optional[str] = None, conf: Iterable = (), app_name: str = "rmqplan"):
@@ -177,7 +223,6 @@ def get_session(master: Optional[str] = None, conf: Iterable = (), app_name: str
     for key, value in pairs:  # the user's --conf wins over our defaults
         spark_conf.set(key, value)
     log_path = os.path.join(tempfile.gettempdir(), f"rmqplan-spark-{os.getpid()}.log")
-    started = time.monotonic()
     try:
         from pyspark.java_gateway import launch_gateway
 
@@ -188,7 +233,4 @@ def get_session(master: Optional[str] = None, conf: Iterable = (), app_name: str
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SparkUnavailable(f"Spark did not start ({first}); see {log_path}") from None
     context.setLogLevel("ERROR")
-    session = SparkSession(context)
-    if time.monotonic() - started > 5:
-        progress(f"Spark {session.version} started ({context.master}) in {time.monotonic() - started:.0f}s")
-    return session
+    return SparkSession(context)

@@ -112,7 +112,7 @@ def test_without_java_local_engine_works_and_spark_engine_is_one_line():
     local = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--engine", "local"],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert local.returncode == 1 and "PLAN001" in local.stdout
-    spark = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE],
+    spark = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--engine", "spark"],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert spark.returncode == 2 and spark.stdout == ""
     assert len(spark.stderr.strip().splitlines()) == 1 and "Traceback" not in spark.stderr
@@ -141,7 +141,7 @@ def test_a_large_generated_fleet_runs_on_the_local_engine(tmp_path):
 def test_conf_and_master_reach_the_engine_options(monkeypatch):
     seen = {}
 
-    def fake_report(sim, options, out):
+    def fake_report(sim, options, choice, out, err):
         seen["options"] = options
         return 0
 

@@ -1,0 +1,129 @@
+"""Progress on stderr: on a terminal (a pty here) the engine line and a status line rewritten in place, erased
+before the report; nothing at all when stderr is a pipe."""
+
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from planner.cli import run
+from planner.progress import CLEAR, Progress
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_status_waits_for_the_delay_is_rate_limited_and_erased_on_close():
+    clock, screen = Clock(), Terminal()
+    p = Progress(screen, delay=0.5, interval=0.1, clock=clock)
+    p.groups(10, 100)
+    assert screen.getvalue() == ""  # a quick run leaves nothing
+    clock.now = 1.0
+    p.groups(50, 100)
+    clock.now = 1.05
+    p.groups(60, 100)  # within the interval: skipped
+    assert screen.getvalue() == CLEAR + "rmqplan: 50 of 100 generated groups (50%), 1.0 s, about 1.0 s left"
+    p.note("rmqplan: a line that stays")  # printed above the status line, which is redrawn
+    assert screen.getvalue().endswith(CLEAR + "rmqplan: a line that stays\n"
+                                      "rmqplan: 50 of 100 generated groups (50%), 1.0 s, about 1.0 s left")
+    p.close()
+    assert screen.getvalue().endswith(CLEAR)
+
+
+def test_nothing_is_written_when_stderr_is_not_a_terminal():
+    p = Progress.for_stream(io.StringIO())
+    p.note("x")
+    p.status("y", force=True)
+    p.groups(1, 2)
+    p.close()
+    assert not p.live
+
+
+def _fleet(tmp_path, groups: int) -> str:
+    path = tmp_path / "gen.toml"
+    path.write_text(f"[generate]\ngroups = {groups}\nseed = 11\ncolliding_client_ids = 0.01\n")
+    return str(path)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the other side closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def test_a_local_run_on_a_terminal_shows_the_engine_and_groups_done(tmp_path):
+    fleet = _fleet(tmp_path, 600_000)  # a couple of seconds: long enough for the status line to appear
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "planner.cli", "simulate", "--fleet", fleet, "--format", "json"],
+                            stdout=subprocess.PIPE, stderr=secondary, cwd=ROOT)
+    os.close(secondary)
+    reader = threading.Thread(target=lambda: seen.append(_read_all(primary)))
+    seen: list = []
+    reader.start()
+    out, _ = proc.communicate(timeout=300)
+    reader.join(timeout=10)
+    os.close(primary)
+    screen = seen[0].decode()
+    assert proc.returncode == 1 and json.loads(out)["totals"]["groups"] == 600_000
+    assert screen.startswith("rmqplan: local engine (auto: 600,000 generated groups)\r\n")
+    assert "generated groups (" in screen and " left" in screen
+    assert screen.endswith(CLEAR)  # erased before the report
+
+
+def test_the_same_run_piped_writes_nothing_on_stderr(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", _fleet(tmp_path, 600_000),
+                           "--format", "json"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 1 and done.stderr == ""
+    assert json.loads(done.stdout)["totals"]["groups"] == 600_000
+
+
+def test_a_spark_run_on_a_terminal_shows_stages_and_tasks(spark, tmp_path):
+    """In this process, on the suite's Spark session: the watcher polls the real status tracker."""
+    from planner.spark_session import StatusWatcher
+
+    lines = []
+    watcher = StatusWatcher(lines.append, interval=0.05)
+
+    def slow(batches):
+        for b in batches:
+            time.sleep(1.0)
+            yield b
+
+    with watcher:
+        spark.range(0, 4, 1, 2).mapInArrow(slow, "id long").collect()
+    assert any("stage " in line and " of 2 tasks done" in line for line in lines), lines
+    assert all(line.startswith("rmqplan: Spark local[") for line in lines)
+
+    primary, secondary = pty.openpty()
+    with os.fdopen(secondary, "w") as terminal:
+        out = io.StringIO()
+        code = run(["simulate", "--fleet", _fleet(tmp_path, 3_000), "--engine", "spark"], out, terminal)
+    screen = _read_all(primary).decode()
+    os.close(primary)
+    assert code == 1 and out.getvalue().startswith("rmqplan: ")
+    assert screen.startswith("rmqplan: spark engine (--engine spark)\r\n")
+    assert "rmqplan: Spark local[" in screen and screen.endswith(CLEAR)
