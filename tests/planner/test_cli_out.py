@@ -110,7 +110,10 @@ def test_local_engine_out_writes_numeric_tables_and_every_finding(tmp_path):
     totals = summary["totals"]
     assert totals == {"groups": 3, "instances": 8, "queues": 23, "assignments": 27, "orphaned_queues": 7,
                       "duplicated_queues": 7, "idle_instances": 0}
-    assert summary["scenarios"] == [{"name": "scale-out", "moved_queues": 5}]
+    # every queue that moves leaves a process that still runs: duplicate risk
+    assert summary["scenarios"] == [{"name": "scale-out", "moved_queues": 5, "rollout": {
+        "steps": 1, "moves": 5, "duplicate_risk_moves": 5, "pause_moves": 0, "worst_orphaned": 0,
+        "worst_duplicated": 0}}]
     findings = [json.loads(line) for line in (target / "findings.json").read_text().splitlines()]
     assert {f["code"] for f in findings} == {"PLAN001", "PLAN002"}
     assert len(findings) == summary["findings_written"] == sum(summary["finding_counts"].values())
