@@ -33,9 +33,14 @@ def simulate_hand_written(fleet: Fleet) -> Simulation:
 def run_hand_written(fleet: Fleet) -> HandWritten:
     """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet)
-    rows = allocate(fr.batch)
-    counted = tally(fr.batch, rows)
+    rows, counted = run_batch(fr.batch)
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+
+
+def run_batch(batch):
+    """The kernel and the tally over a batch: (rows, tally)."""
+    rows = allocate(batch)
+    return rows, tally(batch, rows)
 
 
 def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] = None, topics: int = 0,

@@ -270,3 +270,5 @@ class SimulateOptions:
     out: Optional[str] = None
     master: Optional[str] = None
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
+    compare_strategies: bool = False  # --compare-strategies (planner.compare)
+    plan: Optional[str] = None  # --plan DIR: the minimum's CONFIG lists (planner.plan_out)

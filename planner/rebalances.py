@@ -54,7 +54,7 @@ class Rebalance:
 
 @dataclass
 class FleetRebalances:
-    batch: Batch
+    batch: Optional[Batch]
     rebalances: list  # list[Rebalance], one per batch rebalance
     scenarios: list  # scenario names, baseline first
     states: list  # list[StateRef], by batch state id (0 is the baseline)
@@ -91,26 +91,29 @@ def group_rebalances(fleet: Fleet, scenario: str, group: Group, processes: list[
     return out
 
 
-def fleet_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None,
-                     groups: Optional[Sequence[Group]] = None) -> FleetRebalances:
-    """The baseline of every hand-written group (or of `groups`), then every step of each scenario (`sequences`,
-    default the fleet's scenarios' states)."""
+def fleet_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None) -> FleetRebalances:
+    """The baseline of every hand-written group, then every step of each scenario (`sequences`, default the
+    fleet's scenarios' states), as one batch."""
+    fr = state_rebalances(fleet, sequences)
+    fr.batch = build_batch(fleet, fr.rebalances, {g.name: i for i, g in enumerate(fleet.groups)})
+    return fr
+
+
+def state_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None) -> FleetRebalances:
+    """`fleet_rebalances` without the batch (`batch` None): the rebalances of every state, for a caller that
+    batches several fleets' states together (`planner.compare`)."""
     if sequences is None:
         sequences = [scenario_states(fleet, s) for s in fleet.scenarios]
-    groups = fleet.groups if groups is None else groups
     states = [StateRef(BASELINE, 0, BASELINE)]
-    rebalances = [rb for g in groups for rb in group_rebalances(fleet, BASELINE, g, group_processes(g))]
+    rebalances = [rb for g in fleet.groups for rb in group_rebalances(fleet, BASELINE, g, group_processes(g))]
     for seq in sequences:
         for step in seq.steps:
             state = len(states)
             states.append(StateRef(seq.scenario.name, step.index, step.name))
             for gs in step.groups:
                 rebalances += group_rebalances(step.view, seq.scenario.name, gs.group, list(gs.processes), state)
-    group_ids = {g.name: i for i, g in enumerate(fleet.groups)}
-    for g in groups:
-        group_ids.setdefault(g.name, len(group_ids))
-    return FleetRebalances(build_batch(fleet, rebalances, group_ids), rebalances,
-                           [BASELINE, *(seq.scenario.name for seq in sequences)], states, list(sequences))
+    return FleetRebalances(None, rebalances, [BASELINE, *(seq.scenario.name for seq in sequences)], states,
+                           list(sequences))
 
 
 def build_batch(fleet: Fleet, rebalances: list[Rebalance], group_ids: dict) -> Batch:

@@ -275,21 +275,22 @@ def write_summary(directory: str | Path, summary_doc: dict) -> None:
 
 
 @contextmanager
-def out_directory(out_dir: str | Path) -> Iterator[Path]:
+def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str = "--out") -> Iterator[Path]:
     """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
-    fails. Raises OutputError (one line) for a DIR that is someone else's or cannot be written."""
+    fails. Raises OutputError (one line) for a DIR that is someone else's (not empty, no `marker` file of a
+    previous run) or cannot be written."""
     target = Path(out_dir)
     if target.exists() and not target.is_dir():
-        raise OutputError(f"--out {out_dir}: exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / "summary.json").is_file():
-        raise OutputError(f"--out {out_dir}: directory is not empty and holds no rmqplan output; "
+        raise OutputError(f"{option} {out_dir}: exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file():
+        raise OutputError(f"{option} {out_dir}: directory is not empty and holds no rmqplan output; "
                           f"refusing to replace it")
     parent = target.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
     except OSError as e:
-        raise OutputError(f"--out {out_dir}: cannot create it: {e.strerror or e}") from None
+        raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
     try:
         yield tmp
         old: Optional[Path] = None
@@ -302,14 +303,14 @@ def out_directory(out_dir: str | Path) -> Iterator[Path]:
             shutil.rmtree(old, ignore_errors=True)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise OutputError(f"--out {out_dir}: cannot write: {e.strerror or e}") from None
+        raise OutputError(f"{option} {out_dir}: cannot write: {e.strerror or e}") from None
     except (OutputError, Abandoned):
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     except Exception as e:  # Spark or Parquet failed (a Py4J error): one line, nothing left behind
         shutil.rmtree(tmp, ignore_errors=True)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise OutputError(f"--out {out_dir}: {first}") from None
+        raise OutputError(f"{option} {out_dir}: {first}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

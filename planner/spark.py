@@ -98,14 +98,19 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
 def run_hand_written(spark, fleet: Fleet) -> HandWritten:
     """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet)
-    batch = fr.batch
+    rows, counted = run_batch(spark, fr.batch)
+    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+
+
+def run_batch(spark, batch):
+    """The kernel and the tally over a batch the driver built (one Arrow row per rebalance, one job):
+    (rows, tally) as the local engine computes them."""
     if batch.rebalances == 0:
         from planner.kernel import allocate
         from planner.tally import tally
 
         rows = allocate(batch)
-        counted = tally(batch, rows)
-        return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+        return rows, tally(batch, rows)
     ship_package(spark)
     tables, plugins = batch_tables(batch), _plugin_strategies()
 
@@ -123,8 +128,7 @@ def run_hand_written(spark, fleet: Fleet) -> HandWritten:
     partitions = max(1, min(spark.sparkContext.defaultParallelism, batch.rebalances // 2000))
     source = spark.createDataFrame(batch_table(batch)).coalesce(partitions)
     returned = source.mapInArrow(run, spark_ddl(RESULT_SCHEMA)).toArrow()
-    rows, counted = rows_and_tally(batch, returned)
-    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+    return rows_and_tally(batch, returned)
 
 
 # ------------------------------------------------------------------------------------------ generated fleets
