@@ -74,6 +74,7 @@ class Comparison:
     runs: list[StrategyRun]
     minimum: int
     plan: list[PlanStep] = field(default_factory=list)
+    exact: bool = True  # False: a topic left the group's routes mid-way, solved step by step (`planner.min_moves`)
 
     def per_step(self, moves: int) -> float:
         return moves / self.steps if self.steps > 1 else moves
@@ -93,7 +94,8 @@ class Comparison:
         best, rest = ranked[0], ranked[1:]
         text = (f"{where}: {_name(best)} moves {_number(self.per_step(best.moves))} of {self.queues} queues{unit}"
                 + "".join(f", {_name(r)} {_number(self.per_step(r.moves))}" for r in rest)
-                + f"; the minimum is {_number(self.per_step(self.minimum))}")
+                + f"; the minimum is {_number(self.per_step(self.minimum))}"
+                + ("" if self.exact else " (or less: a topic leaves the group's routes mid-way, planned step by step)"))
         troubled = [r for r in ranked if r.problems()]
         if troubled:  # the minimum is over balanced assignments: an unbalanced strategy may move fewer
             text += " (" + "; ".join(f"{_name(r)}: {r.problems()}" for r in troubled) + ")"
@@ -240,6 +242,7 @@ def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dic
                 states.append((step.index, step.name, results))
     topics = list(dict.fromkeys([*mine, *(t for _, _, rs in states for t in rs)]))
     per_step = [0] * len(states)
+    exact = True
     assignments: list[dict[str, list[Queue]]] = [{} for _ in states]
     for topic in topics:
         before = mine.get(topic)
@@ -250,13 +253,14 @@ def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dic
             r = rs.get(topic)
             layers.append(Layer(tuple(r.queues), _subscribers(r)) if r is not None else Layer((), ()))
         result = fewest_moves(start, start_queues, layers)
+        exact = exact and result.exact
         for i, (moves, assignment) in enumerate(zip(result.per_layer, result.assignments)):
             per_step[i] += moves
             for p, qs in assignment.items():
                 assignments[i].setdefault(p, []).extend(qs)
     comparison = Comparison(scenario, group, len(states) if scenario != BASELINE else 0,
                             max((sum(len(r.queues) for r in rs.values()) for _, _, rs in states), default=0),
-                            [], sum(per_step))
+                            [], sum(per_step), exact=exact)
     if plan:
         for (index, name, rs), moves, assignment in zip(states, per_step, assignments):
             processes = next(iter(rs.values())).processes if rs else []
@@ -288,7 +292,7 @@ def to_json(comparisons: list[Comparison]) -> list[dict]:
                             "orphaned": r.orphaned, "duplicated": r.duplicated, "idle": r.idle, "failed": r.failed,
                             "unbalanced_states": r.unbalanced}
                            for r in c.runs],
-            "minimum_moves": c.minimum,
+            "minimum_moves": c.minimum, "minimum_exact": c.exact,
             "summary": c.summary(),
         })
     return out

@@ -13,9 +13,10 @@ a layer without subscribers, a "nobody" node. Layer 1 is fed by the start (the g
 queues whose one holder still subscribes come from that holder (cost 0 to stay), the others from one source. Later
 layers take the flow of the layer before: p stays with p at cost 0, or goes through the hub. Queues are
 interchangeable within a topic, so counts per process are enough; the queues themselves are handed out afterwards
-(staying queues first in RocketMQ order). When a later layer has another queue set (only the first step of a
-scenario changes routes, so this is the exception), the sequence is cut there and solved in segments, each from
-the plan's state before.
+(staying queues first in RocketMQ order). That is exact while every layer after the first has the first one's
+queues: a scenario changes routes only in its first step. When a later layer has other queues, which queue a
+process held matters and counts no longer suffice: the sequence is cut there and solved in segments, each exactly
+from the plan so far, and the plan says it is not exact.
 """
 
 from __future__ import annotations
@@ -39,11 +40,15 @@ class Layer:
 
 @dataclass
 class Plan:
-    """The cheapest balanced sequence: moves per layer (their sum is `moves`) and each layer's assignment."""
+    """The cheapest balanced sequence: moves per layer (their sum is `moves`) and each layer's assignment.
+    `exact` is False when a layer after the first has other queues than the one before it: the sequence was solved
+    in segments, each exactly from the plan so far (no scenario of fleet.toml gives that, except a topic that only
+    some processes subscribe to while those are down)."""
 
     moves: int
     per_layer: list[int]
     assignments: list[dict[str, list[Queue]]]  # per layer: holder -> queues (RocketMQ order); every holder listed
+    exact: bool = True
 
 
 def fair_bounds(m: int, n: int) -> tuple[int, int]:
@@ -79,6 +84,7 @@ def fewest_moves(start: Mapping[Queue, frozenset], start_queues: Sequence[Queue]
         j = i + 1
         while j < len(layers) and layers[j].queues == layers[i].queues:
             j += 1
+        plan.exact = plan.exact and i == 0
         segment = _solve(before, layers[i:j])
         for layer, assignment in zip(layers[i:j], segment):
             after = owner_sets(assignment)
