@@ -183,15 +183,24 @@ def test_spark_and_local_engines_print_the_same_json():
     # mixed.toml: rooms, a half-rolled strategy, consistent hashing, broadcasting, a non-subscriber, unreadable
     # queues, a failing strategy, scenarios adding and removing processes
     fleet = str(ROOT / "tests" / "planner" / "fixtures" / "mixed.toml")
-    local = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--format", "json", "--assignments")
-    spark = rmqplan("simulate", "--fleet", fleet, "--engine", "spark", "--format", "json", "--assignments")
+    local = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--format", "json", "--assignments",
+                    "--compare-strategies")
+    spark = rmqplan("simulate", "--fleet", fleet, "--engine", "spark", "--format", "json", "--assignments",
+                    "--compare-strategies")
     assert spark[0] == local[0] == 1
     local_doc, spark_doc = json.loads(local[1]), json.loads(spark[1])
     for want, got in zip(local_doc["scenarios"], spark_doc["scenarios"]):
         assert want["name"] == got["name"]
         for w, g in zip(want["groups"], got["groups"]):
             assert g == w, (want["name"], w["group"], w["topic"])
+        assert got.get("steps") == want.get("steps") and got.get("rollout") == want.get("rollout")
     assert spark_doc == local_doc
+    # the scenarios are all there, with their steps
+    steps = {s["name"]: len(s["steps"]) for s in local_doc["scenarios"][1:]}
+    assert steps["ring-restart"] == 6 and steps["everyone-restarts"] == 2 * 3 and steps["hz-write-only"] == 1
+    assert {f["code"] for f in local_doc["findings"] if f["scenario"] == "hz-write-only"} >= {"PLAN004"}
+    assert {f["code"] for f in local_doc["findings"] if f["scenario"] == "resize-orders"} >= {"PLAN004", "PLAN008"}
+    assert {s["group"] for s in local_doc["strategies"]} == {"near", "rolling", "ring", "roomless"}
 
 
 def test_engine_totals_win_over_counting_partial_results():
