@@ -325,6 +325,8 @@ def count_by_code(sim: Simulation, shown: Sequence[PlanFinding]) -> dict[str, in
     counts = dict.fromkeys(SEVERITY, 0)
     for f in shown:
         counts[f.code] += 1
+    for code, n in sim.unlisted_findings.items():
+        counts[code] += n
     if sim.problem_counts is not None:
         for problem, code in CODE_OF_PROBLEM.items():
             counts[code] = sim.problem_counts.get(problem, 0)

@@ -248,6 +248,12 @@ class Simulation:
     # fleet view of its last step (routes: for PLAN004/PLAN008).
     steps: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)
+    # Per scenario name, over the whole fleet even where only some results are listed: per-step counts
+    # (`planner.scenarios.step_counts`) and the queues its last states move against the baseline.
+    step_counts: dict = field(default_factory=dict)
+    moved_counts: dict = field(default_factory=dict)
+    # Findings of the routes that exist but are not listed (generated topics beyond the listed groups): code -> n
+    unlisted_findings: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

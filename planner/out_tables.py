@@ -176,16 +176,18 @@ def generated_group_names(groups: np.ndarray):
     return group, topic
 
 
-def generated_process_names(names):
+def generated_process_names(names, k=None, i=None, restarted=None):
     """(instance, client_id, host) of every process of a generated batch (`planner.generate.GeneratedNames`),
     the formulas of `planner.generate.generated_group` as Arrow string kernels (a colliding group's shared host
-    is made once per group)."""
+    is made once per group). `k`, `i` (default every process of the batch) name other processes by batch group
+    and index; `restarted` marks those reporting the id of a restart (`planner.generated_states`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from planner.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
 
-    k, i = names.process_group, names.process_i
+    if k is None:
+        k, i = names.process_group, names.process_i
     colliding_group = np.asarray(names.colliding)
     colliding = pa.array(colliding_group[k])
     a = (np.asarray(names.a0)[k] + i * PROCESS_STEP) % MODULUS
@@ -197,8 +199,11 @@ def generated_process_names(names):
     host = pc.if_else(colliding, pc.take(shared, pa.array(k)), own)
     suffix = pc.if_else(colliding, _decimal(i + 1), pa.scalar("1"))
     instance = pc.binary_join_element_wise(host, suffix, "#")
-    own_id = pc.binary_join_element_wise(own, pa.scalar("@"), _small(1 + (a >> 8) % 65535, 65536), pa.scalar("#"),
-                                         _decimal(nano), "")
+    pid = 1 + (a >> 8) % 65535
+    if restarted is not None and np.any(restarted):  # the next pid and a nanoTime after every generated one
+        pid = np.where(restarted, 1 + ((a >> 8) + 1) % 65535, pid)
+        nano = np.where(restarted, MODULUS + i + 1, nano)
+    own_id = pc.binary_join_element_wise(own, pa.scalar("@"), _small(pid, 65536), pa.scalar("#"), _decimal(nano), "")
     shared_id = pc.binary_join_element_wise(shared, pa.scalar("1"), "@")
     client_id = pc.if_else(colliding, pc.take(shared_id, pa.array(k)), own_id)
     return instance, client_id, host

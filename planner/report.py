@@ -33,7 +33,9 @@ from typing import Callable, Iterator, Optional, Sequence
 from planner.findings import PlanFinding, format_queues
 from planner.model import BROADCASTING, GroupTopicResult, Move, Queue, Simulation
 from planner.routes import is_retry_topic
-from planner.scenarios import churn, rollout, step_totals
+from planner.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
+
+STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
 
 MAP_MAX_PROCESSES = 16  # text: show the process -> queues map for groups this small
 MAP_MAX_QUEUES = 64
@@ -84,13 +86,13 @@ def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
     """A scenario's `steps` (each group/topic it touches against its state before, with `moves`, and the step's
     `totals`) and `rollout` (`planner.scenarios.rollout`)."""
     steps = sim.steps.get(name, [])
-    base = [r for r in sim.results if r.scenario == sim.scenarios[0]]
+    counts = scenario_counts(sim, name)
     return {
         "steps": [{"step": s.index, "name": s.name,
                    "groups": [{**entry_json(r, assignments), "moves": [move_json(m) for m in r.moves]}
                               for r in s.results],
-                   "totals": step_totals(s)} for s in steps],
-        "rollout": rollout(steps, base),
+                   "totals": {k: c[k] for k in STEP_TOTAL_KEYS}} for s, c in zip(steps, counts)],
+        "rollout": rollout_of(counts),
     }
 
 
@@ -194,7 +196,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         out.append("")
         out.append(scenario if scenario == sim.scenarios[0] else f"scenario {scenario}")
         if len(sim.steps.get(scenario, [])) > 1:
-            out.extend(_step_lines(sim.steps[scenario]))
+            out.extend(_step_lines(sim.steps[scenario], scenario_counts(sim, scenario)))
         by_group: dict[str, list[GroupTopicResult]] = {}
         for r in results:
             by_group.setdefault(r.group, []).append(r)
@@ -243,12 +245,11 @@ def _kinds(counts: dict) -> str:
     return f"{counts['duplicate_risk_moves']} duplicate risk, {counts['pause_moves']} pause"
 
 
-def _step_lines(steps) -> list[str]:
+def _step_lines(steps, counts) -> list[str]:
     """A sequence's steps, one line each, then a heading for the groups as the last step leaves them."""
     width = max(len(s.name) for s in steps)
     lines = []
-    for s in steps:
-        t = step_totals(s)
+    for s, t in zip(steps, counts):
         problems = "".join(f", {key} {t[key]}" for key in ("orphaned", "duplicated") if t[key])
         lines.append(f"  step {s.index:>{len(str(len(steps)))}}  {s.name:<{width}}  moved {t['moves']} "
                      f"({_kinds(t)}){problems}")

@@ -110,6 +110,7 @@ def hand_written_simulation(fleet, fr, rows: Rows, counted: Tally):
     the baseline (`moved`), its steps against the states before them (`moved`, `moves`), the totals and problem
     counts (of the baseline and each scenario's last state, the results a report lists)."""
     from planner.model import Simulation
+    from planner.rebalances import BASELINE
     from planner.tally import problem_counts, totals
 
     def describe(r: int) -> Described:
@@ -119,10 +120,15 @@ def hand_written_simulation(fleet, fr, rows: Rows, counted: Tally):
     every = results_of(fr.batch, rows, counted, range(fr.batch.rebalances), describe)
     listed, steps, last = scenario_results(fr, every)
     whole = {**totals(fr.batch, counted, np.flatnonzero(fr.batch.scenario == 0)), "groups": len(fleet.groups)}
+    from planner.scenarios import step_counts
+
     views = {seq.scenario.name: seq.steps[-1].view for seq in fr.sequences if seq.steps}
+    base = [r for r in listed if r.scenario == BASELINE]
+    counts = {name: step_counts(s, base) for name, s in steps.items()}
+    moved = {name: sum(len(r.moved) for r in listed if r.scenario == name) for name in steps}
     return Simulation(fleet, listed, fr.scenarios, totals=whole,
                       problem_counts=problem_counts(counted, np.asarray(last, dtype=np.int64)),
-                      steps=steps, views=views)
+                      steps=steps, views=views, step_counts=counts, moved_counts=moved)
 
 
 def scenario_results(fr, every: list[GroupTopicResult]) -> tuple[list, dict, list]:

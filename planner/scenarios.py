@@ -84,32 +84,72 @@ def _kind(before: frozenset, after: frozenset, running: set[str], model: str) ->
     return PAUSE
 
 
-def rollout(steps: list[StepResult], baseline: Iterable[GroupTopicResult]) -> dict:
-    """A scenario's totals over its steps; `baseline` gives the touched groups' counts before their first step."""
+STEP_KEYS = ("moves", "duplicate_risk_moves", "pause_moves", "orphaned", "duplicated", "idle", "current_orphaned",
+             "current_duplicated")
+
+
+def step_counts(steps: list[StepResult], baseline: Iterable[GroupTopicResult]) -> list[dict]:
+    """Per step: its moves by kind and the orphaned, duplicated and idle counts of the groups it touches, and
+    `current_orphaned`/`current_duplicated`: those counts over every group the scenario touches, each as its latest
+    state leaves it (the baseline's before its first step)."""
     steps = list(steps)
     touched = {r.group for s in steps for r in s.results}
     current: dict[str, dict[str, tuple[int, int]]] = {}
     for r in baseline:
         if r.group in touched:
             current.setdefault(r.group, {})[r.topic] = (len(r.orphaned), len(r.duplicated))
-    totals = {"steps": len(steps), "moves": 0, "duplicate_risk_moves": 0, "pause_moves": 0, "worst_orphaned": 0,
-              "worst_duplicated": 0}
+    out = []
     for s in steps:
+        counts = dict.fromkeys(STEP_KEYS, 0)
         fresh: dict[str, dict[str, tuple[int, int]]] = {}
         for r in s.results:
             fresh.setdefault(r.group, {})[r.topic] = (len(r.orphaned), len(r.duplicated))
-            totals["moves"] += len(r.moved)
-            totals["duplicate_risk_moves"] += sum(1 for m in r.moves if m.kind == DUPLICATE_RISK)
-            totals["pause_moves"] += sum(1 for m in r.moves if m.kind == PAUSE)
+            counts["moves"] += len(r.moved)
+            counts["duplicate_risk_moves"] += sum(1 for m in r.moves if m.kind == DUPLICATE_RISK)
+            counts["pause_moves"] += sum(1 for m in r.moves if m.kind == PAUSE)
+            counts["orphaned"] += len(r.orphaned)
+            counts["duplicated"] += len(r.duplicated)
+            counts["idle"] += len(r.idle)
         current.update(fresh)
-        totals["worst_orphaned"] = max(totals["worst_orphaned"], sum(o for g in current.values() for o, _ in g.values()))
-        totals["worst_duplicated"] = max(totals["worst_duplicated"],
-                                         sum(d for g in current.values() for _, d in g.values()))
-    return totals
+        counts["current_orphaned"] = sum(o for g in current.values() for o, _ in g.values())
+        counts["current_duplicated"] = sum(d for g in current.values() for _, d in g.values())
+        out.append(counts)
+    return out
+
+
+def add_counts(a: list[dict], b: Optional[list[dict]]) -> list[dict]:
+    """Per-step counts of two parts of a fleet (hand-written and generated groups), step by step."""
+    if not b:
+        return a
+    return [{k: x.get(k, 0) + y.get(k, 0) for k in STEP_KEYS} for x, y in zip(a, b)]
+
+
+def rollout_of(counts: list[dict]) -> dict:
+    """A scenario's totals from its per-step counts: steps, moves, duplicate-risk and pause moves, and the worst
+    orphaned and duplicated counts of any step."""
+    return {"steps": len(counts), "moves": sum(c["moves"] for c in counts),
+            "duplicate_risk_moves": sum(c["duplicate_risk_moves"] for c in counts),
+            "pause_moves": sum(c["pause_moves"] for c in counts),
+            "worst_orphaned": max((c["current_orphaned"] for c in counts), default=0),
+            "worst_duplicated": max((c["current_duplicated"] for c in counts), default=0)}
+
+
+def rollout(steps: list[StepResult], baseline: Iterable[GroupTopicResult]) -> dict:
+    """A scenario's totals over its steps; `baseline` gives the touched groups' counts before their first step."""
+    return rollout_of(step_counts(steps, baseline))
+
+
+def scenario_counts(sim: Simulation, name: str) -> list[dict]:
+    """Per step of a scenario, its counts over the whole fleet: as the engine counted them
+    (`Simulation.step_counts`, which covers groups it does not list), else from the steps' results."""
+    if name in sim.step_counts:
+        return sim.step_counts[name]
+    base = [r for r in sim.results if r.scenario == sim.scenarios[0]]
+    return step_counts(sim.steps.get(name, []), base)
 
 
 def step_totals(step: StepResult) -> dict:
-    """One step's counts over the groups it touches."""
+    """One step's counts over the groups it lists."""
     return {
         "moves": sum(len(r.moved) for r in step.results),
         "duplicate_risk_moves": sum(1 for r in step.results for m in r.moves if m.kind == DUPLICATE_RISK),
@@ -121,17 +161,16 @@ def step_totals(step: StepResult) -> dict:
 
 
 def churn(sim: Simulation) -> list[dict]:
-    """Per scenario (baseline excluded): `{"name", "moved_queues"}` (last state against the baseline) and, from
-    its steps, the `rollout` totals."""
+    """Per scenario (baseline excluded): `{"name", "moved_queues"}` (last state against the baseline, over the
+    whole fleet: `Simulation.moved_counts` when the engine counted them) and, from its steps, the `rollout`."""
     moved: dict[str, int] = {name: 0 for name in sim.scenarios[1:]}
     for r in sim.results:
         if r.scenario in moved:
             moved[r.scenario] += len(r.moved)
-    base = [r for r in sim.results if r.scenario == sim.scenarios[0]]
     out = []
     for name, n in moved.items():
-        entry = {"name": name, "moved_queues": n}
+        entry = {"name": name, "moved_queues": sim.moved_counts.get(name, n)}
         if name in sim.steps:
-            entry["rollout"] = rollout(sim.steps[name], base)
+            entry["rollout"] = rollout_of(scenario_counts(sim, name))
         out.append(entry)
     return out

@@ -20,7 +20,9 @@ baseline):
   broadcasting `DEFAULT` stay; a synthetic pid is new; on clients >= 4.9.0 its nanoTime is later than that of every
   process of the group started before it. Both continue the group's start counter (`planner.identity`: the n of
   `10000 + n` and `1000000000000 + n`), so the k-th restart of a group whose largest n is N gets N + k. Groups
-  restarting together step in parallel: step `down j` stops the j-th process of every group that has one.
+  restarting together step in parallel: step `down j` stops the j-th process of every group that has one. A
+  fleet-wide restart of a fleet with `[generate]` has as many steps as its largest group needs, generated ones
+  included (`planner.generated_states` adds their states).
 """
 
 from __future__ import annotations
@@ -167,14 +169,23 @@ def scenario_states(fleet: Fleet, scenario: Scenario) -> ScenarioStates:
         steps.append(Step(1, CHANGE, view, tuple(touched)))
     if scenario.rolling_restart is not None:
         groups = [g for g in fleet.groups if scenario.group in (None, g.name)]
-        steps += _rolling_restart(view, groups, started, len(steps), single=scenario.group is not None)
+        generated = 0
+        if scenario.group is None and fleet.generate is not None:  # generated groups roll too
+            from planner.generated_states import largest_group
+
+            generated = largest_group(fleet.generate)
+        steps += _rolling_restart(view, groups, started, len(steps), single=scenario.group is not None,
+                                  at_least=generated)
     return ScenarioStates(scenario, tuple(steps))
 
 
-def _rolling_restart(view: Fleet, groups: list[Group], started: dict, before: int, single: bool) -> list[Step]:
+def _rolling_restart(view: Fleet, groups: list[Group], started: dict, before: int, single: bool,
+                     at_least: int = 0) -> list[Step]:
+    """The down/up steps of `groups` in parallel; `at_least` processes' worth of steps (for groups this list does
+    not hold: generated ones)."""
     current = {g.name: [s.process for s in started[g.name][0]] for g in groups}
     counter = {g.name: started[g.name][1] for g in groups}
-    longest = max((len(started[g.name][0]) for g in groups), default=0)
+    longest = max([at_least, *(len(started[g.name][0]) for g in groups)])
     steps = []
     for j in range(longest):
         down, up = [], []
@@ -187,7 +198,7 @@ def _rolling_restart(view: Fleet, groups: list[Group], started: dict, before: in
             counter[g.name] += 1
             processes[j] = restarted(mine[j], g.model, counter[g.name])
             up.append(GroupState(g, tuple(processes)))
-        if single:
+        if single and groups:
             label = started[groups[0].name][0][j].process.instance
             names = (f"down {label}", f"up {label}")
         else:

@@ -131,3 +131,39 @@ def test_the_generated_job_shuffles_nothing(spark):
     """Chunks come from spark.range: the generated fleet never crosses the driver or a shuffle."""
     plan = chunk_frame(spark, GENERATED)._jdf.queryExecution().executedPlan().toString()
     assert "Range" in plan and "Exchange" not in plan
+
+
+GENERATED_SCENARIOS = """
+[[scenarios]]
+name = "everyone"
+rolling_restart = "group"
+
+[[scenarios]]
+name = "b1-down"
+remove_brokers = ["broker-01"]
+rolling_restart = "group"
+
+[[scenarios]]
+name = "b0-read-only"
+broker_perm = { "broker-00" = 4 }
+"""
+
+
+def _whole(sim: Simulation) -> tuple:
+    return (sim.totals, sim.problem_counts, sim.omitted_results, sim.step_counts, sim.moved_counts,
+            sim.unlisted_findings, sim.scenarios)
+
+
+def test_generated_scenarios_agree_on_both_engines_small_and_large(spark):
+    from planner.fleet import parse_fleet_text
+
+    for groups in (120, 2500):  # every group listed (one details job); the first problem groups (chunk tasks)
+        text = (f"[generate]\ngroups = {groups}\nseed = 4\ninstances = [1, 6]\nqueues = [1, 6]\nbrokers = 2\n"
+                f"colliding_client_ids = 0.1\nstrategies = [\"AVG\", \"AVG_BY_CIRCLE\", \"CONSISTENT_HASH\"]\n"
+                + GENERATED_SCENARIOS)
+        fleet = parse_fleet_text(text, "fleet.toml")
+        expected = local.simulate(fleet)
+        got = simulate_generated(spark, fleet, simulate_hand_written(spark, fleet), SimulateOptions())
+        assert _whole(got) == _whole(expected)
+        assert _comparable(got) == _comparable(expected)
+        assert expected.step_counts["everyone"][0]["pause_moves"] > 0 and len(expected.steps["b1-down"]) == 13
