@@ -42,40 +42,78 @@ def run_chunk(spec: GenerateSpec, start: int, stop: int) -> tuple[Batch, Rows, T
     return batch, rows, tally(batch, rows)
 
 
+STATE_ENTRIES = 300_000  # cidAll entries of one batch of scenario states: cache-sized, like a chunk's baseline
+
+
 @dataclass
 class StateRun:
-    """A chunk's scenario states (`planner.generated_states`): their batch, rows, tally and moves."""
+    """Scenario states of some of a chunk's groups (`planner.generated_states`): their baseline (`base`, its rows
+    and tally), the states' batch, rows, tally and moves."""
 
+    base: Batch
+    base_rows: Rows
+    base_t: Tally
     sb: object  # StateBatch
     rows: Rows
     t: Tally
     moves: object  # StateMoves
 
 
-def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows, t: Tally) -> Optional[StateRun]:
-    """The scenario states of the chunk's groups, allocated and counted like its baseline (None: no scenario
-    touches generated groups)."""
-    from planner.generated_states import state_batch, state_moves
+def state_parts(spec: GenerateSpec, scenarios: list, batch: Batch) -> list[tuple[Batch, object]]:
+    """The chunk's groups cut into runs of about STATE_ENTRIES entries of scenario states (a rolling restart of n
+    processes is 2n states of n or n - 1 processes each), each as (its baseline batch, its state batch); the same
+    cut on every engine."""
+    from planner.generated_states import state_batch
 
-    sb = state_batch(spec, batch, scenarios)
-    if sb is None:
-        return None
-    srows = allocate(sb.batch)
-    st = tally(sb.batch, srows)
-    return StateRun(sb, srows, st, state_moves(spec, batch, rows, t, sb, srows, st))
+    touching = [s for s in scenarios if s.touches_groups()]
+    if not touching or not batch.rebalances:
+        return []
+    n = np.diff(batch.c_off)[0::2]
+    cost = np.zeros(len(n), dtype=np.int64)
+    for sc in touching:
+        cost += 2 * (n if sc.change else 0) + (2 * (2 * n * n - n) if sc.restart_from else 0)
+    ends = np.cumsum(np.maximum(cost, 1))
+    cuts = [0]
+    while cuts[-1] < len(n):
+        already = ends[cuts[-1] - 1] if cuts[-1] else 0
+        cuts.append(max(cuts[-1] + 1, int(np.searchsorted(ends, already + STATE_ENTRIES, "right"))))
+    groups = batch.group[0::2]
+    out = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        base = generated_batch(spec, 0, 0, groups=groups[lo:hi])
+        out.append((base, state_batch(spec, base, touching)))
+    return out
 
 
-def summary(batch: Batch, t: Tally, limit: int, states: Optional[StateRun] = None) -> dict:
+def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows = None, t: Tally = None) \
+        -> list[StateRun]:
+    """The scenario states of the chunk's groups, allocated and counted like its baseline, run by run
+    (`state_parts`); empty when no scenario touches generated groups."""
+    from planner.generated_states import state_moves
+
+    out = []
+    for base, sb in state_parts(spec, scenarios, batch):
+        base_rows = allocate(base)
+        base_t = tally(base, base_rows)
+        srows = allocate(sb.batch)
+        st = tally(sb.batch, srows)
+        out.append(StateRun(base, base_rows, base_t, sb, srows, st,
+                            state_moves(spec, base, base_rows, base_t, sb, srows, st)))
+    return out
+
+
+def summary(batch: Batch, t: Tally, limit: int, states: Optional[list] = None) -> dict:
     """Totals, problem counts, the number of problem rebalances and the first `limit` problem groups (a problem
-    in the baseline or in a scenario's last state); with `states`, per scenario its `state_summary`."""
+    in the baseline or in a scenario's last state); with `states` (`run_states`), per scenario its counts."""
     everyone = np.arange(batch.rebalances)
     problem = t.problem()
     groups = batch.group[problem]
     out = {**totals(batch, t, everyone), **problem_counts(t, everyone), "problems": int(problem.sum())}
-    if states is not None:
-        from planner.generated_states import state_summary
+    if states:
+        from planner.generated_states import merge_summaries, state_summary
 
-        out["scenarios"] = state_summary(states.sb, states.t, states.moves, batch, t)
+        out["scenarios"] = merge_summaries([state_summary(sr.sb, sr.t, sr.moves, sr.base, sr.base_t)
+                                            for sr in states])
         groups = np.concatenate([groups, *(np.asarray(s["problem_groups"], dtype=np.int64)
                                            for s in out["scenarios"].values())])
         out["problems"] += sum(s["problem_results"] for s in out["scenarios"].values())
@@ -118,18 +156,35 @@ def shown_rebalances(batch: Batch, t: Tally, room: int, everything: bool, part: 
 
 
 def shown_state_results(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, which: np.ndarray,
-                        states: Optional[StateRun], baseline_results: list) -> tuple[list, dict, int]:
+                        states: Optional[list], baseline_results: list) -> tuple[list, dict, int]:
     """The scenario results of the groups whose baseline rebalances `which` are shown: (each group's last state
-    per scenario, {scenario: {step: results}}, how many of those last states' results have a problem)."""
-    if states is None or not len(which):
+    per scenario, {scenario: {step: results}}, how many of those last states' results have a problem), in
+    scenario, group, topic order (whatever the runs)."""
+    if not states or not len(which):
         return [], {}, 0
-    from planner.generated_states import shown_results
+    from planner.generated_states import merge_steps, shown_results
 
-    groups = np.unique(which // 2)
+    wanted = np.unique(batch.group[which])
     base = {(r.group, r.topic): r for r in baseline_results}
-    listed, steps = shown_results(states.sb, states.rows, states.t, groups, base, batch.names)
-    last = np.flatnonzero(states.sb.last & np.isin(states.sb.group, groups))
-    problems = int(states.t.problem()[np.concatenate([2 * last, 2 * last + 1])].sum())
+    listed, steps, problems = [], {}, 0
+    for sr in states:
+        local = np.flatnonzero(np.isin(sr.base.group[0::2], wanted))
+        if not len(local):
+            continue
+        more, more_steps = shown_results(sr.sb, sr.rows, sr.t, local, base, sr.base.names)
+        listed += more
+        merge_steps(steps, more_steps)
+        last = np.flatnonzero(sr.sb.last & np.isin(sr.sb.group, local))
+        problems += int(sr.t.problem()[np.concatenate([2 * last, 2 * last + 1])].sum())
+    order = {sc.name: i for i, sc in enumerate(states[0].sb.scenarios)}
+
+    def key(r):
+        return order[r.scenario], r.group, r.topic.startswith("%RETRY%")
+
+    listed.sort(key=key)
+    for by_step in steps.values():
+        for results in by_step.values():
+            results.sort(key=key)
     return listed, steps, problems
 
 
@@ -181,11 +236,14 @@ def out_ids(fleet: Fleet, hand_topics: int, brokers) -> OutIds:
 Progress = Optional[Callable[[int, int], None]]
 
 
-def write_state_tables(spec: GenerateSpec, states: Optional[StateRun], ids: OutIds, sink: Sink) -> None:
+def write_state_tables(spec: GenerateSpec, states: Optional[list], ids: OutIds, sink: Sink) -> None:
     """The chunk's scenario states' rows of the assignments, groups and processes tables (`scenario_id` is the
     state id, as for hand-written scenarios)."""
-    if states is None:
-        return
+    for run in states or []:
+        _write_state_run(run, ids, sink)
+
+
+def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     import pyarrow as pa
 
     from planner.out_tables import StepColumns, assignment_batch, generated_group_names, generated_process_names, \
@@ -221,7 +279,7 @@ def write_state_tables(spec: GenerateSpec, states: Optional[StateRun], ids: OutI
                                     host))
 
 
-def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[StateRun], find: Find,
+def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[list], find: Find,
                         scenarios: list) -> list[str]:
     """The findings of the chunk's scenario states: each group's last state with a problem, and the routes'
     (PLAN004, PLAN008) of every generated topic of the chunk in each scenario that changes a generated broker's
@@ -234,13 +292,13 @@ def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[State
 
     lines = []
     no_topics = Fleet("<generated>", (), (), (), (), None)
-    if states is not None:
-        sb = states.sb
+    for run in states or []:
+        sb = run.sb
         last = np.flatnonzero(sb.last)
         which = np.sort(np.concatenate([2 * last, 2 * last + 1]))
-        which = which[states.t.problem()[which]]
+        which = which[run.t.problem()[which]]
         if len(which):
-            results = results_of(sb.batch, states.rows, states.t, which, StateDescriber(sb, batch.names))
+            results = results_of(sb.batch, run.rows, run.t, which, StateDescriber(sb, run.base.names))
             lines += [json.dumps(f.to_json()) for f in find(Simulation(no_topics, results))]
     names = broker_names(spec)
     views = {}

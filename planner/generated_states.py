@@ -387,10 +387,18 @@ def _compare_sets(qa, qb, pair, stopped, sbatch, rows, state_proc, base, base_ro
     """Queues held by several processes on either side: compare their sorted holder lists (slot = the pair's
     queue; a queue may be in two pairs: a step's after side, and the baseline of a group's last state)."""
     n = len(qa)
-    a_slot, a_row = _slots_by_queue(qa)(rows.queue)
+    in_a = np.zeros(sbatch.queue_count, dtype=bool)
+    in_a[qa] = True
+    a_rows = np.flatnonzero(in_a[rows.queue])
+    a_slot, a_row = _slots_by_queue(qa)(rows.queue[a_rows])
+    a_row = a_rows[a_row]
+    in_b = np.zeros(base.queue_count + sbatch.queue_count, dtype=bool)
+    in_b[qb] = True
     b_queue = np.concatenate([base_rows.queue, rows.queue + shift])
     b_proc = np.concatenate([base_proc[base_rows.entry], state_proc[rows.entry]])
-    b_slot, b_row = _slots_by_queue(qb)(b_queue)
+    b_rows = np.flatnonzero(in_b[b_queue])
+    b_slot, b_row = _slots_by_queue(qb)(b_queue[b_rows])
+    b_row = b_rows[b_row]
     slot = np.concatenate([a_slot, b_slot])
     proc = np.concatenate([state_proc[rows.entry[a_row]], b_proc[b_row]])
     side = np.concatenate([np.ones(len(a_slot), dtype=np.int8), np.zeros(len(b_slot), dtype=np.int8)])

@@ -185,10 +185,10 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
 
 
 def _details(spec, plugins, scenarios=()):
-    """The task of the details job: the listed groups' baseline and, after its rebalances (ids numbered on),
-    their scenario states."""
+    """The task of the details job: the listed groups' baseline, then, run by run (`planner.chunks.state_parts`),
+    each run's baseline and states, their rebalances numbered on one after the other."""
     def run(iterator):
-        from planner.chunks import run_states
+        from planner.chunks import state_parts
         from planner.generate import generated_batch
         from planner.kernel import allocate
         from planner.spark_arrow import result_batch
@@ -199,13 +199,12 @@ def _details(spec, plugins, scenarios=()):
         if not len(groups):
             return
         batch = generated_batch(spec, 0, 0, groups=np.sort(groups))
-        rows = allocate(batch)
-        t = tally(batch, rows)
-        yield result_batch(np.arange(batch.rebalances), batch, rows, t)
-        states = run_states(spec, list(scenarios), batch, rows, t)
-        if states is not None:
-            yield result_batch(np.arange(states.sb.batch.rebalances) + batch.rebalances, states.sb.batch,
-                               states.rows, states.t)
+        start = 0
+        for part in [batch, *(b for pair in state_parts(spec, list(scenarios), batch) for b in (pair[0],
+                                                                                                pair[1].batch))]:
+            rows = allocate(part)
+            yield result_batch(np.arange(part.rebalances) + start, part, rows, tally(part, rows))
+            start += part.rebalances
 
     return run
 
@@ -253,26 +252,34 @@ def _append_parts(parts: str, target: str) -> int:
 
 
 def _details_job(spark, spec, plugins, groups: list[int], scenarios=()):
-    """Rows and tally of the listed generated groups (and of their scenario states: a `planner.chunks.StateRun`
-    or None), computed by one small Spark job, as batches the driver builds the same way (to name them)."""
+    """Rows and tally of the listed generated groups (and their scenario states: `planner.chunks.StateRun`s),
+    computed by one small Spark job, as batches the driver builds the same way (to name them)."""
     import pyarrow.compute as pc
 
-    from planner.chunks import StateRun
+    from planner.chunks import StateRun, state_parts
     from planner.generate import generated_batch
-    from planner.generated_states import state_batch, state_moves
+    from planner.generated_states import state_moves
 
     details = (spark.createDataFrame([(g,) for g in groups], "g bigint").coalesce(1)
                .mapInArrow(_details(spec, plugins, scenarios), spark_ddl(RESULT_SCHEMA)).toArrow())
+    ids = details.column("r")
+    start = 0
+
+    def take(part):
+        nonlocal start
+        mine = details.filter(pc.and_(pc.greater_equal(ids, start), pc.less(ids, start + part.rebalances)))
+        mine = mine.set_column(0, "r", pc.subtract(mine.column("r"), start))
+        start += part.rebalances
+        return rows_and_tally(part, mine)
+
     batch = generated_batch(spec, 0, 0, groups=np.array(groups, dtype=np.int64))
-    base = details.filter(pc.less(details.column("r"), batch.rebalances))
-    rows, t = rows_and_tally(batch, base)
-    states = None
-    sb = state_batch(spec, batch, list(scenarios))
-    if sb is not None:
-        more = details.filter(pc.greater_equal(details.column("r"), batch.rebalances))
-        more = more.set_column(0, "r", pc.subtract(more.column("r"), batch.rebalances))
-        srows, st = rows_and_tally(sb.batch, more)
-        states = StateRun(sb, srows, st, state_moves(spec, batch, rows, t, sb, srows, st))
+    rows, t = take(batch)
+    states = []
+    for base, sb in state_parts(spec, list(scenarios), batch):
+        base_rows, base_t = take(base)
+        srows, st = take(sb.batch)
+        states.append(StateRun(base, base_rows, base_t, sb, srows, st,
+                               state_moves(spec, base, base_rows, base_t, sb, srows, st)))
     return batch, rows, t, states
 
 
