@@ -108,6 +108,8 @@ class JavaFile:
         self._assigned: set[str] | None = None
         self._field_values: dict[int, Value] = {}
         self._in_progress: set[int] = set()
+        # Expressions nested deeper than the evaluator follows, by line: reported (RMQ900), never dropped silently.
+        self.too_deep: dict[int, Location] = {}
         self._index_declarations()
 
     # --- text and locations ------------------------------------------------------------------------------
@@ -508,7 +510,11 @@ class JavaFile:
 
     def _eval(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
         """(value, kind) with kind "str" | "num" | "bool" | "unknown"."""
+        while node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]  # parentheses change nothing: followed without using up the depth
         if depth > MAX_EVAL_DEPTH:
+            location = self.location(node)
+            self.too_deep.setdefault(location.line, location)
             return Dynamic("expression too deeply nested"), "unknown"
         kind = node.type
         if kind == "string_literal":

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import tree_sitter
 
-from rmqlint.facts import FileFacts, Location, Problem
+from rmqlint.facts import FileFacts, Location, Problem, Setting
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_clients import ClientExtractor
-from rmqlint.frontends.java_index import LANGUAGE, JavaFile
+from rmqlint.frontends.java_index import LANGUAGE, MAX_EVAL_DEPTH, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
 from rmqlint.text import add_suppressions, decode
+from rmqlint.values import TOO_DEEP, Concat, Dynamic
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
 
 
@@ -63,6 +64,32 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         else:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
+            facts.problems.extend(_unfollowed_placeholders(facts))
+    if java.too_deep:  # once per file: a chain of 3,000 constants is one thing not followed, not 3,000
+        first = min(java.too_deep)
+        facts.problems.append(Problem(f"expression (or chain of constants) nested more than {MAX_EVAL_DEPTH} levels "
+                                      "deep: its value is not known, so nothing that depends on it was checked",
+                                      java.too_deep[first]))
+
+
+def _unfollowed_placeholders(facts: FileFacts) -> list[Problem]:
+    """A setting whose Spring placeholders nest too deeply to follow is unknown: said so at its place."""
+    places = []
+    for client in facts.clients:
+        for item in vars(client).values():
+            if isinstance(item, Setting):
+                places.append((item.value, item.location))
+        places += [(s.topic, s.location) for s in client.subscriptions]
+        places += [(s.expression, s.location) for s in client.subscriptions]
+    places += [(p.topic, p.location) for p in facts.produced] + [(p.tag, p.location) for p in facts.produced]
+    return [Problem(f"a value with {TOO_DEEP}, not followed", location)
+            for value, location in places if _too_deep(value)]
+
+
+def _too_deep(value) -> bool:
+    if isinstance(value, Concat):
+        return any(_too_deep(part) for part in value.parts)
+    return value == Dynamic(TOO_DEEP)
 
 
 def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:

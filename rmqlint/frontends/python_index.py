@@ -14,12 +14,13 @@ from libcst's `PositionProvider`, computed only once a fact needs a location.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from rmqlint.facts import Location
+from rmqlint.facts import FileFacts, Location
+from rmqlint.frontends.python_positions import concrete_types, spans_of
 from rmqlint.text import module_of
 from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat
 
@@ -69,6 +70,8 @@ class ScopeBuilder:
         # Assignments and calls in source order with their scope: the analysis runs on these once every
         # scope is complete (a method may use an attribute another method, later in the file, assigns).
         self.events: list[tuple[str, cst.CSTNode, Scope]] = []
+        # Calls and attributes by their place in the walk (pre-order, so source order): `PythonIndex.order`.
+        self.sequence: dict[int, int] = {}
         # `self.x = ...` in a method, per (class node id, attribute): the values and the method's scope
         self.attr_assigns: dict[tuple[int, str], list[tuple[cst.BaseExpression, Scope]]] = {}
 
@@ -78,6 +81,8 @@ class ScopeBuilder:
         while work:
             node, scope = work.pop()
             kind = type(node)
+            if kind is cst.Call or kind is cst.Attribute:
+                self.sequence[id(node)] = len(self.sequence)
             if kind not in handlers:
                 handlers[kind] = getattr(self, f"visit_{kind.__name__}", None)
             handler = handlers[kind]
@@ -253,6 +258,7 @@ _LEAVES = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitesp
            cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Dot, cst.Colon, cst.AssignEqual, cst.BaseBinaryOp,
            cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.SimpleString, cst.Integer,
            cst.Float, cst.Imaginary)
+_LEAF_TYPES = concrete_types(_LEAVES)  # exact types: isinstance against libcst's abstract bases is slow
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -267,10 +273,10 @@ def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            if not isinstance(value, _LEAVES):
+            if type(value) not in _LEAF_TYPES:
                 children.append(value)
         elif isinstance(value, (tuple, list)):
-            children.extend(v for v in value if isinstance(v, cst.CSTNode) and not isinstance(v, _LEAVES))
+            children.extend(v for v in value if isinstance(v, cst.CSTNode) and type(v) not in _LEAF_TYPES)
     return children
 
 
@@ -310,23 +316,34 @@ class PythonIndex:
         self.root = builder.root
         self.events = builder.events
         self.attr_assigns = builder.attr_assigns
+        self.sequence = builder.sequence
         self.memo: dict[tuple[int, str], Value] = {}
         self.active: set[tuple[int, str]] = set()
+        self._requests: dict[int, int] = {}  # node id -> index into _requested
+        self._requested: list[cst.CSTNode] = []
 
-    @property
-    def positions(self):
-        """Positions cost a full code generation pass: only computed once a fact needs a location."""
-        if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return self._positions
     def loc(self, node: cst.CSTNode) -> Location:
-        rng = self.positions[node]
-        start, end = self._line(rng.start.line), self._line(rng.end.line)
-        return Location(self.path, start, rng.start.column + 1, end, rng.end.column + 1)
+        """The node's location. While the module is analysed this is a placeholder (line < 0) that
+        `resolve_locations` replaces: positions cost a code generation pass, done once for all cited nodes."""
+        index = self._requests.get(id(node))
+        if index is None:
+            index = self._requests[id(node)] = len(self._requested)
+            self._requested.append(node)
+        return Location(self.path, -1 - index, 0, 0, 0)
 
-    def order(self, node: cst.CSTNode) -> tuple[int, int]:
-        rng = self.positions[node]
-        return self._line(rng.start.line), rng.start.column
+    def order(self, node: cst.CSTNode) -> int:
+        """A number that orders calls and attributes as they stand in the source."""
+        return self.sequence.get(id(node), -1)
+
+    def resolve_locations(self, facts: FileFacts) -> None:
+        """Replace every placeholder location in `facts` by the real one."""
+        spans = spans_of(self.module, self._requested)
+        real = []
+        for node in self._requested:
+            span = spans[id(node)]
+            real.append(Location(self.path, self._line(span.line), span.column + 1, self._line(span.end_line),
+                                 span.end_column + 1))
+        _replace_locations(facts, real)
 
     def _line(self, line: int) -> int:
         return self.line_map[line] if self.line_map is not None else line
@@ -399,8 +416,13 @@ class PythonIndex:
         return self.value(binding.values[0], owner)
 
     def value(self, node: cst.BaseExpression, scope: Scope) -> Value:
+        if isinstance(node, cst.SimpleString) and "\\" not in node.value and node.prefix.lower() in ("", "u", "r"):
+            quote = node.quote
+            return Lit(node.value[len(node.prefix) + len(quote):-len(quote)])  # no escapes: the text is as written
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            evaluated = node.evaluated_value
+            with warnings.catch_warnings():  # an invalid escape such as "\q" warns, and stays in the text
+                warnings.simplefilter("ignore")
+                evaluated = node.evaluated_value
             if isinstance(evaluated, bytes):
                 try:
                     return Lit(evaluated.decode("utf-8"))
@@ -542,6 +564,32 @@ class PythonIndex:
         return None
 
 
+def _replace_locations(obj, real: list[Location]) -> None:
+    """Put the real locations in place of the placeholders (line < 0) everywhere inside the facts."""
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            if isinstance(item, Location):
+                if item.line < 0:
+                    obj[i] = real[-1 - item.line]
+            else:
+                _replace_locations(item, real)
+    elif isinstance(obj, dict):
+        for key, item in obj.items():
+            if isinstance(item, Location):
+                if item.line < 0:
+                    obj[key] = real[-1 - item.line]
+            else:
+                _replace_locations(item, real)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, Location):
+        for f in dataclasses.fields(obj):
+            item = getattr(obj, f.name)
+            if isinstance(item, Location):
+                if item.line < 0:
+                    setattr(obj, f.name, real[-1 - item.line])
+            elif isinstance(item, (list, dict)) or dataclasses.is_dataclass(item):
+                _replace_locations(item, real)
+
+
 def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
     """The argument passed at `position` or as `keyword`; None when absent or hidden behind `*args`."""
     positional = [a for a in call.args if a.keyword is None and not a.star]
@@ -553,38 +601,54 @@ def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression 
     return positional[position].value if position < len(positional) else None
 
 
-class ReturnsAndRaises(cst.CSTVisitor):
-    """Return statements of one function body, and raise statements not inside a try (nested defs excluded)."""
+class ReturnsAndRaises:
+    """Return statements of one function body, and raise statements not inside a try (nested defs excluded).
 
-    def __init__(self):
+    Returns and raises are statements: only statements are walked (libcst's visitor would walk every expression
+    too, which dominated the analysis of large modules)."""
+
+    def __init__(self, body: cst.CSTNode):
         self.returns: list[cst.Return] = []
         self.raises: list[cst.Raise] = []
-        self.try_depth = 0
+        work: list[tuple[cst.CSTNode, bool]] = [(body, False)]
+        while work:
+            node, in_try = work.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            if isinstance(node, cst.SimpleStatementLine):
+                for small in node.body:
+                    if isinstance(small, cst.Return):
+                        self.returns.append(small)
+                    elif isinstance(small, cst.Raise) and not in_try:
+                        self.raises.append(small)
+                continue
+            if isinstance(node, cst.SimpleStatementSuite):  # `if x: return y` on one line
+                for small in node.body:
+                    if isinstance(small, cst.Return):
+                        self.returns.append(small)
+                    elif isinstance(small, cst.Raise) and not in_try:
+                        self.raises.append(small)
+                continue
+            if isinstance(node, (cst.Try, cst.TryStar)):
+                parts = [(node.body, True), *((h, in_try) for h in node.handlers), (node.orelse, in_try),
+                         (node.finalbody, in_try)]
+            else:
+                parts = [(child, in_try) for child in _statement_children(node)]
+            work.extend(reversed([(part, flag) for part, flag in parts if part is not None]))  # source order
 
-    def visit_FunctionDef(self, node) -> bool:
-        return False
 
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_Try(self, node: cst.Try) -> bool:
-        self.try_depth += 1
-        node.body.visit(self)
-        self.try_depth -= 1
-        for part in (*node.handlers, node.orelse, node.finalbody):
-            if part is not None:
-                part.visit(self)
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.returns.append(node)
-
-    def visit_Raise(self, node: cst.Raise) -> None:
-        if self.try_depth == 0:
-            self.raises.append(node)
+def _statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The suites, statements and clauses directly inside a block or compound statement."""
+    if isinstance(node, (cst.IndentedBlock, cst.Module)):
+        return list(node.body)
+    children = []
+    for name in ("body", "orelse", "handlers", "finalbody", "cases"):
+        value = getattr(node, name, None)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif isinstance(value, (tuple, list)):
+            children.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return children
 
 
 def call_reason(name: str | None) -> str:

@@ -28,11 +28,15 @@ from typing import TYPE_CHECKING
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, Problem, Setting, Subscription
 from rmqlint.frontends.base import Frontend
 from rmqlint.text import canonical_key, decode, suppression_codes
-from rmqlint.values import Dynamic, Lit, Value, parse_spring_string
+from rmqlint.values import TOO_DEEP, Dynamic, Lit, Value, parse_spring_string
 
 if TYPE_CHECKING:  # the parsers are imported where they are used: importing this module (discovery) stays cheap
     import yaml
 
+# Maven and Gradle resource filtering (`@project.artifactId@`) fill these in at build time.
+_BUILD_TOKEN = re.compile(r"@[A-Za-z0-9_.\-]+@")
+# A YAML value that is only such a token, unquoted: not valid YAML until the build replaces it.
+_UNQUOTED_TOKEN = re.compile(r"^(\s*(?:-\s+)*(?:[^\s#'\"][^#]*?:\s+)?(?:-\s+)*)(@[A-Za-z0-9_.\-]+@)(\s*(?:#.*)?)$")
 _CONFIG_NAME = re.compile(r"^(application|bootstrap)([-.][^/]*)?\.(properties|ya?ml)$")
 
 
@@ -60,12 +64,38 @@ class SpringFrontend(Frontend):
         return parse_properties(path, data) if path.endswith(".properties") else parse_yaml(path, data)
 
 
-def _text(facts: FileFacts, data: bytes) -> str | None:
-    """The file as text, or None with a Problem for binary or non-UTF-8 bytes."""
+def _text(facts: FileFacts, data: bytes, fallback: str | None = None) -> str | None:
+    """The file as text (UTF-8, else `fallback` when given), or None with a Problem for binary or undecodable
+    bytes."""
     decoded = decode(facts.path, data, what="configuration")
+    if decoded.text is None and fallback is not None and b"\0" not in data:
+        decoded = decode(facts.path, data, what="configuration", encoding=fallback)
     if decoded.problem is not None:
         facts.problems.append(decoded.problem)
     return decoded.text
+
+
+def config_value(text: str) -> Value:
+    """A configuration value: text and `${key:default}` placeholders; a build token (`@project.version@`) is
+    filled in at build time, so the value is not known here."""
+    token = _BUILD_TOKEN.search(text)
+    if token is not None:
+        return Dynamic(f"{token.group(0)} is filled in by the build (resource filtering)")
+    return parse_spring_string(text)
+
+
+def _quote_build_tokens(text: str) -> str:
+    """`name: @project.artifactId@` -> `name: '@project.artifactId@'`, so that YAML reads the file the build has
+    not filtered yet (the value then reads as a build token, see `config_value`)."""
+    if "@" not in text:
+        return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if "@" in line:
+            match = _UNQUOTED_TOKEN.match(line)
+            if match is not None:
+                lines[number] = f"{match.group(1)}'{match.group(2)}'{match.group(3)}"
+    return "\n".join(lines)
 
 
 def _loc(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Location:
@@ -80,7 +110,9 @@ def _loc(path: str, line: int, column: int, end_line: int | None = None, end_col
 def parse_properties(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="properties")
     try:
-        text = _text(facts, data)
+        # Java reads .properties as ISO-8859-1 (other characters as \\uXXXX escapes); many files are UTF-8 in
+        # practice, with comments in GBK now and then: UTF-8 first, else ISO-8859-1, which never fails.
+        text = _text(facts, data, fallback="iso-8859-1")
         if text is not None:
             _clients(facts, _read_properties(facts, text))
     except Exception as err:  # never a traceback for a user's file
@@ -127,9 +159,17 @@ def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
             facts.problems.append(Problem(f"properties error: {detail}", _loc(facts.path, first + 1, 1)))
             continue
         for key, (value, _meta) in props.items():
-            facts.config.append(ConfigEntry(key, parse_spring_string(value), _value_location(facts.path, first, parts)))
+            facts.config.append(_entry(facts, key, value, _value_location(facts.path, first, parts)))
             documents.append(document)
     return _profiles(facts.config, documents)
+
+
+def _entry(facts: FileFacts, key: str, text: str, location: Location) -> ConfigEntry:
+    """A configuration entry; a value too deeply nested to follow is unknown, and said so at its line."""
+    value = config_value(text)
+    if value == Dynamic(TOO_DEEP):
+        facts.problems.append(Problem(f"{key}: {TOO_DEEP}, not followed", location))
+    return ConfigEntry(key, value, location)
 
 
 def _continues(line: str) -> bool:
@@ -185,7 +225,7 @@ def _read_yaml(facts: FileFacts, text: str) -> dict[int, str]:
 
     flattener = _Flattener(facts)
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(_quote_build_tokens(text), Loader=yaml.SafeLoader):
             flattener.feed(event)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -334,7 +374,7 @@ class _Flattener:
         location = Location(self.facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
         if (location.end_line, location.end_column) <= (location.line, location.column):
             location = _loc(self.facts.path, start.line + 1, start.column + 1)
-        self.facts.config.append(ConfigEntry(prefix, parse_spring_string(text), location))
+        self.facts.config.append(_entry(self.facts, prefix, text, location))
         self.documents.append(self.document)
 
     def profiles(self) -> dict[int, str]:

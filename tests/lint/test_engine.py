@@ -56,7 +56,7 @@ def test_suppression_on_the_line_and_the_line_above(tmp_path):
 def test_bad_files_give_rmq900_and_the_run_goes_on(tmp_path):
     root = java_project(tmp_path)
     broken = "package com.app;\nimport org.apache.rocketmq.client.producer.DefaultMQProducer;\nclass Broken {\n  void f( {\n}\n"
-    huge = b"// DefaultMQPushConsumer\n" + b"class Huge {}\n" * (5 * 1024 * 1024 // 13)
+    huge = b"// DefaultMQPushConsumer\n" + b"class Huge {}\n" * ((MAX_FILE_BYTES + 1024) // 13)
     write_project(root, {
         "src/main/java/com/app/Broken.java": broken,
         "src/main/java/com/app/Binary.java": b"\x00\x01\x02DefaultMQPushConsumer\xff",
