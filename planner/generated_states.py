@@ -21,7 +21,7 @@ queues held by several processes (colliding ids) compare by their sorted holder 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -122,10 +122,6 @@ class StateBatch:
     def states(self) -> int:
         return len(self.group)
 
-    def state_id(self, s: int) -> int:
-        sc = self.scenarios[int(self.scenario[s])]
-        return sc.first_state + int(self.step[s]) - 1
-
 
 def state_batch(spec: GenerateSpec, base: Batch, scenarios: list[GeneratedScenario]) -> Optional[StateBatch]:
     """The states of every scenario that touches generated groups, for the groups of `base` (a
@@ -146,10 +142,9 @@ def state_batch(spec: GenerateSpec, base: Batch, scenarios: list[GeneratedScenar
         kind = np.where(rel < 0, CHANGE, np.where(rel % 2 == 0, DOWN, UP)).astype(np.int8)
         j = np.where(rel < 0, -1, rel // 2)
         step = np.where(rel < 0, 1, sc.restart_from + np.maximum(rel, 0))
-        first_of_group = np.concatenate(([0], np.cumsum(states)[:-1]))[k] if len(k) else k
         prev = np.where(t == 0, -1, np.arange(len(t)) - 1)
         last = t == states[k] - 1
-        per.append((np.full(len(t), si), k, step, kind, j, prev, last, first_of_group))
+        per.append((np.full(len(t), si), k, step, kind, j, prev, last))
     offs = np.cumsum([0] + [len(p[1]) for p in per])
     scenario = np.concatenate([p[0] for p in per])
     group = np.concatenate([p[1] for p in per])
@@ -159,7 +154,7 @@ def state_batch(spec: GenerateSpec, base: Batch, scenarios: list[GeneratedScenar
     prev = np.concatenate([np.where(p[5] < 0, -1, p[5] + o) for p, o in zip(per, offs)])
     last = np.concatenate([p[6] for p in per])
     readable = np.array([scenarios[s].readable for s in range(len(scenarios))], dtype=bool)[scenario]
-    # rebalances: 2 per state
+    # rebalances: 2 per state; a state's routes are its scenario's view
     S = len(group)
     retry = np.tile(np.array([False, True]), S)
     r_state = np.repeat(np.arange(S), 2)
@@ -196,7 +191,7 @@ def state_batch(spec: GenerateSpec, base: Batch, scenarios: list[GeneratedScenar
         c_spec=base.c_spec[base_entry],
         c_room=np.full(len(i), -1, dtype=np.int32),
         specs=base.specs, brokers=base.brokers, broker_room=base.broker_room, rooms=base.rooms,
-        names=StateNames(base.names, group, i, k_of, restarted, r_state),
+        names=StateNames(base.names, group, i, k_of, restarted),
     )
     batch.scenario = np.repeat(np.array([scenarios[sc].first_state for sc in scenario], dtype=np.int32)
                                + step - 1, 2)
@@ -213,9 +208,6 @@ def _broker_counts(base: Batch, brokers: int) -> np.ndarray:
     return counts
 
 
-MODULUS = 2_147_483_647
-
-
 @dataclass
 class StateNames:
     """The strings of a state batch: the generated names of the baseline, a restarted process with its new id."""
@@ -225,8 +217,6 @@ class StateNames:
     entry_i: np.ndarray
     entry_k: np.ndarray
     entry_restarted: np.ndarray
-    rebalance_state: np.ndarray
-    _cache: dict = field(default_factory=dict)
 
     def topic(self, r: int) -> str:
         k = int(self.state_group[r // 2])
@@ -241,7 +231,9 @@ class StateNames:
 
 
 def _id(names, k: int, i: int, restarted: bool) -> str:
-    from planner.generate import NANOTIME_STEP, PROCESS_STEP
+    """The client id of process i of batch group k (`planner.generate`), or the one it reports after its restart,
+    its group's (i + 1)-th."""
+    from planner.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
 
     if names.colliding[k]:
         return f"10.{int(names.shared_host[k])}.0.1@1"
@@ -251,11 +243,6 @@ def _id(names, k: int, i: int, restarted: bool) -> str:
     if restarted:
         pid, nano = 1 + ((a >> 8) + 1) % 65535, MODULUS + i + 1
     return f"10.{a % 256}.{i // 256}.{i % 256}@{pid}#{nano}"
-
-
-def restarted_id(names, k: int, i: int) -> str:
-    """The client id process i of batch group k reports after its restart (its group's (i + 1)-th)."""
-    return _id(names, k, i, True)
 
 
 # ------------------------------------------------------------------------------------------------- the moves
@@ -370,14 +357,12 @@ def _gone(before_row, after, starts_b, sbatch, held_b, brokers, base, shift) -> 
     out = np.zeros(len(after), dtype=np.int64)
     p, b = np.nonzero(missing)
     # the before layout's queues on broker b: from its start to the next broker's start (or the rebalance's end)
-    q_off_b = np.concatenate([base.q_off[:-1], sbatch.q_off + shift])
     q_end_b = np.concatenate([base.q_off[1:], sbatch.q_off[1:] + shift])
     rows_b = before_row[p]
     lo = starts_b[rows_b, b]
     nxt = starts_b[rows_b].copy()
     nxt[nxt <= lo[:, None]] = np.iinfo(np.int64).max
     hi = np.minimum(nxt.min(axis=1), q_end_b[rows_b])
-    del q_off_b
     q, owner = concat_ranges(lo, hi - lo)
     np.add.at(out, p[owner[held_b[q] > 0]], 1)
     return out
