@@ -26,7 +26,7 @@ from typing import Optional
 
 import numpy as np
 
-from planner.batch import CLUSTERING_CODE, Batch, Rows, concat_ranges, offsets, segment_ids, segment_sums
+from planner.batch import CLUSTERING_CODE, Batch, Rows, concat_ranges, offsets, segment_ids
 from planner.model import GenerateSpec, Queue
 from planner.tally import Tally
 
@@ -52,21 +52,6 @@ class GeneratedScenario:
 
     def touches_groups(self) -> bool:
         return self.change or self.restart_from > 0
-
-
-def largest_group(spec: GenerateSpec) -> int:
-    """The most processes any generated group has (how many restart steps a fleet-wide restart takes)."""
-    from planner.generate import F_INSTANCES, MODULUS, _field_np, _mix_np, seed_state
-
-    most, state = 0, seed_state(spec.seed)
-    lo, hi = spec.instances
-    for start in range(0, spec.groups, 1 << 20):
-        g = np.arange(start, min(start + (1 << 20), spec.groups), dtype=np.int64)
-        n = lo + _field_np(_mix_np((state + g) % MODULUS), F_INSTANCES) % (hi - lo + 1)
-        most = max(most, int(n.max()))
-        if most == hi:
-            break
-    return most
 
 
 def generated_scenarios(fleet, sequences) -> list[GeneratedScenario]:

@@ -171,7 +171,7 @@ def scenario_states(fleet: Fleet, scenario: Scenario) -> ScenarioStates:
         groups = [g for g in fleet.groups if scenario.group in (None, g.name)]
         generated = 0
         if scenario.group is None and fleet.generate is not None:  # generated groups roll too
-            from planner.generated_states import largest_group
+            from planner.generate import largest_group
 
             generated = largest_group(fleet.generate)
         steps += _rolling_restart(view, groups, started, len(steps), single=scenario.group is not None,
