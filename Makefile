@@ -29,6 +29,7 @@ test: install
 bench: install
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.plan_bench
+	$(BIN)/python -m benchmarks.scenario_bench
 
 # Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);
 # `make test` runs a short, fixed slice of the same tests. Failing inputs are kept in .hypothesis/ and replayed.

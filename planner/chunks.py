@@ -16,7 +16,7 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
-from planner.batch import Batch, Rows
+from planner.batch import Batch, Rows, concat_ranges
 from planner.generate import generated_batch
 from planner.kernel import allocate
 from planner.model import Fleet, GenerateSpec, Queue, Simulation
@@ -42,12 +42,83 @@ def run_chunk(spec: GenerateSpec, start: int, stop: int) -> tuple[Batch, Rows, T
     return batch, rows, tally(batch, rows)
 
 
-def summary(batch: Batch, t: Tally, limit: int) -> dict:
-    """Totals, problem counts, the number of problem rebalances and the first `limit` problem groups."""
+STATE_ENTRIES = 300_000  # cidAll entries of one batch of scenario states: cache-sized, like a chunk's baseline
+
+
+@dataclass
+class StateRun:
+    """Scenario states of some of a chunk's groups (`planner.generated_states`): their baseline (`base`, its rows
+    and tally), the states' batch, rows, tally and moves."""
+
+    base: Batch
+    base_rows: Rows
+    base_t: Tally
+    sb: object  # StateBatch
+    rows: Rows
+    t: Tally
+    moves: object  # StateMoves
+
+
+def state_parts(spec: GenerateSpec, scenarios: list, batch: Batch) -> list[tuple[Batch, object]]:
+    """The chunk's groups cut into runs of about STATE_ENTRIES entries of scenario states (a rolling restart of n
+    processes is 2n states of n or n - 1 processes each), each as (its baseline batch, its state batch); the same
+    cut on every engine."""
+    from planner.generated_states import state_batch
+
+    touching = [s for s in scenarios if s.touches_groups()]
+    if not touching or not batch.rebalances:
+        return []
+    n = np.diff(batch.c_off)[0::2]
+    cost = np.zeros(len(n), dtype=np.int64)
+    for sc in touching:
+        cost += 2 * (n if sc.change else 0) + (2 * (2 * n * n - n) if sc.restart_from else 0)
+    ends = np.cumsum(np.maximum(cost, 1))
+    cuts = [0]
+    while cuts[-1] < len(n):
+        already = ends[cuts[-1] - 1] if cuts[-1] else 0
+        cuts.append(max(cuts[-1] + 1, int(np.searchsorted(ends, already + STATE_ENTRIES, "right"))))
+    groups = batch.group[0::2]
+    out = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        base = generated_batch(spec, 0, 0, groups=groups[lo:hi])
+        out.append((base, state_batch(spec, base, touching)))
+    return out
+
+
+def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows = None, t: Tally = None) \
+        -> list[StateRun]:
+    """The scenario states of the chunk's groups, allocated and counted like its baseline, run by run
+    (`state_parts`); empty when no scenario touches generated groups."""
+    from planner.generated_states import state_moves
+
+    out = []
+    for base, sb in state_parts(spec, scenarios, batch):
+        base_rows = allocate(base)
+        base_t = tally(base, base_rows)
+        srows = allocate(sb.batch)
+        st = tally(sb.batch, srows)
+        out.append(StateRun(base, base_rows, base_t, sb, srows, st,
+                            state_moves(spec, base, base_rows, base_t, sb, srows, st)))
+    return out
+
+
+def summary(batch: Batch, t: Tally, limit: int, states: Optional[list] = None) -> dict:
+    """Totals, problem counts, the number of problem rebalances and the first `limit` problem groups (a problem
+    in the baseline or in a scenario's last state); with `states` (`run_states`), per scenario its counts."""
     everyone = np.arange(batch.rebalances)
     problem = t.problem()
-    return {**totals(batch, t, everyone), **problem_counts(t, everyone), "problems": int(problem.sum()),
-            "first_problem_groups": np.unique(batch.group[problem])[:limit].tolist()}
+    groups = batch.group[problem]
+    out = {**totals(batch, t, everyone), **problem_counts(t, everyone), "problems": int(problem.sum())}
+    if states:
+        from planner.generated_states import merge_summaries, state_summary
+
+        out["scenarios"] = merge_summaries([state_summary(sr.sb, sr.t, sr.moves, sr.base, sr.base_t)
+                                            for sr in states])
+        groups = np.concatenate([groups, *(np.asarray(s["problem_groups"], dtype=np.int64)
+                                           for s in out["scenarios"].values())])
+        out["problems"] += sum(s["problem_results"] for s in out["scenarios"].values())
+    out["first_problem_groups"] = np.unique(groups)[:limit].tolist()
+    return out
 
 
 class GeneratedDescriber:
@@ -70,14 +141,51 @@ class GeneratedDescriber:
         return Described("baseline", processes[0].group, name, queues, processes)
 
 
-def shown_rebalances(batch: Batch, t: Tally, room: int, everything: bool) -> np.ndarray:
-    """The rebalances to report in full: all of them, or both rebalances of the first `room` problem groups."""
+def shown_rebalances(batch: Batch, t: Tally, room: int, everything: bool, part: Optional[dict] = None) -> np.ndarray:
+    """The rebalances to report in full: all of them, or both rebalances of the first `room` problem groups
+    (`part`, the chunk's `summary`, lists them when scenarios add problem groups)."""
     if everything:
         return np.arange(batch.rebalances)
     if room <= 0:
         return np.zeros(0, dtype=np.int64)
-    problem_groups = np.unique(batch.group[t.problem()])[:room]
+    if part is not None:
+        problem_groups = np.asarray(part["first_problem_groups"], dtype=np.int64)[:room]
+    else:
+        problem_groups = np.unique(batch.group[t.problem()])[:room]
     return np.flatnonzero(np.isin(batch.group, problem_groups))
+
+
+def shown_state_results(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, which: np.ndarray,
+                        states: Optional[list], baseline_results: list) -> tuple[list, dict, int]:
+    """The scenario results of the groups whose baseline rebalances `which` are shown: (each group's last state
+    per scenario, {scenario: {step: results}}, how many of those last states' results have a problem), in
+    scenario, group, topic order (whatever the runs)."""
+    if not states or not len(which):
+        return [], {}, 0
+    from planner.generated_states import merge_steps, shown_results
+
+    wanted = np.unique(batch.group[which])
+    base = {(r.group, r.topic): r for r in baseline_results}
+    listed, steps, problems = [], {}, 0
+    for sr in states:
+        local = np.flatnonzero(np.isin(sr.base.group[0::2], wanted))
+        if not len(local):
+            continue
+        more, more_steps = shown_results(sr.sb, sr.rows, sr.t, local, base, sr.base.names)
+        listed += more
+        merge_steps(steps, more_steps)
+        last = np.flatnonzero(sr.sb.last & np.isin(sr.sb.group, local))
+        problems += int(sr.t.problem()[np.concatenate([2 * last, 2 * last + 1])].sum())
+    order = {sc.name: i for i, sc in enumerate(states[0].sb.scenarios)}
+
+    def key(r):
+        return order[r.scenario], r.group, r.topic.startswith("%RETRY%")
+
+    listed.sort(key=key)
+    for by_step in steps.values():
+        for results in by_step.values():
+            results.sort(key=key)
+    return listed, steps, problems
 
 
 @dataclass(frozen=True)
@@ -126,3 +234,85 @@ def out_ids(fleet: Fleet, hand_topics: int, brokers) -> OutIds:
 
 
 Progress = Optional[Callable[[int, int], None]]
+
+
+def write_state_tables(spec: GenerateSpec, states: Optional[list], ids: OutIds, sink: Sink) -> None:
+    """The chunk's scenario states' rows of the assignments, groups and processes tables (`scenario_id` is the
+    state id, as for hand-written scenarios)."""
+    for run in states or []:
+        _write_state_run(run, ids, sink)
+
+
+def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
+    import pyarrow as pa
+
+    from planner.out_tables import StepColumns, assignment_batch, generated_group_names, generated_process_names, \
+        group_batch, process_batch
+
+    sb, base_names = states.sb, states.sb.batch.names.base
+    batch = sb.batch
+    g = np.asarray(base_names.groups)[sb.group]  # per state: the generated group index
+    group_ids = ids.group_base + np.repeat(g, 2)
+    topic_ids = ids.topic_base + 2 * np.repeat(g, 2) + batch.retry.astype(np.int64)
+    sink("assignments", assignment_batch(batch, states.rows, group_ids, topic_ids, ids.broker_ids))
+    groups, topics = generated_group_names(g)
+    names = [sc.name for sc in sb.scenarios]
+    scenario = pa.array(np.repeat(np.array(names, dtype=object)[sb.scenario], 2), type=pa.string())
+    step_names = np.array([[sc.step_names[i] for i in range(sc.steps)] for sc in sb.scenarios], dtype=object) \
+        if len({sc.steps for sc in sb.scenarios}) == 1 else None
+    if step_names is not None:
+        label = step_names[sb.scenario, sb.step - 1]
+    else:
+        label = np.array([sb.scenarios[s].step_names[st - 1] for s, st in zip(sb.scenario.tolist(),
+                                                                               sb.step.tolist())], dtype=object)
+    steps = StepColumns(np.repeat(sb.step, 2).astype(np.int32), pa.array(np.repeat(label, 2), type=pa.string()),
+                        states.moves.duplicate_risk.astype(np.int32), states.moves.pause.astype(np.int32))
+    sink("groups", group_batch(batch, states.t, group_ids, topic_ids, scenario, groups, topics,
+                               states.moves.moved.astype(np.int32), steps))
+    topic_r = np.arange(0, batch.rebalances, 2)
+    entries, owner = concat_ranges(batch.c_off[topic_r], batch.c_off[topic_r + 1] - batch.c_off[topic_r])
+    instance, client_id, host = generated_process_names(base_names, batch.names.entry_k[entries],
+                                                        batch.names.entry_i[entries],
+                                                        batch.names.entry_restarted[entries])
+    sink("processes", process_batch(batch.scenario[topic_r][owner].astype(np.int32), ids.group_base + g[owner],
+                                    (entries - batch.c_off[topic_r][owner]).astype(np.int32), instance, client_id,
+                                    host))
+
+
+def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[list], find: Find,
+                        scenarios: list) -> list[str]:
+    """The findings of the chunk's scenario states: each group's last state with a problem, and the routes'
+    (PLAN004, PLAN008) of every generated topic of the chunk in each scenario that changes a generated broker's
+    permissions; JSON lines, scenario by scenario."""
+    from dataclasses import replace
+
+    from planner.generate import broker_names, generated_group_fleet
+    from planner.generated_states import StateDescriber
+    from planner.model import Broker
+
+    lines = []
+    no_topics = Fleet("<generated>", (), (), (), (), None)
+    for run in states or []:
+        sb = run.sb
+        last = np.flatnonzero(sb.last)
+        which = np.sort(np.concatenate([2 * last, 2 * last + 1]))
+        which = which[run.t.problem()[which]]
+        if len(which):
+            results = results_of(sb.batch, run.rows, run.t, which, StateDescriber(sb, run.base.names))
+            lines += [json.dumps(f.to_json()) for f in find(Simulation(no_topics, results))]
+    names = broker_names(spec)
+    views = {}
+    for sc in scenarios:
+        if not any(r != w for r, w in zip(sc.readable, sc.writable)):
+            continue
+        present = [b for b, r, w in zip(names, sc.readable, sc.writable) if r or w]
+        topics = []
+        for g in np.asarray(batch.names.groups).tolist():
+            _, topic = generated_group_fleet(spec, int(g))
+            topics.append(replace(topic, brokers=tuple(present), read_queues={b: topic.read_queues[b] for b in present},
+                                  write_queues={b: topic.write_queues[b] for b in present}))
+        brokers = tuple(Broker(b, None, r, w) for b, r, w in zip(names, sc.readable, sc.writable) if r or w)
+        views[sc.name] = replace(no_topics, brokers=brokers, topics=tuple(topics))
+    if views:
+        lines += [json.dumps(f.to_json()) for f in find(Simulation(no_topics, [], views=views))]
+    return lines

@@ -54,6 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--master", metavar="URL", help="Spark master (default local[*]); runs the Spark engine")
     sim.add_argument("--conf", action="extend", nargs="+", default=[], metavar="k=v",
                      help="Spark settings: --conf a=1 b=2, or --conf repeated")
+    sim.add_argument("--compare-strategies", action="store_true",
+                     help="run every scenario of each clustering group under AVG, AVG_BY_CIRCLE, CONSISTENT_HASH and "
+                          "its own strategy: moves and problems side by side, with the fewest moves any balanced "
+                          "assignment could make")
+    sim.add_argument("--plan", metavar="DIR", help="write the assignments that make the fewest moves, per scenario "
+                                                  "and group, as AllocateMessageQueueByConfig lists (one JSON file "
+                                                  "per process, and DIR/plan.json)")
     return parser
 
 
@@ -75,7 +82,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return run_allocate(args.source, out, err)
     if args.command == "simulate":
         options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
-                                  out=args.out, html=args.html, master=args.master, conf=tuple(args.conf))
+                                  out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
+                                  compare_strategies=args.compare_strategies, plan=args.plan)
         return simulate_command(args.fleet, options, out, err)
     parser.print_usage(err)
     err.write("rmqplan: error: a command is required (allocate or simulate)\n")
@@ -168,6 +176,13 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
     from planner.findings import count_by_code, find, has_errors
     from planner.report import render_text, to_json
 
+    strategies = None
+    if options.compare_strategies or options.plan:
+        from planner.compare import strategies_report
+
+        strategies = strategies_report(sim.fleet, options)
+        if isinstance(strategies, str):
+            return _engine_error(err, strategies)
     findings = find(sim)
     counts = count_by_code(sim, findings)
     if options.html:
@@ -180,11 +195,12 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
         except HtmlError as e:
             return _engine_error(err, str(e))
     if options.format == "json":
-        out.write(json.dumps(to_json(sim, findings, assignments=options.assignments, counts=counts,
-                                     out_dir=options.out), indent=2) + "\n")
+        doc = to_json(sim, findings, assignments=options.assignments, counts=counts, out_dir=options.out)
+        out.write(json.dumps({**doc, **(strategies.json() if strategies else {})}, indent=2) + "\n")
     else:
         out.write(render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
                               counts=counts, out_dir=options.out))
+        out.write("".join(line + "\n" for line in strategies.text()) if strategies else "")
     return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
 
 

@@ -10,6 +10,10 @@ Computed from a `Simulation` (either engine's), so both engines report the same 
 | PLAN005 | error    | scenario, group, topic   | a strategy throws, so that process's rebalance fails           |
 | PLAN006 | warning  | scenario, group, topic   | a process holds >= 2 queues and >= twice its fair share        |
 | PLAN007 | warning  | scenario, group          | broadcasting processes on one host share a client id           |
+| PLAN008 | info     | scenario, topic          | readable queues no producer writes to: they stay empty         |
+
+PLAN004 and PLAN008 are facts of the routes: the baseline's, and a scenario's (its last step's fleet view) where
+they differ from the baseline's for that topic.
 
 The fair share is the topic's readable queues divided by the processes that subscribe to it (clustering only,
 not for retry topics).
@@ -22,14 +26,16 @@ from typing import Optional, Sequence
 
 from planner.identity import shared_client_ids
 from planner.model import BROADCASTING, CLUSTERING, Fleet, GroupTopicResult, Process, Queue, Simulation
-from planner.routes import is_retry_topic, unreadable_written_queues, why_unreadable
+from planner.routes import is_retry_topic, unreadable_written_queues, unwritten_readable_queues, why_unreadable, \
+    why_unwritten
 from planner.strategies import describe, strategy_of
 
 ERROR = "error"
 WARNING = "warning"
+INFO = "info"
 SEVERITY = {
     "PLAN001": ERROR, "PLAN002": ERROR, "PLAN003": WARNING, "PLAN004": ERROR,
-    "PLAN005": ERROR, "PLAN006": WARNING, "PLAN007": WARNING,
+    "PLAN005": ERROR, "PLAN006": WARNING, "PLAN007": WARNING, "PLAN008": INFO,
 }
 MAX_LISTED = 6  # processes named in one message before "and N more"
 
@@ -233,7 +239,7 @@ def _imbalance(r: GroupTopicResult) -> Optional[PlanFinding]:
     return _finding("PLAN006", r.scenario, r.group, r.topic, msg)
 
 
-def _unreadable(fleet: Fleet) -> list[PlanFinding]:
+def _unreadable(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
     out = []
     for topic in fleet.topics:
         lost = unreadable_written_queues(fleet, topic)
@@ -243,7 +249,37 @@ def _unreadable(fleet: Fleet) -> list[PlanFinding]:
         why = "; ".join(why_unreadable(fleet, topic, b) for b in brokers)
         msg = (f"{len(lost)} written queue(s) of {topic.name} cannot be read by any consumer "
                f"({format_queues(lost)}): {why}; messages sent there are never consumed")
-        out.append(_finding("PLAN004", "baseline", None, topic.name, msg, lost))
+        out.append(_finding("PLAN004", scenario, None, topic.name, msg, lost))
+    return out
+
+
+def _unwritten(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
+    out = []
+    for topic in fleet.topics:
+        empty = unwritten_readable_queues(fleet, topic)
+        if not empty:
+            continue
+        brokers = list(dict.fromkeys(q.broker for q in empty))
+        why = "; ".join(why_unwritten(fleet, topic, b) for b in brokers)
+        msg = (f"{len(empty)} readable queue(s) of {topic.name} receive no new message ({format_queues(empty)}): "
+               f"{why}; consumers still hold them, and once drained they stay empty, so the processes holding "
+               f"them get less than their share of the traffic (shrinking a topic: lower write_queues, let those "
+               f"queues drain, then lower read_queues)")
+        out.append(_finding("PLAN008", scenario, None, topic.name, msg, empty))
+    return out
+
+
+def _route_findings(sim: Simulation) -> list[PlanFinding]:
+    """PLAN004 and PLAN008 of the baseline, then of each scenario's routes where they differ from the baseline's
+    for that code and topic."""
+    out = _unreadable(sim.fleet) + _unwritten(sim.fleet)
+    before = {(f.code, f.topic): f.queues for f in out}
+    for name, view in sim.views.items():
+        if view is sim.fleet:
+            continue
+        for f in _unreadable(view, name) + _unwritten(view, name):
+            if before.get((f.code, f.topic)) != f.queues:
+                out.append(f)
     return out
 
 
@@ -263,8 +299,8 @@ def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> 
 
 
 def find(sim: Simulation) -> list[PlanFinding]:
-    """Every finding of a simulation: topic findings (PLAN004) first, then in result order."""
-    out = _unreadable(sim.fleet)
+    """Every finding of a simulation: topic findings (PLAN004, PLAN008) first, then in result order."""
+    out = _route_findings(sim)
     seen_groups: set[tuple[str, str]] = set()
     for r in sim.results:
         if r.model == BROADCASTING and (r.scenario, r.group) not in seen_groups:
@@ -284,11 +320,13 @@ CODE_OF_PROBLEM = {"orphaned": "PLAN001", "duplicated": "PLAN002", "idle": "PLAN
 
 def count_by_code(sim: Simulation, shown: Sequence[PlanFinding]) -> dict[str, int]:
     """How many findings of each code the whole fleet has: the engine's problem counts for the per-result codes
-    (every result, shown or not), the shown findings for the fleet's topics (PLAN004) and broadcasting offsets
-    (PLAN007), which come from hand-written parts that are always shown."""
+    (every result, shown or not), the shown findings for the fleet's topics (PLAN004, PLAN008) and broadcasting
+    offsets (PLAN007), which come from hand-written parts that are always shown."""
     counts = dict.fromkeys(SEVERITY, 0)
     for f in shown:
         counts[f.code] += 1
+    for code, n in sim.unlisted_findings.items():
+        counts[code] += n
     if sim.problem_counts is not None:
         for problem, code in CODE_OF_PROBLEM.items():
             counts[code] = sim.problem_counts.get(problem, 0)

@@ -14,12 +14,18 @@ Decisions that the engines rely on (keep `planner.spark` in step):
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
 - `[defaults] client_version` is the client version of every instance set that does not say otherwise;
 - a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
-  `remove_instances` may not exceed the processes left.
+  `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
+  need the scenario's `group`; `rolling_restart = "group"` without one restarts every group of the fleet;
+- `remove_brokers` and `broker_perm` name brokers of the fleet (generated ones too); `broker_perm` values are
+  RocketMQ permission bits (4 read, 2 write; 0 to 7 as `PermName.isValid`); `set_queues` items name a topic and
+  give `read_queues` and/or `write_queues` as an integer (every broker of the topic) or a table naming some of the
+  topic's brokers; what is not given keeps its count.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 import tomllib
@@ -37,6 +43,8 @@ from planner.model import (
     Group,
     InstanceSpec,
     Queue,
+    QueueResize,
+    ROLLING_RESTART_GROUP,
     Scenario,
     StrategySpec,
     SubscriptionSpec,
@@ -61,7 +69,11 @@ INSTANCE_KEYS = (
     *STRATEGY_PARAM_KEYS, "subscriptions",
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
-SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts")
+SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts", "remove_brokers", "broker_perm",
+                 "set_queues", "rolling_restart")
+SET_QUEUES_KEYS = ("topic", "read_queues", "write_queues")
+PERM_READ, PERM_WRITE = 4, 2  # RocketMQ PermName bits; PermName.isValid accepts 0 <= perm < 8
+BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
 
 
@@ -294,8 +306,9 @@ class _Checker:
         if "scenarios" in doc:
             group_by_name: dict[str, Any] = {name: None for name in _declared_names(doc.get("groups"))}
             group_by_name.update({g.name: g for g in groups})
+            known_brokers = broker_names + [b for b in generated_broker_names(generate) if b not in broker_names]
             for path, s in self.tables(doc["scenarios"], "scenarios"):
-                scenario = self.scenario(s, path, group_by_name, topic_by_name)
+                scenario = self.scenario(s, path, group_by_name, topic_by_name, known_brokers, generate is not None)
                 if scenario is not None:
                     scenarios.append(scenario)
             self.unique([s.name for s in scenarios], [s.path for s in scenarios], "scenario")
@@ -337,7 +350,7 @@ class _Checker:
         if isinstance(value, dict):
             counts = {}
             for broker, n in value.items():
-                count = self.integer_value(n, f'{p}."{broker}"', minimum=0, maximum=MAX_QUEUES_PER_BROKER)
+                count = self.integer_value(n, _key(p, broker), minimum=0, maximum=MAX_QUEUES_PER_BROKER)
                 if count is not None:
                     counts[broker] = count
             return counts
@@ -374,7 +387,7 @@ class _Checker:
                     continue
                 for b in counts:
                     if b not in listed:
-                        self.error(f'{path}.{key}."{b}"', f'broker "{b}" is not one of the topic\'s brokers')
+                        self.error(_key(_join(path, key), b), f'broker "{b}" is not one of the topic\'s brokers')
                         ok = False
                 for b in listed:
                     if b not in counts:
@@ -484,12 +497,19 @@ class _Checker:
             return None
         return Group(path, name, model, strategy, subs or (), tuple(instances))
 
-    def scenario(self, s: dict, path: str, groups: dict, topics: dict) -> Optional[Scenario]:
+    def scenario(self, s: dict, path: str, groups: dict, topics: dict, brokers: list[str],
+                 has_generated: bool) -> Optional[Scenario]:
         self.keys(s, SCENARIO_KEYS, path)
         name = self.string(s, "name", path, required=True, nonempty=True)
         if name == "baseline":
             self.error(_join(path, "name"), '"baseline" is the name of the unchanged fleet; choose another')
-        group_name = self.string(s, "group", path, required=True, nonempty=True)
+        process_keys = [k for k in ("add_instances", "remove_instances", "remove_hosts") if k in s]
+        group_name = self.string(s, "group", path, nonempty=True)
+        if "group" not in s and process_keys:
+            self.error(_join(path, "group"), f"missing: {', '.join(process_keys)} change the processes of a group; "
+                                             f"name it (group = \"...\")")
+        if "group" not in s and "rolling_restart" in s and not groups and not has_generated:
+            self.error(_join(path, "group"), "missing: the fleet has no group to restart")
         group = groups.get(group_name) if group_name is not None else None
         if group_name is not None and group_name not in groups:
             self.error(_join(path, "group"),
@@ -517,9 +537,93 @@ class _Checker:
                 what = "processes" if not failed_hosts else "processes left after remove_hosts"
                 self.error(_join(path, "remove_instances"),
                            f"expected at most {left} (group \"{group.name}\" has {left} {what}), got {removed}")
-        if name is None or group is None:
+        down = self.remove_brokers(s, path, brokers)
+        perms = self.broker_perm(s, path, brokers, down)
+        resized = self.set_queues(s, path, topics)
+        restart = None
+        if "rolling_restart" in s:
+            value = s["rolling_restart"]
+            if value == ROLLING_RESTART_GROUP:
+                restart = value
+            else:
+                hint = (f'; to restart group "{value}", write group = "{value}" and rolling_restart = "group"'
+                        if isinstance(value, str) and value in groups else "")
+                self.error(_join(path, "rolling_restart"),
+                           f'expected "group" (every process of the group restarts, one at a time, in the order '
+                           f'they are listed), got {_describe(value)}{hint}')
+        if name is None or (group_name is not None and group is None):
             return None
-        return Scenario(path, name, group.name, tuple(added), removed, tuple(dict.fromkeys(failed_hosts)))
+        return Scenario(path, name, group.name if group is not None else None, tuple(added), removed,
+                        tuple(dict.fromkeys(failed_hosts)), down, perms, resized, restart)
+
+    def remove_brokers(self, s: dict, path: str, brokers: list[str]) -> tuple[str, ...]:
+        listed = self.string_list(s, "remove_brokers", path) or []
+        for i, b in enumerate(listed):
+            if b not in brokers:
+                self.error(f"{_join(path, 'remove_brokers')}[{i}]",
+                           f'unknown broker "{b}" (brokers are: {", ".join(brokers) or "none"})')
+        return tuple(b for b in dict.fromkeys(listed) if b in brokers)
+
+    def broker_perm(self, s: dict, path: str, brokers: list[str], down: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+        if "broker_perm" not in s:
+            return ()
+        p = _join(path, "broker_perm")
+        table = self.table(s["broker_perm"], p)
+        out = []
+        for broker, value in (table or {}).items():
+            where = _key(p, broker)
+            if broker not in brokers:
+                self.error(where, f'unknown broker "{broker}" (brokers are: {", ".join(brokers) or "none"})')
+                continue
+            if broker in down:
+                self.error(where, f'broker "{broker}" is also in remove_brokers: a broker that is down has no '
+                                  f'permission to change')
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 7:
+                self.error(where, f"expected RocketMQ permission bits from 0 to 7 ({PERM_READ} read, "
+                                  f"{PERM_WRITE} write, {PERM_READ | PERM_WRITE} both), got {_describe(value)}")
+                continue
+            out.append((broker, value))
+        return tuple(out)
+
+    def set_queues(self, s: dict, path: str, topics: dict) -> tuple[QueueResize, ...]:
+        if "set_queues" not in s:
+            return ()
+        out: list[QueueResize] = []
+        for p, t in self.tables(s["set_queues"], _join(path, "set_queues")):
+            self.keys(t, SET_QUEUES_KEYS, p)
+            name = self.string(t, "topic", p, required=True, nonempty=True)
+            if name is not None and name not in topics:
+                self.error(_join(p, "topic"), f'unknown topic "{name}" (topics are: {", ".join(topics) or "none"})')
+                continue
+            if name is not None and any(r.topic == name for r in out):
+                self.error(_join(p, "topic"), f'topic "{name}" is resized twice in this scenario')
+                continue
+            if "read_queues" not in t and "write_queues" not in t:
+                self.error(p, "expected read_queues, write_queues or both (an integer or a table per broker)")
+                continue
+            topic = topics.get(name) if name is not None else None
+            counts = {}
+            for key in ("read_queues", "write_queues"):
+                if key not in t:
+                    counts[key] = None
+                    continue
+                if topic is None:  # unknown or broken topic: its brokers are not known
+                    counts[key] = None
+                    continue
+                value = t[key]
+                given = self.queue_counts(t, key, p, list(topic.brokers))
+                if given is None:
+                    continue
+                for b in given:
+                    if b not in topic.brokers:
+                        self.error(_key(_join(p, key), b), f'broker "{b}" does not hold topic {topic.name} (its '
+                                                           f'brokers are: {", ".join(topic.brokers)})')
+                counts[key] = {b: n for b, n in given.items() if b in topic.brokers} if isinstance(value, dict) \
+                    else given
+            if name is not None and topic is not None:
+                out.append(QueueResize(p, name, counts.get("read_queues"), counts.get("write_queues")))
+        return tuple(out)
 
     def generate(self, value: Any) -> Optional[GenerateSpec]:
         g = self.table(value, "generate")
@@ -573,3 +677,17 @@ def _declared_names(value: Any) -> list[str]:
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
+
+
+def _key(path: str, key: str) -> str:
+    """A table key in a key path, quoted only where TOML needs quotes: `read_queues.broker-a`, `x."a b"`."""
+    return _join(path, key if BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False))
+
+
+def generated_broker_names(spec: Optional[GenerateSpec]) -> list[str]:
+    """The brokers a [generate] table creates (scenarios may name them)."""
+    if spec is None:
+        return []
+    from planner.generate import broker_names
+
+    return broker_names(spec)

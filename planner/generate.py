@@ -148,6 +148,22 @@ def generated_group(spec: GenerateSpec, g: int, state: int | None = None) -> Gen
     return GeneratedGroup(g, group_name(g), topic_name(g), strategy, colliding, counts, hosts, labels, cids)
 
 
+def largest_group(spec: GenerateSpec) -> int:
+    """The most processes any generated group has (the steps a restart of every group takes), computed as
+    `generated_batch` draws them, a million groups at a time."""
+    import numpy as np
+
+    most, state = 0, seed_state(spec.seed)
+    lo, hi = spec.instances
+    for start in range(0, spec.groups, 1 << 20):
+        g = np.arange(start, min(start + (1 << 20), spec.groups), dtype=np.int64)
+        n = lo + _field_np(_mix_np((state + g) % MODULUS), F_INSTANCES) % (hi - lo + 1)
+        most = max(most, int(n.max()))
+        if most == hi:
+            break
+    return most
+
+
 def iter_generated_groups(spec: GenerateSpec, start: int = 0, stop: int | None = None) -> Iterator[GeneratedGroup]:
     """The generated groups `start <= g < stop` (default all), one at a time: no fleet held in memory."""
     state = seed_state(spec.seed)

@@ -16,7 +16,8 @@ from typing import Optional
 import numpy as np
 
 from planner.chunks import TOTAL_KEYS, GeneratedDescriber, Progress, chunks, finding_lines, out_ids, run_chunk, \
-    shown_rebalances, summary, write_tables
+    run_states, shown_rebalances, shown_state_results, state_finding_lines, summary, write_state_tables, write_tables
+from planner.generated_states import fleet_generated_scenarios, merge_steps, merge_summaries, with_generated_states
 from planner.kernel import allocate
 from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, Simulation
 from planner.out_tables import FINDINGS_FILE, write_hand_written_out
@@ -33,20 +34,28 @@ def simulate_hand_written(fleet: Fleet) -> Simulation:
 def run_hand_written(fleet: Fleet) -> HandWritten:
     """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet)
-    rows = allocate(fr.batch)
-    counted = tally(fr.batch, rows)
+    rows, counted = run_batch(fr.batch)
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+
+
+def run_batch(batch):
+    """The kernel and the tally over a batch: (rows, tally)."""
+    rows = allocate(batch)
+    return rows, tally(batch, rows)
 
 
 def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] = None, topics: int = 0,
                        brokers=None, progress: Progress = None) -> Simulation:
     """Adds the generated groups: totals and problem counts for all, results for the first problem groups (all
-    groups of a fleet of at most FULL_RESULTS_GROUPS); with `out`, every table row and finding."""
+    groups of a fleet of at most FULL_RESULTS_GROUPS); with `out`, every table row and finding. Scenarios that
+    touch generated groups add their states to each chunk (`planner.generated_states`)."""
     spec = fleet.generate
     everything = spec.groups <= FULL_RESULTS_GROUPS
+    scenarios = fleet_generated_scenarios(fleet)
     gen = dict.fromkeys(TOTAL_KEYS, 0)
     counts = dict.fromkeys(PROBLEMS, 0)
     results, shown_groups, problems, shown_problems, written = [], 0, 0, 0, 0
+    listed, steps, state_parts, shown_ids = [], {}, [], []
     sink = findings = None
     if out is not None:
         from planner.out_tables import ParquetSink
@@ -57,20 +66,30 @@ def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] 
     try:
         for start, stop in chunks(spec):
             batch, rows, t = run_chunk(spec, start, stop)
-            part = summary(batch, t, 0)
+            states = run_states(spec, scenarios, batch, rows, t)
+            part = summary(batch, t, DETAIL_LIMIT - shown_groups, states)
             for key in TOTAL_KEYS:
                 gen[key] += part[key]
             for key in PROBLEMS:
                 counts[key] += part[key]
             problems += part["problems"]
-            which = shown_rebalances(batch, t, DETAIL_LIMIT - shown_groups, everything)
+            state_parts.append(part.get("scenarios", {}))
+            which = shown_rebalances(batch, t, DETAIL_LIMIT - shown_groups, everything, part)
             if len(which):
-                results += results_of(batch, rows, t, which, GeneratedDescriber(spec, batch))
+                shown = results_of(batch, rows, t, which, GeneratedDescriber(spec, batch))
+                scenario_listed, scenario_steps, scenario_problems = shown_state_results(
+                    spec, batch, rows, t, which, states, shown)
+                results += shown
+                listed += scenario_listed
+                merge_steps(steps, scenario_steps)
+                shown_ids += np.unique(batch.group[which]).tolist()
                 shown_groups += len(np.unique(batch.group[which]))
-                shown_problems += int(t.problem()[which].sum())
+                shown_problems += int(t.problem()[which].sum()) + scenario_problems
             if out is not None:
                 write_tables(spec, batch, rows, t, ids, sink)
+                write_state_tables(spec, states, ids, sink)
                 lines = finding_lines(spec, batch, rows, t, out.find)
+                lines += state_finding_lines(spec, batch, states, out.find, scenarios)
                 findings.writelines(line + "\n" for line in lines)
                 written += len(lines)
             if progress is not None:
@@ -83,10 +102,11 @@ def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] 
     whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
     whole["groups"] = len(fleet.groups) + spec.groups
     hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
-    return replace(sim, results=list(sim.results) + results, totals=whole,
-                   omitted_results=sim.omitted_results + problems - shown_problems,
-                   problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
-                   findings_written=(sim.findings_written or 0) + written if out is not None else None)
+    sim = replace(sim, results=list(sim.results) + results, totals=whole,
+                  omitted_results=sim.omitted_results + problems - shown_problems,
+                  problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
+                  findings_written=(sim.findings_written or 0) + written if out is not None else None)
+    return with_generated_states(sim, merge_summaries(state_parts), listed, steps, shown_ids)
 
 
 def simulate(fleet: Fleet, out: Optional[OutRequest] = None, progress: Progress = None) -> Simulation:

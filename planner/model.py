@@ -99,13 +99,39 @@ class Group:
 
 
 @dataclass(frozen=True)
+class QueueResize:
+    """A scenario's `set_queues` item: new read/write queue counts of a topic on some of its brokers (the brokers
+    not named keep theirs); None leaves that side as it is."""
+
+    path: str
+    topic: str
+    read_queues: Optional[dict] = None  # broker name -> count
+    write_queues: Optional[dict] = None
+
+
+ROLLING_RESTART_GROUP = "group"  # rolling_restart = "group": every process of the group, one at a time
+
+
+@dataclass(frozen=True)
 class Scenario:
+    """A what-if (`planner.states` turns it into the states it goes through)."""
+
     path: str
     name: str
-    group: str
+    group: Optional[str]  # the group whose processes change; None: fleet-wide changes only (or every group)
     add_instances: tuple[InstanceSpec, ...] = ()
     remove_instances: int = 0  # remove this many processes, last first
     remove_hosts: tuple[str, ...] = ()  # a failed host: every process of the group on these hosts goes (first)
+    remove_brokers: tuple[str, ...] = ()  # brokers that go down: their queues leave every route
+    broker_perm: tuple[tuple[str, int], ...] = ()  # (broker, RocketMQ perm bits: 4 read, 2 write)
+    set_queues: tuple[QueueResize, ...] = ()
+    rolling_restart: Optional[str] = None  # ROLLING_RESTART_GROUP: the group (or every group) restarts
+
+    def changes_routes(self) -> bool:
+        return bool(self.remove_brokers or self.broker_perm or self.set_queues)
+
+    def changes_processes(self) -> bool:
+        return bool(self.add_instances or self.remove_instances or self.remove_hosts)
 
 
 @dataclass(frozen=True)
@@ -160,6 +186,43 @@ class GroupTopicResult:
     duplicated: list = field(default_factory=list)
     idle: list = field(default_factory=list)  # list[Process]
     moved: list = field(default_factory=list)  # scenarios only: queues whose owner set changed vs baseline
+    # In a scenario's step (`Simulation.steps`): `moved` is against the group's previous state, and `moves` says
+    # how each moved queue changes hands (list[Move]).
+    moves: list = field(default_factory=list)
+
+
+# How a moved queue changes hands between two states (`planner.scenarios.moves`).
+DUPLICATE_RISK = "duplicate_risk"  # a process that loses it still runs while another takes it: both may consume
+#                                    it until the old holder's next rebalance (or it stays duplicated)
+PAUSE = "pause"  # every process that loses it has stopped: nobody consumes it until the new holder rebalances
+#                  (or, when none takes it, until a holder is back)
+PICKUP = "pickup"  # nobody held it (orphaned, or a new queue): now it is consumed
+DROPPED = "dropped"  # fewer processes hold it, none new: a duplicate resolved, or a running process let it go
+#                      (then nobody holds it)
+GONE = "gone"  # it left the route (broker down or unreadable, fewer read queues) while held
+JOINED = "joined"  # broadcasting: another process reads it too (each keeps its own offsets)
+MOVE_KINDS = (DUPLICATE_RISK, PAUSE, PICKUP, DROPPED, GONE, JOINED)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A queue whose set of holders (instance labels) differs between two states."""
+
+    queue: Queue
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    kind: str  # one of MOVE_KINDS
+
+
+@dataclass
+class StepResult:
+    """One step of a scenario (`planner.states.Step`): the results of the groups it touches, each compared with
+    that group's previous state (`moved`, `moves`)."""
+
+    scenario: str
+    index: int  # from 1
+    name: str
+    results: list  # list[GroupTopicResult]
 
 
 @dataclass
@@ -181,6 +244,16 @@ class Simulation:
     # only some of them.
     problem_counts: Optional[dict] = None
     findings_written: Optional[int] = None  # with --out: how many findings the engine wrote to findings.json
+    # Per scenario name: its steps (list[StepResult]; one for a plain change, more for a rolling restart) and the
+    # fleet view of its last step (routes: for PLAN004/PLAN008).
+    steps: dict = field(default_factory=dict)
+    views: dict = field(default_factory=dict)
+    # Per scenario name, over the whole fleet even where only some results are listed: per-step counts
+    # (`planner.scenarios.step_counts`) and the queues its last states move against the baseline.
+    step_counts: dict = field(default_factory=dict)
+    moved_counts: dict = field(default_factory=dict)
+    # Findings of the routes that exist but are not listed (generated topics beyond the listed groups): code -> n
+    unlisted_findings: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -204,3 +277,5 @@ class SimulateOptions:
     html: Optional[str] = None  # --html FILE: the report as one self-contained page (planner.html_report)
     master: Optional[str] = None
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
+    compare_strategies: bool = False  # --compare-strategies (planner.compare)
+    plan: Optional[str] = None  # --plan DIR: the minimum's CONFIG lists (planner.plan_out)

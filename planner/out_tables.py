@@ -1,7 +1,9 @@
 """The `--out DIR` tables as Arrow record batches: numeric assignment rows and small dimension tables.
 
 - `assignments`: one row per (scenario, group, topic, process, queue): ASSIGNMENT_FIELDS, numbers only;
-- `groups`: one row per (scenario, group, topic), the ids with their names and the tally's counts: GROUP_FIELDS;
+- `groups`: one row per (scenario state, group, topic), the ids with their names and the tally's counts, the step
+  and its moves: GROUP_FIELDS. A scenario's states are its steps (`planner.states`): `scenario_id` numbers the
+  states (the baseline 0, then each scenario's steps in order), `step` counts them within the scenario;
 - `processes`: one row per process of a group in a scenario, its label, client id and host: PROCESS_FIELDS;
 - `brokers`: broker id -> name: BROKER_FIELDS.
 `process` is the process's position in its group's declaration order in that scenario; a topic id names the
@@ -26,7 +28,8 @@ ASSIGNMENT_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("topic_id
 GROUP_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("topic_id", "int64"), ("scenario", "string"),
                 ("group", "string"), ("topic", "string"), ("model", "string"), ("queues", "int32"),
                 ("instances", "int32"), ("assignments", "int32"), ("orphaned", "int32"), ("duplicated", "int32"),
-                ("idle", "int32"), ("moved", "int32"), ("errored", "int32"))
+                ("idle", "int32"), ("moved", "int32"), ("errored", "int32"), ("step", "int32"),
+                ("step_name", "string"), ("duplicate_risk", "int32"), ("pause", "int32"))
 PROCESS_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("process", "int32"), ("instance", "string"),
                   ("client_id", "string"), ("host", "string"))
 BROKER_FIELDS = (("broker_id", "int32"), ("broker", "string"))
@@ -97,19 +100,34 @@ def assignment_batch(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids:
     return pa.RecordBatch.from_arrays([pa.array(c) for c in columns], schema=schema(ASSIGNMENT_FIELDS))
 
 
-def group_batch(batch: Batch, t: Tally, group_ids, topic_ids, scenarios, groups, topics, moved=None):
+def group_batch(batch: Batch, t: Tally, group_ids, topic_ids, scenarios, groups, topics, moved=None, steps=None):
     """One row per rebalance; `scenarios`, `groups`, `topics` are names (Arrow arrays or lists), `moved` the moved
-    queue count of each (0 without scenarios)."""
+    queue count of each against its group's state before (0 without scenarios), `steps` a `StepColumns` (None: the
+    baseline's)."""
     import pyarrow as pa
 
     count = batch.rebalances
     model = np.where(batch.model == CLUSTERING_CODE, "clustering", "broadcasting")
+    zeros = np.zeros(count, dtype=np.int32)
+    steps = steps or StepColumns(zeros, pa.array(np.full(count, "baseline", dtype=object), type=pa.string()), zeros,
+                                 zeros)
     columns = [batch.scenario.astype(np.int32), group_ids, topic_ids, scenarios, groups, topics, model,
                t.queues, t.subscribers, t.assignments, t.orphaned, t.duplicated, t.idle,
-               np.zeros(count, dtype=np.int32) if moved is None else moved, t.errored]
+               zeros if moved is None else moved, t.errored, steps.step, steps.name, steps.duplicate_risk,
+               steps.pause]
     types = schema(GROUP_FIELDS)
     return pa.RecordBatch.from_arrays(
         [c if isinstance(c, pa.Array) else pa.array(c, type=f.type) for c, f in zip(columns, types)], schema=types)
+
+
+@dataclass
+class StepColumns:
+    """Per rebalance: its step in its scenario (0: the baseline), the step's name and its moves by kind."""
+
+    step: object
+    name: object
+    duplicate_risk: object
+    pause: object
 
 
 def process_batch(scenario_ids, group_ids, process, instance, client_id, host):
@@ -158,16 +176,18 @@ def generated_group_names(groups: np.ndarray):
     return group, topic
 
 
-def generated_process_names(names):
+def generated_process_names(names, k=None, i=None, restarted=None):
     """(instance, client_id, host) of every process of a generated batch (`planner.generate.GeneratedNames`),
     the formulas of `planner.generate.generated_group` as Arrow string kernels (a colliding group's shared host
-    is made once per group)."""
+    is made once per group). `k`, `i` (default every process of the batch) name other processes by batch group
+    and index; `restarted` marks those reporting the id of a restart (`planner.generated_states`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from planner.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
 
-    k, i = names.process_group, names.process_i
+    if k is None:
+        k, i = names.process_group, names.process_i
     colliding_group = np.asarray(names.colliding)
     colliding = pa.array(colliding_group[k])
     a = (np.asarray(names.a0)[k] + i * PROCESS_STEP) % MODULUS
@@ -179,8 +199,11 @@ def generated_process_names(names):
     host = pc.if_else(colliding, pc.take(shared, pa.array(k)), own)
     suffix = pc.if_else(colliding, _decimal(i + 1), pa.scalar("1"))
     instance = pc.binary_join_element_wise(host, suffix, "#")
-    own_id = pc.binary_join_element_wise(own, pa.scalar("@"), _small(1 + (a >> 8) % 65535, 65536), pa.scalar("#"),
-                                         _decimal(nano), "")
+    pid = 1 + (a >> 8) % 65535
+    if restarted is not None and np.any(restarted):  # the next pid and a nanoTime after every generated one
+        pid = np.where(restarted, 1 + ((a >> 8) + 1) % 65535, pid)
+        nano = np.where(restarted, MODULUS + i + 1, nano)
+    own_id = pc.binary_join_element_wise(own, pa.scalar("@"), _small(pid, 65536), pa.scalar("#"), _decimal(nano), "")
     shared_id = pc.binary_join_element_wise(shared, pa.scalar("1"), "@")
     client_id = pc.if_else(colliding, pc.take(shared_id, pa.array(k)), own_id)
     return instance, client_id, host
@@ -235,9 +258,14 @@ def write_empty_tables(directory: str) -> None:
             sink.close()
 
 
-def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebalances, results, brokers: BrokerIds):
-    """The hand-written groups' rows of every table (the driver has them all). Returns the number of topic ids
-    used (generated topics are numbered after them)."""
+def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebalances, results, brokers: BrokerIds,
+                       states=None):
+    """The hand-written groups' rows of every table (the driver has them all): `results` one per rebalance (each
+    against its group's state before), `states` the batch's `StateRef`s by rebalance. Returns the number of topic
+    ids used (generated topics are numbered after them)."""
+    from planner.rebalances import BASELINE, StateRef
+
+    states = states or [StateRef(BASELINE, 0, BASELINE)] * len(rebalances)
     import pyarrow as pa
 
     topic_ids: dict = {}
@@ -249,9 +277,17 @@ def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebal
     broker_ids = brokers.of(batch.brokers)
     group_ids, topic_of = batch.group, np.array([topic_ids[rb.topic] for rb in rebalances], dtype=np.int64)
     sink("assignments", assignment_batch(batch, rows, group_ids, topic_of, broker_ids, brokers))
+    from planner.model import DUPLICATE_RISK, PAUSE
+
+    def kind_count(kind):
+        return np.array([sum(1 for m in r.moves if m.kind == kind) for r in results], dtype=np.int32)
+
+    steps = StepColumns(np.array([state.step for state in states], dtype=np.int32),
+                        pa.array([state.name for state in states], type=pa.string()),
+                        kind_count(DUPLICATE_RISK), kind_count(PAUSE))
     sink("groups", group_batch(batch, t, group_ids, topic_of, pa.array([r.scenario for r in results]),
                                pa.array([r.group for r in results]), pa.array([r.topic for r in results]),
-                               np.array([len(r.moved) for r in results], dtype=np.int32)))
+                               np.array([len(r.moved) for r in results], dtype=np.int32), steps))
     scenario_ids, group_col, process, instance, client_id, host = [], [], [], [], [], []
     seen = set()
     for r, rb in enumerate(rebalances):
@@ -281,8 +317,11 @@ def write_hand_written_out(out, hand, brokers: BrokerIds) -> tuple[int, int]:
     import json
     import os
 
-    topics = write_hand_written(out.directory, hand.rebalances.batch, hand.rows, hand.tally,
-                                hand.rebalances.rebalances, hand.sim.results, brokers)
+    from planner.results import per_rebalance_results
+
+    fr = hand.rebalances
+    topics = write_hand_written(out.directory, fr.batch, hand.rows, hand.tally, fr.rebalances,
+                                per_rebalance_results(hand.sim), brokers, [fr.states[rb.state] for rb in fr.rebalances])
     findings = out.find(hand.sim)
     with open(os.path.join(out.directory, FINDINGS_FILE), "w", encoding="utf-8") as f:
         f.writelines(json.dumps(x.to_json()) + "\n" for x in findings)

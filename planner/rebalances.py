@@ -1,8 +1,9 @@
 """The rebalances of a hand-written fleet as one `planner.batch.Batch`, and what the report needs to name them.
 
-The baseline of every group, then each scenario's group (`planner.scenarios`), are expanded into processes
-(`planner.identity`); each rebalances the topics its processes subscribe to (first appearance, declaration
-order), then `%RETRY%<group>` for a clustering group (`planner.routes`):
+The baseline of every group, then every state of every scenario (`planner.states`: each step's fleet view and the
+groups it touches), are rebalances of the same batch: a state is a batch "scenario" id (`states` names them). Each
+group's processes (`planner.identity`) rebalance the topics they subscribe to (first appearance, declaration
+order), then `%RETRY%<group>` for a clustering group, over the state's routes (`planner.routes`):
 
 - mqAll = the topic's readable queues; cidAll = the client ids of ALL the group's processes, one entry per process,
   duplicates kept. The broker reports every connection of the group whatever it subscribes to, so a process that
@@ -15,7 +16,7 @@ order), then `%RETRY%<group>` for a clustering group (`planner.routes`):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -24,9 +25,18 @@ from planner.identity import group_processes
 from planner.javaorder import java_string_key
 from planner.model import BROADCASTING, CLUSTERING, Fleet, Group, Process, Queue
 from planner.routes import readable_queues, retry_queues, retry_topic, subscribed_topics, topic_by_name
-from planner.scenarios import scenario_processes
+from planner.states import ScenarioStates, scenario_states
 
 BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class StateRef:
+    """A batch state: the baseline (step 0) or step `step` of scenario `scenario`."""
+
+    scenario: str
+    step: int
+    name: str
 
 
 @dataclass(frozen=True)
@@ -39,13 +49,16 @@ class Rebalance:
     queues: list  # list[Queue], RocketMQ order
     processes: list  # list[Process], declaration order
     is_retry: bool
+    state: int = 0  # its batch state (`FleetRebalances.states`)
 
 
 @dataclass
 class FleetRebalances:
-    batch: Batch
+    batch: Optional[Batch]
     rebalances: list  # list[Rebalance], one per batch rebalance
     scenarios: list  # scenario names, baseline first
+    states: list  # list[StateRef], by batch state id (0 is the baseline)
+    sequences: list  # list[ScenarioStates], one per scenario
 
 
 class _Names:
@@ -66,29 +79,45 @@ def rebalanced_topics(group: Group, processes: Sequence[Process]) -> list[str]:
     return subscribed_topics([group.subscriptions, *(p.subscriptions for p in processes)])
 
 
-def group_rebalances(fleet: Fleet, scenario: str, group: Group, processes: list[Process]) -> list[Rebalance]:
+def group_rebalances(fleet: Fleet, scenario: str, group: Group, processes: list[Process],
+                     state: int = 0) -> list[Rebalance]:
+    """The group's rebalances over `fleet`'s routes (a scenario state's view)."""
     topics = rebalanced_topics(group, processes)
-    out = [Rebalance(scenario, group, t, readable_queues(fleet, topic_by_name(fleet, t)), processes, False)
+    out = [Rebalance(scenario, group, t, readable_queues(fleet, topic_by_name(fleet, t)), processes, False, state)
            for t in topics]
     if group.model == CLUSTERING:
         out.append(Rebalance(scenario, group, retry_topic(group.name), retry_queues(fleet, group.name, topics),
-                             processes, True))
+                             processes, True, state))
     return out
 
 
-def fleet_rebalances(fleet: Fleet) -> FleetRebalances:
-    """The baseline of every hand-written group, then each scenario's group."""
-    runs = [(BASELINE, g, group_processes(g)) for g in fleet.groups]
-    by_name = {g.name: g for g in fleet.groups}
-    runs += [(s.name, by_name[s.group], scenario_processes(by_name[s.group], s)) for s in fleet.scenarios]
-    group_ids = {g.name: i for i, g in enumerate(fleet.groups)}
-    scenario_ids = {BASELINE: 0, **{s.name: i + 1 for i, s in enumerate(fleet.scenarios)}}
-    rebalances = [rb for scenario, g, procs in runs for rb in group_rebalances(fleet, scenario, g, procs)]
-    return FleetRebalances(build_batch(fleet, rebalances, group_ids, scenario_ids), rebalances,
-                           list(scenario_ids))
+def fleet_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None) -> FleetRebalances:
+    """The baseline of every hand-written group, then every step of each scenario (`sequences`, default the
+    fleet's scenarios' states), as one batch."""
+    fr = state_rebalances(fleet, sequences)
+    fr.batch = build_batch(fleet, fr.rebalances, {g.name: i for i, g in enumerate(fleet.groups)})
+    return fr
 
 
-def build_batch(fleet: Fleet, rebalances: list[Rebalance], group_ids: dict, scenario_ids: dict) -> Batch:
+def state_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None) -> FleetRebalances:
+    """`fleet_rebalances` without the batch (`batch` None): the rebalances of every state, for a caller that
+    batches several fleets' states together (`planner.compare`)."""
+    if sequences is None:
+        sequences = [scenario_states(fleet, s) for s in fleet.scenarios]
+    states = [StateRef(BASELINE, 0, BASELINE)]
+    rebalances = [rb for g in fleet.groups for rb in group_rebalances(fleet, BASELINE, g, group_processes(g))]
+    for seq in sequences:
+        for step in seq.steps:
+            state = len(states)
+            states.append(StateRef(seq.scenario.name, step.index, step.name))
+            for gs in step.groups:
+                rebalances += group_rebalances(step.view, seq.scenario.name, gs.group, list(gs.processes), state)
+    return FleetRebalances(None, rebalances, [BASELINE, *(seq.scenario.name for seq in sequences)], states,
+                           list(sequences))
+
+
+def build_batch(fleet: Fleet, rebalances: list[Rebalance], group_ids: dict) -> Batch:
+    """The rebalances as a batch; a rebalance's batch scenario id is its `state`."""
     specs, brokers, rooms = SpecTable(), StringTable(), StringTable()
     for b in fleet.brokers:
         brokers.id(b.name)
@@ -115,7 +144,7 @@ def build_batch(fleet: Fleet, rebalances: list[Rebalance], group_ids: dict, scen
                            dtype=np.int32)
     i64 = lambda values: np.asarray(values, dtype=np.int64)  # noqa: E731
     return Batch(
-        scenario=np.array([scenario_ids[rb.scenario] for rb in rebalances], dtype=np.int32),
+        scenario=np.array([rb.state for rb in rebalances], dtype=np.int32),
         group=i64([group_ids[rb.group.name] for rb in rebalances]),
         model=np.array([BROADCASTING_CODE if rb.group.model == BROADCASTING else CLUSTERING_CODE
                         for rb in rebalances], dtype=np.int8),

@@ -4,7 +4,9 @@ JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...],
 "finding_counts": {code: n}}`, the baseline first. ENTRY: `group`, `topic`, `orphaned_queues`,
 `duplicated_queues`, `idle_instances` ([{instance, client_id}]), `moved_queues` (empty in the baseline) and, with
 `--assignments`, `instances` ([{instance, client_id, host, queues}], every process of the group, in declaration
-order). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
+order). A scenario's `groups` are its touched groups as its last step leaves them, against the baseline; it also
+has `steps` ([{step, name, groups: [ENTRY + moves], totals}], each group against its state before the step; a
+move is {queue, from, to, kind}) and `rollout` (`planner.scenarios.rollout`). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
 `finding_counts` counts every finding of the fleet by code, and when some are not listed, `findings_omitted` says
 how many and `findings_file` where they all are (the `--out` findings.json, else null).
 
@@ -29,9 +31,11 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
 from planner.findings import PlanFinding, format_queues
-from planner.model import BROADCASTING, GroupTopicResult, Queue, Simulation
+from planner.model import BROADCASTING, GroupTopicResult, Move, Queue, Simulation
 from planner.routes import is_retry_topic
-from planner.scenarios import churn
+from planner.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
+
+STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
 
 MAP_MAX_PROCESSES = 16  # text: show the process -> queues map for groups this small
 MAP_MAX_QUEUES = 64
@@ -74,13 +78,33 @@ def entry_json(r: GroupTopicResult, assignments: bool) -> dict:
     return entry
 
 
+def move_json(m: Move) -> dict:
+    return {"queue": _q(m.queue), "from": list(m.before), "to": list(m.after), "kind": m.kind}
+
+
+def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
+    """A scenario's `steps` (each group/topic it touches against its state before, with `moves`, and the step's
+    `totals`) and `rollout` (`planner.scenarios.rollout`)."""
+    steps = sim.steps.get(name, [])
+    counts = scenario_counts(sim, name)
+    return {
+        "steps": [{"step": s.index, "name": s.name,
+                   "groups": [{**entry_json(r, assignments), "moves": [move_json(m) for m in r.moves]}
+                              for r in s.results],
+                   "totals": {k: c[k] for k in STEP_TOTAL_KEYS}} for s, c in zip(steps, counts)],
+        "rollout": rollout_of(counts),
+    }
+
+
 def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bool = False,
             counts: Optional[dict] = None, out_dir: Optional[str] = None) -> dict:
     by_scenario: dict[str, list] = {name: [] for name in sim.scenarios}
     for r in sim.results:
         by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments))
     doc = {
-        "scenarios": [{"name": name, "groups": entries} for name, entries in by_scenario.items()],
+        "scenarios": [{"name": name, "groups": entries,
+                       **(steps_json(sim, name, assignments) if name in sim.steps else {})}
+                      for name, entries in by_scenario.items()],
         "findings": [f.to_json() for f in findings],
         "totals": totals(sim),
     }
@@ -172,6 +196,8 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         results = [r for r in sim.results if r.scenario == scenario]
         out.append("")
         out.append(scenario if scenario == sim.scenarios[0] else f"scenario {scenario}")
+        if len(sim.steps.get(scenario, [])) > 1:
+            out.extend(_step_lines(sim.steps[scenario], scenario_counts(sim, scenario)))
         by_group: dict[str, list[GroupTopicResult]] = {}
         for r in results:
             by_group.setdefault(r.group, []).append(r)
@@ -212,8 +238,35 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                f"{t['assignments']} assignments, {t['orphaned_queues']} orphaned, "
                f"{t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
     for c in churn(sim):
-        out.append(f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner")
+        out.append(_churn_line(c))
     return "\n".join(out) + "\n"
+
+
+def _kinds(counts: dict) -> str:
+    return f"{counts['duplicate_risk_moves']} duplicate risk, {counts['pause_moves']} pause"
+
+
+def _step_lines(steps, counts) -> list[str]:
+    """A sequence's steps, one line each, then a heading for the groups as the last step leaves them."""
+    width = max(len(s.name) for s in steps)
+    lines = []
+    for s, t in zip(steps, counts):
+        problems = "".join(f", {key} {t[key]}" for key in ("orphaned", "duplicated") if t[key])
+        lines.append(f"  step {s.index:>{len(str(len(steps)))}}  {s.name:<{width}}  moved {t['moves']} "
+                     f"({_kinds(t)}){problems}")
+    lines.append("  after the last step:")
+    return lines
+
+
+def _churn_line(c: dict) -> str:
+    r = c.get("rollout")
+    if r is None:
+        return f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner"
+    if r["steps"] <= 1:
+        return f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner ({_kinds(r)})"
+    return (f"scenario {c['name']}: {r['steps']} steps, {r['moves']} moves ({_kinds(r)}), worst step "
+            f"{r['worst_orphaned']} orphaned and {r['worst_duplicated']} duplicated; after the last step "
+            f"{c['moved_queues']} queue(s) differ from the baseline")
 
 
 # ------------------------------------------------------------------------------------------------------ --out
@@ -224,21 +277,22 @@ def write_summary(directory: str | Path, summary_doc: dict) -> None:
 
 
 @contextmanager
-def out_directory(out_dir: str | Path) -> Iterator[Path]:
+def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str = "--out") -> Iterator[Path]:
     """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
-    fails. Raises OutputError (one line) for a DIR that is someone else's or cannot be written."""
+    fails. Raises OutputError (one line) for a DIR that is someone else's (not empty, no `marker` file of a
+    previous run) or cannot be written."""
     target = Path(out_dir)
     if target.exists() and not target.is_dir():
-        raise OutputError(f"--out {out_dir}: exists and is not a directory")
-    if target.is_dir() and any(target.iterdir()) and not (target / "summary.json").is_file():
-        raise OutputError(f"--out {out_dir}: directory is not empty and holds no rmqplan output; "
+        raise OutputError(f"{option} {out_dir}: exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file():
+        raise OutputError(f"{option} {out_dir}: directory is not empty and holds no rmqplan output; "
                           f"refusing to replace it")
     parent = target.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
     except OSError as e:
-        raise OutputError(f"--out {out_dir}: cannot create it: {e.strerror or e}") from None
+        raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
     try:
         yield tmp
         old: Optional[Path] = None
@@ -251,14 +305,14 @@ def out_directory(out_dir: str | Path) -> Iterator[Path]:
             shutil.rmtree(old, ignore_errors=True)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise OutputError(f"--out {out_dir}: cannot write: {e.strerror or e}") from None
+        raise OutputError(f"{option} {out_dir}: cannot write: {e.strerror or e}") from None
     except (OutputError, Abandoned):
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     except Exception as e:  # Spark or Parquet failed (a Py4J error): one line, nothing left behind
         shutil.rmtree(tmp, ignore_errors=True)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise OutputError(f"--out {out_dir}: {first}") from None
+        raise OutputError(f"{option} {out_dir}: {first}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -3,13 +3,15 @@
 Both engines build the rebalances a report lists with this, so their results are the same objects: each
 subscribing process's share in its strategy's list order, the failed processes and their errors, the orphaned
 and duplicated queues and the idle processes as the tally counted them, and in a scenario the queues whose owners
-(instance labels) differ from the baseline's (`planner.scenarios.moved_queues`).
+(instance labels) differ from the baseline's, and in each step of a scenario from the state before
+(`planner.scenarios`).
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -92,16 +94,6 @@ def _positions(rows: Rows, e: int) -> list:
     return sorted(pos.tolist())
 
 
-def with_moves(results: Iterable[GroupTopicResult], baseline: str) -> list[GroupTopicResult]:
-    """Fill `moved` of every scenario result against the baseline result of the same group and topic."""
-    results = list(results)
-    before = {(r.group, r.topic): r for r in results if r.scenario == baseline}
-    for r in results:
-        if r.scenario != baseline:
-            r.moved = moved_queues(before.get((r.group, r.topic)), r)
-    return results
-
-
 @dataclass
 class HandWritten:
     """The hand-written part of a run: its batch and rebalances, the kernel's rows, the tally and the results
@@ -114,7 +106,9 @@ class HandWritten:
 
 
 def hand_written_simulation(fleet, fr, rows: Rows, counted: Tally):
-    """The Simulation of a hand-written fleet's batch: every result, the totals and problem counts."""
+    """The Simulation of a hand-written fleet's batch: the baseline's results, each scenario's last state against
+    the baseline (`moved`), its steps against the states before them (`moved`, `moves`), the totals and problem
+    counts (of the baseline and each scenario's last state, the results a report lists)."""
     from planner.model import Simulation
     from planner.rebalances import BASELINE
     from planner.tally import problem_counts, totals
@@ -123,7 +117,75 @@ def hand_written_simulation(fleet, fr, rows: Rows, counted: Tally):
         rb = fr.rebalances[r]
         return Described(rb.scenario, rb.group.name, rb.topic, rb.queues, rb.processes)
 
-    results = with_moves(results_of(fr.batch, rows, counted, range(fr.batch.rebalances), describe), BASELINE)
+    every = results_of(fr.batch, rows, counted, range(fr.batch.rebalances), describe)
+    listed, steps, last = scenario_results(fr, every)
     whole = {**totals(fr.batch, counted, np.flatnonzero(fr.batch.scenario == 0)), "groups": len(fleet.groups)}
-    return Simulation(fleet, results, fr.scenarios, totals=whole,
-                      problem_counts=problem_counts(counted, np.arange(fr.batch.rebalances)))
+    from planner.scenarios import step_counts
+
+    views = {seq.scenario.name: seq.steps[-1].view for seq in fr.sequences if seq.steps}
+    base = [r for r in listed if r.scenario == BASELINE]
+    counts = {name: step_counts(s, base) for name, s in steps.items()}
+    moved = {name: sum(len(r.moved) for r in listed if r.scenario == name) for name in steps}
+    return Simulation(fleet, listed, fr.scenarios, totals=whole,
+                      problem_counts=problem_counts(counted, np.asarray(last, dtype=np.int64)),
+                      steps=steps, views=views, step_counts=counts, moved_counts=moved)
+
+
+def scenario_results(fr, every: list[GroupTopicResult]) -> tuple[list, dict, list]:
+    """From the results of every rebalance of `fr` (in batch order): the results a report lists (the baseline's,
+    then per scenario each touched group's last state, `moved` against the baseline), the steps per scenario
+    (`moved` and `moves` against each group's state before), and the batch rebalances the listed results are."""
+    from planner.model import StepResult
+    from planner.scenarios import moves
+
+    by_state: dict[int, list[int]] = {}
+    for r, rb in enumerate(fr.rebalances):
+        by_state.setdefault(rb.state, []).append(r)
+    group_order: dict[str, int] = {}
+    for rb in fr.rebalances:
+        group_order.setdefault(rb.group.name, len(group_order))
+    baseline_rs = by_state.get(0, [])
+    base = {(every[r].group, every[r].topic): every[r] for r in baseline_rs}
+    listed = [every[r] for r in baseline_rs]
+    last_rs = list(baseline_rs)
+    steps: dict[str, list] = {}
+    state = 1
+    for seq in fr.sequences:
+        name = seq.scenario.name
+        latest: dict[str, list[int]] = {}  # group -> the rebalances of its latest state in this scenario
+        steps[name] = []
+        for step in seq.steps:
+            results = []
+            mine = by_state.get(state, [])
+            for r in mine:
+                res = copy.copy(every[r])
+                if res.group in latest:
+                    before = next((every[b] for b in latest[res.group] if every[b].topic == res.topic), None)
+                else:
+                    before = base.get((res.group, res.topic))
+                res.moves = moves(before, res)
+                res.moved = [m.queue for m in res.moves]
+                results.append(res)
+            for r in mine:
+                latest.setdefault(every[r].group, [])
+            for group in {every[r].group for r in mine}:
+                latest[group] = [r for r in mine if every[r].group == group]
+            steps[name].append(StepResult(name, step.index, step.name, results))
+            state += 1
+        for group in sorted(latest, key=lambda g: group_order[g]):
+            for r in latest[group]:
+                res = every[r]
+                res.moved = moved_queues(base.get((res.group, res.topic)), res)
+                listed.append(res)
+                last_rs.append(r)
+    return listed, steps, last_rs
+
+
+def per_rebalance_results(sim) -> list:
+    """One result per batch rebalance of a hand-written simulation, in batch order: the baseline's, then every
+    step's (against each group's state before)."""
+    out = [r for r in sim.results if r.scenario == sim.scenarios[0]]
+    for name in sim.scenarios[1:]:
+        for step in sim.steps.get(name, []):
+            out.extend(step.results)
+    return out

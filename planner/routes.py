@@ -72,6 +72,23 @@ def unreadable_written_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
     return [q for q in writable_queues(fleet, topic) if q not in readable]
 
 
+def unwritten_readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
+    """Queues consumers read that no producer writes to: they receive no new message (they drain, then stay
+    empty)."""
+    writable = set(writable_queues(fleet, topic))
+    return [q for q in readable_queues(fleet, topic) if q not in writable]
+
+
+def why_unwritten(fleet: Fleet, topic: Topic, broker: str) -> str:
+    """Why readable queues on `broker` are not (all) written, for messages."""
+    b = _broker_map(fleet)[broker]
+    if not topic.writable:
+        return f"topic {topic.name} is not writable (perm)"
+    if not b.writable:
+        return f"broker {broker} is not writable (perm)"
+    return f"read_queues {topic.read_queues[broker]} > write_queues {topic.write_queues[broker]} on {broker}"
+
+
 def why_unreadable(fleet: Fleet, topic: Topic, broker: str) -> str:
     """Why written queues on `broker` are not (all) read, for messages."""
     b = _broker_map(fleet)[broker]

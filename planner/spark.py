@@ -26,7 +26,8 @@ from typing import Callable, Optional
 import numpy as np
 import pyarrow as pa
 
-from planner.chunks import CHUNK_GROUPS, TOTAL_KEYS, GeneratedDescriber, OutIds, out_ids
+from planner.chunks import CHUNK_GROUPS, TOTAL_KEYS, GeneratedDescriber, OutIds, out_ids, shown_state_results
+from planner.generated_states import fleet_generated_scenarios, merge_summaries, with_generated_states
 from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
 from planner.out_tables import FINDINGS_FILE, write_hand_written_out
 from planner.rebalances import fleet_rebalances
@@ -98,14 +99,19 @@ def simulate_hand_written(spark, fleet: Fleet) -> Simulation:
 def run_hand_written(spark, fleet: Fleet) -> HandWritten:
     """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet)
-    batch = fr.batch
+    rows, counted = run_batch(spark, fr.batch)
+    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+
+
+def run_batch(spark, batch):
+    """The kernel and the tally over a batch the driver built (one Arrow row per rebalance, one job):
+    (rows, tally) as the local engine computes them."""
     if batch.rebalances == 0:
         from planner.kernel import allocate
         from planner.tally import tally
 
         rows = allocate(batch)
-        counted = tally(batch, rows)
-        return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+        return rows, tally(batch, rows)
     ship_package(spark)
     tables, plugins = batch_tables(batch), _plugin_strategies()
 
@@ -123,8 +129,7 @@ def run_hand_written(spark, fleet: Fleet) -> HandWritten:
     partitions = max(1, min(spark.sparkContext.defaultParallelism, batch.rebalances // 2000))
     source = spark.createDataFrame(batch_table(batch)).coalesce(partitions)
     returned = source.mapInArrow(run, spark_ddl(RESULT_SCHEMA)).toArrow()
-    rows, counted = rows_and_tally(batch, returned)
-    return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+    return rows_and_tally(batch, returned)
 
 
 # ------------------------------------------------------------------------------------------ generated fleets
@@ -142,14 +147,16 @@ def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
         (F.col("id") * chunk).alias("start"), F.least((F.col("id") + 1) * chunk, F.lit(spec.groups)).alias("stop"))
 
 
-def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optional[OutIds]):
+def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optional[OutIds], scenarios=()):
     """The task over a partition's chunks: one summary line per chunk (JSON, kind "s"); with `out`, the chunk's
-    table rows written as Parquet part files of this task and its findings as lines (kind "f")."""
+    table rows written as Parquet part files of this task and its findings as lines (kind "f"). Scenarios that
+    touch generated groups add their states to each chunk (`planner.generated_states`)."""
 
     def run(iterator):
         import json
 
-        from planner.chunks import finding_lines, run_chunk, summary, write_tables
+        from planner.chunks import finding_lines, run_chunk, run_states, state_finding_lines, summary, \
+            write_state_tables, write_tables
         from planner.out_tables import ParquetSink
 
         _ensure_registered(plugins)
@@ -158,15 +165,18 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
             kinds, lines = [], []
             for start, stop in zip(ranges.column("start").to_pylist(), ranges.column("stop").to_pylist()):
                 batch, rows, t = run_chunk(spec, start, stop)
+                states = run_states(spec, list(scenarios), batch, rows, t)
                 if out is not None:
                     if sink is None:
                         sink = ParquetSink(out.directory, f"part-{start:012d}")
                     write_tables(spec, batch, rows, t, ids, sink)
+                    write_state_tables(spec, states, ids, sink)
                     found = finding_lines(spec, batch, rows, t, out.find)
+                    found += state_finding_lines(spec, batch, states, out.find, list(scenarios))
                     kinds += ["f"] * len(found)
                     lines += found
                 kinds.append("s")
-                lines.append(json.dumps({"start": start, **summary(batch, t, limit)}))
+                lines.append(json.dumps({"start": start, **summary(batch, t, limit, states)}))
             yield pa.RecordBatch.from_pydict({"kind": kinds, "line": lines}, schema=LINE_SCHEMA)
         if sink is not None:
             sink.close()
@@ -174,8 +184,11 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
     return run
 
 
-def _details(spec, plugins):
+def _details(spec, plugins, scenarios=()):
+    """The task of the details job: the listed groups' baseline, then, run by run (`planner.chunks.state_parts`),
+    each run's baseline and states, their rebalances numbered on one after the other."""
     def run(iterator):
+        from planner.chunks import state_parts
         from planner.generate import generated_batch
         from planner.kernel import allocate
         from planner.spark_arrow import result_batch
@@ -186,14 +199,18 @@ def _details(spec, plugins):
         if not len(groups):
             return
         batch = generated_batch(spec, 0, 0, groups=np.sort(groups))
-        rows = allocate(batch)
-        yield result_batch(np.arange(batch.rebalances), batch, rows, tally(batch, rows))
+        start = 0
+        for part in [batch, *(b for pair in state_parts(spec, list(scenarios), batch) for b in (pair[0],
+                                                                                                pair[1].batch))]:
+            rows = allocate(part)
+            yield result_batch(np.arange(part.rebalances) + start, part, rows, tally(part, rows))
+            start += part.rebalances
 
     return run
 
 
 def _chunk_summaries(spark, spec, plugins, out: Optional[OutRequest],
-                     ids: Optional[OutIds]) -> tuple[list[dict], int]:
+                     ids: Optional[OutIds], scenarios=()) -> tuple[list[dict], int]:
     """Run the chunk tasks: (their summaries in group order, findings written). With `out`, Spark writes the
     findings lines (text) while the summaries are observed on the way, then the lines are appended to
     findings.json in group order."""
@@ -202,7 +219,7 @@ def _chunk_summaries(spark, spec, plugins, out: Optional[OutRequest],
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
-    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, plugins, DETAIL_LIMIT, out, ids),
+    lines = chunk_frame(spark, spec).mapInArrow(_chunk_task(spec, plugins, DETAIL_LIMIT, out, ids, scenarios),
                                                 spark_ddl(LINE_SCHEMA))
     written = 0
     if out is None:
@@ -234,16 +251,36 @@ def _append_parts(parts: str, target: str) -> int:
     return lines
 
 
-def _details_job(spark, spec, plugins, groups: list[int]):
-    """Rows and tally of the listed generated groups, computed by one small Spark job, as a batch the driver
-    builds the same way (to name them)."""
+def _details_job(spark, spec, plugins, groups: list[int], scenarios=()):
+    """Rows and tally of the listed generated groups (and their scenario states: `planner.chunks.StateRun`s),
+    computed by one small Spark job, as batches the driver builds the same way (to name them)."""
+    import pyarrow.compute as pc
+
+    from planner.chunks import StateRun, state_parts
     from planner.generate import generated_batch
+    from planner.generated_states import state_moves
 
     details = (spark.createDataFrame([(g,) for g in groups], "g bigint").coalesce(1)
-               .mapInArrow(_details(spec, plugins), spark_ddl(RESULT_SCHEMA)).toArrow())
+               .mapInArrow(_details(spec, plugins, scenarios), spark_ddl(RESULT_SCHEMA)).toArrow())
+    ids = details.column("r")
+    start = 0
+
+    def take(part):
+        nonlocal start
+        mine = details.filter(pc.and_(pc.greater_equal(ids, start), pc.less(ids, start + part.rebalances)))
+        mine = mine.set_column(0, "r", pc.subtract(mine.column("r"), start))
+        start += part.rebalances
+        return rows_and_tally(part, mine)
+
     batch = generated_batch(spec, 0, 0, groups=np.array(groups, dtype=np.int64))
-    rows, t = rows_and_tally(batch, details)
-    return batch, rows, t
+    rows, t = take(batch)
+    states = []
+    for base, sb in state_parts(spec, list(scenarios), batch):
+        base_rows, base_t = take(base)
+        srows, st = take(sb.batch)
+        states.append(StateRun(base, base_rows, base_t, sb, srows, st,
+                               state_moves(spec, base, base_rows, base_t, sb, srows, st)))
+    return batch, rows, t, states
 
 
 def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOptions,
@@ -257,37 +294,43 @@ def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOp
     spec = fleet.generate
     ship_package(spark)
     plugins = _plugin_strategies()
+    scenarios = fleet_generated_scenarios(fleet)
     written = 0
     if spec.groups <= FULL_RESULTS_GROUPS and out is None:
-        batch, rows, t = _details_job(spark, spec, plugins, list(range(spec.groups)))
-        summaries = [{"start": 0, **summary(batch, t, 0)}]
+        batch, rows, t, states = _details_job(spark, spec, plugins, list(range(spec.groups)), scenarios)
+        summaries = [{"start": 0, **summary(batch, t, 0, states)}]
         shown = None
     else:
-        summaries, written = _chunk_summaries(spark, spec, plugins, out, ids)
+        summaries, written = _chunk_summaries(spark, spec, plugins, out, ids, scenarios)
         if spec.groups <= FULL_RESULTS_GROUPS:
             shown = list(range(spec.groups))
         else:
             shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
-        batch = rows = t = None
+        batch = rows = t = states = None
         if shown:
-            batch, rows, t = _details_job(spark, spec, plugins, shown)
+            batch, rows, t, states = _details_job(spark, spec, plugins, shown, scenarios)
     gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
     counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
     problems = sum(s["problems"] for s in summaries)
     if progress is not None:
         progress(spec.groups, spec.groups)
-    results, shown_problems = [], 0
+    results, listed, steps, shown_problems, shown_ids = [], [], {}, 0, []
     if batch is not None:
-        results = results_of(batch, rows, t, range(batch.rebalances), GeneratedDescriber(spec, batch))
-        shown_problems = int(t.problem().sum())
+        everything = np.arange(batch.rebalances)
+        results = results_of(batch, rows, t, everything, GeneratedDescriber(spec, batch))
+        listed, steps, state_problems = shown_state_results(spec, batch, rows, t, everything, states, results)
+        shown_problems = int(t.problem().sum()) + state_problems
+        shown_ids = np.unique(batch.group).tolist()
     hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
     whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
     whole["groups"] = len(fleet.groups) + spec.groups
     hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
-    return replace(sim, results=list(sim.results) + results, totals=whole,
-                   omitted_results=sim.omitted_results + problems - shown_problems,
-                   problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
-                   findings_written=(sim.findings_written or 0) + written if out is not None else None)
+    sim = replace(sim, results=list(sim.results) + results, totals=whole,
+                  omitted_results=sim.omitted_results + problems - shown_problems,
+                  problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
+                  findings_written=(sim.findings_written or 0) + written if out is not None else None)
+    merged = merge_summaries([s.get("scenarios", {}) for s in summaries])
+    return with_generated_states(sim, merged, listed, steps, shown_ids)
 
 
 def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optional[OutRequest] = None,

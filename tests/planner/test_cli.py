@@ -32,7 +32,7 @@ def test_example_text_report_shows_seed_004_map_and_findings():
                for line in lines)
     assert any(line.split() == ["(nobody)", "broker-a:", "2,", "3"] for line in lines)
     assert any("PLAN001 [baseline consumer_group TopicTest]" in line for line in lines)
-    assert "scenario scale-out: 5 queue(s) change owner" in lines
+    assert "scenario scale-out: 5 queue(s) change owner (5 duplicate risk, 0 pause)" in lines
     assert lines[-2].startswith("totals: 3 groups, 8 processes,")
 
 
@@ -42,7 +42,7 @@ def test_json_follows_the_output_contract():
     assert code == 1 and set(doc) == {"scenarios", "findings", "totals", "finding_counts"}
     assert doc["totals"]["groups"] == 3 and doc["totals"]["assignments"] == 27
     assert doc["finding_counts"] == {"PLAN001": 2, "PLAN002": 4, "PLAN003": 0, "PLAN004": 0, "PLAN005": 0,
-                                     "PLAN006": 0, "PLAN007": 0}  # all listed: nothing omitted
+                                     "PLAN006": 0, "PLAN007": 0, "PLAN008": 0}  # all listed: nothing omitted
     assert [s["name"] for s in doc["scenarios"]] == ["baseline", "scale-out"]
     entry = doc["scenarios"][0]["groups"][0]
     assert set(entry) == {"group", "topic", "orphaned_queues", "duplicated_queues", "idle_instances", "moved_queues"}

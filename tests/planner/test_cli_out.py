@@ -110,7 +110,10 @@ def test_local_engine_out_writes_numeric_tables_and_every_finding(tmp_path):
     totals = summary["totals"]
     assert totals == {"groups": 3, "instances": 8, "queues": 23, "assignments": 27, "orphaned_queues": 7,
                       "duplicated_queues": 7, "idle_instances": 0}
-    assert summary["scenarios"] == [{"name": "scale-out", "moved_queues": 5}]
+    # every queue that moves leaves a process that still runs: duplicate risk
+    assert summary["scenarios"] == [{"name": "scale-out", "moved_queues": 5, "rollout": {
+        "steps": 1, "moves": 5, "duplicate_risk_moves": 5, "pause_moves": 0, "worst_orphaned": 0,
+        "worst_duplicated": 0}}]
     findings = [json.loads(line) for line in (target / "findings.json").read_text().splitlines()]
     assert {f["code"] for f in findings} == {"PLAN001", "PLAN002"}
     assert len(findings) == summary["findings_written"] == sum(summary["finding_counts"].values())
@@ -180,15 +183,24 @@ def test_spark_and_local_engines_print_the_same_json():
     # mixed.toml: rooms, a half-rolled strategy, consistent hashing, broadcasting, a non-subscriber, unreadable
     # queues, a failing strategy, scenarios adding and removing processes
     fleet = str(ROOT / "tests" / "planner" / "fixtures" / "mixed.toml")
-    local = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--format", "json", "--assignments")
-    spark = rmqplan("simulate", "--fleet", fleet, "--engine", "spark", "--format", "json", "--assignments")
+    local = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--format", "json", "--assignments",
+                    "--compare-strategies")
+    spark = rmqplan("simulate", "--fleet", fleet, "--engine", "spark", "--format", "json", "--assignments",
+                    "--compare-strategies")
     assert spark[0] == local[0] == 1
     local_doc, spark_doc = json.loads(local[1]), json.loads(spark[1])
     for want, got in zip(local_doc["scenarios"], spark_doc["scenarios"]):
         assert want["name"] == got["name"]
         for w, g in zip(want["groups"], got["groups"]):
             assert g == w, (want["name"], w["group"], w["topic"])
+        assert got.get("steps") == want.get("steps") and got.get("rollout") == want.get("rollout")
     assert spark_doc == local_doc
+    # the scenarios are all there, with their steps
+    steps = {s["name"]: len(s["steps"]) for s in local_doc["scenarios"][1:]}
+    assert steps["ring-restart"] == 6 and steps["everyone-restarts"] == 2 * 3 and steps["hz-write-only"] == 1
+    assert {f["code"] for f in local_doc["findings"] if f["scenario"] == "hz-write-only"} >= {"PLAN004"}
+    assert {f["code"] for f in local_doc["findings"] if f["scenario"] == "resize-orders"} >= {"PLAN004", "PLAN008"}
+    assert {s["group"] for s in local_doc["strategies"]} == {"near", "rolling", "ring", "roomless"}
 
 
 def test_engine_totals_win_over_counting_partial_results():
@@ -206,3 +218,53 @@ def test_engine_totals_win_over_counting_partial_results():
     text = render_text(sim, find(sim), engine="spark")
     assert "... and 42 more group/topic results with problems, not shown" in text
     assert "totals: 1000000 groups, 9 processes" in text
+
+
+GENERATED_WITH_SCENARIOS = """
+[generate]
+groups = 1500
+seed = 5
+instances = [1, 4]
+queues = [1, 5]
+brokers = 2
+colliding_client_ids = 0.2
+strategies = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"]
+
+[[scenarios]]
+name = "everyone"
+rolling_restart = "group"
+
+[[scenarios]]
+name = "b1-write-only"
+broker_perm = { "broker-01" = 2 }
+"""
+
+
+def test_generated_scenario_states_are_rows_of_every_table(tmp_path):
+    import pyarrow.parquet as pq
+
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text(GENERATED_WITH_SCENARIOS, encoding="utf-8")
+    target = tmp_path / "out"
+    code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--out", str(target),
+                             "--format", "json")
+    assert code == 1 and err == ""
+    doc, summary = json.loads(out), json.loads((target / "summary.json").read_text())
+    lines = (target / "findings.json").read_text().splitlines()
+    # every finding is written: the problem states of every group, a PLAN004 for every generated topic
+    assert summary["findings_written"] == len(lines) == sum(summary["finding_counts"].values())
+    assert summary["finding_counts"]["PLAN004"] == 1500
+    groups = pq.read_table(target / "groups").to_pylist()
+    everyone = [r for r in groups if r["scenario"] == "everyone"]
+    rollout = next(s for s in summary["scenarios"] if s["name"] == "everyone")["rollout"]
+    assert sum(r["moved"] for r in everyone) == rollout["moves"] and rollout["steps"] == 8
+    assert sum(r["pause"] for r in everyone) == rollout["pause_moves"]
+    assert {r["step_name"] for r in everyone} == {f"{d} process {i}" for d in ("down", "up") for i in range(1, 5)}
+    # the states' ids: 1..8 for everyone's steps, 9 for b1-write-only's one step
+    assert {r["scenario_id"] for r in everyone} == set(range(1, 9))
+    processes = pq.read_table(target / "processes").to_pylist()
+    up1 = {(r["group_id"], r["process"]): r["client_id"] for r in processes if r["scenario_id"] == 2}
+    base = {(r["group_id"], r["process"]): r["client_id"] for r in processes if r["scenario_id"] == 0}
+    restarted = [k for k in up1 if k[1] == 0 and up1[k] != base[k]]
+    assert restarted and all(up1[k].endswith("#2147483648") for k in restarted)  # 2^31 - 1 + 1: after any
+    assert doc["scenarios"][1]["rollout"] == rollout

@@ -57,12 +57,21 @@ def _random_fleet_toml(seed: int, groups: int) -> str:
             out.append("[[groups.instances]]\n" + "\n".join(lines) + "\n")
     out.append(f'[[scenarios]]\nname = "add-one"\ngroup = "{averaging[0]}"\nadd_instances = [{{ hosts = ["10.9.9.9"] }}]\n')
     out.append(f'[[scenarios]]\nname = "lose-one"\ngroup = "{averaging[1]}"\nremove_instances = 1\n')
+    out.append(f'[[scenarios]]\nname = "restart"\ngroup = "{averaging[-1]}"\nrolling_restart = "group"\n')
+    out.append('[[scenarios]]\nname = "sh-down"\nremove_brokers = ["sh@broker-c"]\n'
+               'broker_perm = { "hz@broker-b" = 2 }\n')
+    out.append('[[scenarios]]\nname = "everyone"\nrolling_restart = "group"\n'
+               'set_queues = [{ topic = "T0", read_queues = 3 }]\n')
     return "\n".join(out)
 
 
 def _comparable(sim: Simulation) -> list:
-    return [(r.scenario, r.group, r.topic, r.model, r.queues, r.assignment, r.errored, r.orphaned, r.duplicated,
-             [p.instance for p in r.idle], r.moved, [p.client_id for p in r.processes]) for r in sim.results]
+    def row(r):
+        return (r.scenario, r.group, r.topic, r.model, r.queues, r.assignment, r.errored, r.orphaned, r.duplicated,
+                [p.instance for p in r.idle], r.moved, r.moves, [p.client_id for p in r.processes])
+
+    steps = [(name, s.index, s.name, [row(r) for r in s.results]) for name, ss in sim.steps.items() for s in ss]
+    return [row(r) for r in sim.results] + steps
 
 
 def test_hand_written_fleet_with_every_strategy_agrees(spark, tmp_path):
@@ -76,6 +85,7 @@ def test_hand_written_fleet_with_every_strategy_agrees(spark, tmp_path):
     # the fleet exercises what it should: failures, orphans, duplicates and moves all occur
     assert any(r.errored for r in expected.results) and any(r.orphaned for r in expected.results)
     assert any(r.duplicated for r in expected.results) and any(r.moved for r in expected.results)
+    assert len(expected.steps["everyone"]) > 2 and any(r.moves for s in expected.steps["sh-down"] for r in s.results)
 
 
 GENERATED = GenerateSpec(groups=240, seed=7, instances=(1, 12), queues=(1, 8), brokers=2, colliding_client_ids=0.1,
@@ -121,3 +131,39 @@ def test_the_generated_job_shuffles_nothing(spark):
     """Chunks come from spark.range: the generated fleet never crosses the driver or a shuffle."""
     plan = chunk_frame(spark, GENERATED)._jdf.queryExecution().executedPlan().toString()
     assert "Range" in plan and "Exchange" not in plan
+
+
+GENERATED_SCENARIOS = """
+[[scenarios]]
+name = "everyone"
+rolling_restart = "group"
+
+[[scenarios]]
+name = "b1-down"
+remove_brokers = ["broker-01"]
+rolling_restart = "group"
+
+[[scenarios]]
+name = "b0-read-only"
+broker_perm = { "broker-00" = 4 }
+"""
+
+
+def _whole(sim: Simulation) -> tuple:
+    return (sim.totals, sim.problem_counts, sim.omitted_results, sim.step_counts, sim.moved_counts,
+            sim.unlisted_findings, sim.scenarios)
+
+
+def test_generated_scenarios_agree_on_both_engines_small_and_large(spark):
+    from planner.fleet import parse_fleet_text
+
+    for groups in (120, 2500):  # every group listed (one details job); the first problem groups (chunk tasks)
+        text = (f"[generate]\ngroups = {groups}\nseed = 4\ninstances = [1, 6]\nqueues = [1, 6]\nbrokers = 2\n"
+                f"colliding_client_ids = 0.1\nstrategies = [\"AVG\", \"AVG_BY_CIRCLE\", \"CONSISTENT_HASH\"]\n"
+                + GENERATED_SCENARIOS)
+        fleet = parse_fleet_text(text, "fleet.toml")
+        expected = local.simulate(fleet)
+        got = simulate_generated(spark, fleet, simulate_hand_written(spark, fleet), SimulateOptions())
+        assert _whole(got) == _whole(expected)
+        assert _comparable(got) == _comparable(expected)
+        assert expected.step_counts["everyone"][0]["pause_moves"] > 0 and len(expected.steps["b1-down"]) == 13

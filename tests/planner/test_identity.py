@@ -2,7 +2,7 @@
 
 from planner.fleet import parse_fleet_text
 from planner.identity import build_client_id, group_processes, shared_client_ids
-from planner.scenarios import scenario_processes
+from planner.states import scenario_processes
 
 BASE = """
 [[brokers]]
