@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-# Lints the bundled examples (they reproduce the seeds, so findings are expected: exit 1 is fine),
+# Lints the bundled examples (they reproduce the incidents, so findings are expected: exit 1 is fine),
 # then simulates the example fleet.
 run: install
 	$(BIN)/rmqlint examples/ --no-cache || [ $$? -eq 1 ]

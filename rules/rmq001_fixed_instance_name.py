@@ -14,7 +14,7 @@ from rules.base import Example, Rule
 # The value every client starts with; a clustering consumer replaces it at start, so writing it is harmless.
 DEFAULT_INSTANCE_NAME = "DEFAULT"
 
-_JAVA_SEED_004 = """\
+_JAVA_LAPTOP_NAME = """\
 package com.example.order;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -303,8 +303,8 @@ it at a per-replica property such as `${HOSTNAME}`.
 
     INVALID = [
         Example(
-            {"src/main/java/com/example/order/Consumer.java": _JAVA_SEED_004},
-            expect=(("src/main/java/com/example/order/Consumer.java", line_of(_JAVA_SEED_004, "setInstanceName")),),
+            {"src/main/java/com/example/order/Consumer.java": _JAVA_LAPTOP_NAME},
+            expect=(("src/main/java/com/example/order/Consumer.java", line_of(_JAVA_LAPTOP_NAME, "setInstanceName")),),
             note="a literal instanceName on a push consumer",
         ),
         Example(

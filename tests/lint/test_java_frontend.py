@@ -25,14 +25,14 @@ def client_named(facts: FileFacts, name: str) -> ClientFact:
     return client
 
 
-# --- seeds ----------------------------------------------------------------------------------------------------
+# --- the three incidents ------------------------------------------------------------------------------------
 
 
-def test_seed_004_push_consumer_with_fixed_instance_name():
-    facts, source = load("Seed004Consumer.java")
-    path = "src/Seed004Consumer.java"
+def test_fixed_instance_name_push_consumer_with_fixed_instance_name():
+    facts, source = load("FixedNameConsumer.java")
+    path = "src/FixedNameConsumer.java"
     assert facts.problems == []
-    assert facts.package == "org.example.seed004"
+    assert facts.package == "org.example.instancename"
     assert facts.classes == ["Consumer"]
     (consumer,) = facts.clients
     assert (consumer.role, consumer.api, consumer.name) == ("push_consumer", "java", "consumer")
@@ -51,23 +51,23 @@ def test_seed_004_push_consumer_with_fixed_instance_name():
     assert listener.location.line == source[: source.index("new MessageListenerConcurrently")].count("\n") + 1
 
 
-def test_seed_001_producer_tag_and_consumer_subscription_differ_in_case():
-    producer_facts, producer_source = load("Seed001Producer.java")
-    consumer_facts, _ = load("Seed001Consumer.java")
+def test_tag_case_drift_producer_tag_and_consumer_subscription_differ_in_case():
+    producer_facts, producer_source = load("TagCaseProducer.java")
+    consumer_facts, _ = load("TagCaseConsumer.java")
     (tag,) = producer_facts.produced
     assert (tag.topic, tag.tag, tag.destination) == (Lit("TopicTest"), Lit("aaaaa"), None)
     assert tag.location == span(producer_source, 'new Message("TopicTest", "aaaaa", "hello".getBytes())',
-                                "src/Seed001Producer.java")
+                                "src/TagCaseProducer.java")
     (producer,) = producer_facts.clients
-    assert (producer.role, producer.group.value) == ("producer", Lit("seed001_producer"))
+    assert (producer.role, producer.group.value) == ("producer", Lit("tagcase_producer"))
     (consumer,) = consumer_facts.clients
     assert [(s.topic, s.expression) for s in consumer.subscriptions] == [(Lit("TopicTest"), Lit("Aaaaa"))]
     assert [l.kind for l in consumer.listeners] == ["concurrently"]  # a lambda cast to the listener type
 
 
-def test_seed_003_broadcasting_consumer_returning_reconsume_later_in_catch():
-    facts, source = load("Seed003BroadcastConsumer.java")
-    path = "src/Seed003BroadcastConsumer.java"
+def test_broadcasting_retry_broadcasting_consumer_returning_reconsume_later_in_catch():
+    facts, source = load("BroadcastRetryConsumer.java")
+    path = "src/BroadcastRetryConsumer.java"
     (consumer,) = facts.clients
     assert consumer.message_model.value == Lit("BROADCASTING")
     assert consumer.message_model.location == span(source, "consumer.setMessageModel(MessageModel.BROADCASTING)", path)

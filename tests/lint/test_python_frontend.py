@@ -27,11 +27,11 @@ def client_named(facts: FileFacts, name: str) -> ClientFact:
     return client
 
 
-# --- seeds ----------------------------------------------------------------------------------------------------
+# --- the three incidents ------------------------------------------------------------------------------------
 
 
-def test_seed_004_fixed_instance_name_on_a_module_level_consumer():
-    facts, source, path = load("seed004_consumer.py")
+def test_fixed_instance_name_fixed_instance_name_on_a_module_level_consumer():
+    facts, source, path = load("fixed_instance_name.py")
     assert facts.problems == []
     (consumer,) = facts.clients
     assert (consumer.role, consumer.api, consumer.name) == ("push_consumer", "python2", "consumer")
@@ -50,8 +50,8 @@ def test_seed_004_fixed_instance_name_on_a_module_level_consumer():
     assert listener.reconsume_later == [] and listener.throws == []
 
 
-def test_seed_001_producer_tag_and_consumer_expression_differ_in_case():
-    facts, source, path = load("seed001_tags.py")
+def test_tag_case_drift_producer_tag_and_consumer_expression_differ_in_case():
+    facts, source, path = load("tag_case_drift.py")
     assert facts.problems == []
     producer = client_named(facts, "producer")
     assert (producer.role, producer.group.value) == ("producer", Lit("producer_group"))
@@ -67,8 +67,8 @@ def test_seed_001_producer_tag_and_consumer_expression_differ_in_case():
     assert facts.constants == {"TOPIC": Lit("TopicTest")}
 
 
-def test_seed_003_broadcasting_consumer_returning_reconsume_later():
-    facts, source, path = load("seed003_broadcast.py")
+def test_broadcasting_retry_broadcasting_consumer_returning_reconsume_later():
+    facts, source, path = load("broadcast_retry.py")
     (consumer,) = facts.clients
     assert consumer.message_model.value == Lit("BROADCASTING")
     assert consumer.message_model.location == span(source, "MessageModel.BROADCASTING", path)
@@ -238,7 +238,7 @@ def test_prefilter():
 
 
 def test_facts_survive_the_json_cache():
-    for name in ("seed003_broadcast.py", "v5_clients.py", "values.py"):
+    for name in ("broadcast_retry.py", "v5_clients.py", "values.py"):
         facts, _source, _path = load(name)
         assert facts_from_json(facts_to_json(facts)) == facts
 
