@@ -7,7 +7,7 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding
 from rmqlint.project import Project
-from rmqlint.values import Lit
+from rmqlint.values import literal_texts
 from rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model, where
 from rules._examples import line_of
 from rules.base import Example, Rule
@@ -443,7 +443,9 @@ def _retry_evidence(client: ClientFact) -> list[tuple[str, Location]]:
 
 
 def _restates(setting, default: str) -> bool:
-    return isinstance(setting.value, Lit) and setting.value.text.strip() == default
+    """Every value the setting may take is the client's default (so it changes nothing)."""
+    texts = literal_texts(setting.value)
+    return texts is not None and all(text.strip() == default for text in texts)
 
 
 def _ordered(locations: list[Location]) -> list[Location]:

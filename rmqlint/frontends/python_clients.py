@@ -24,7 +24,7 @@ import libcst as cst
 from rmqlint.facts import ClientFact, FileFacts, Listener, ProducedTag, Setting, Subscription
 from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, argument
 from rmqlint.frontends.python_listeners import listener_v2, listener_v5
-from rmqlint.values import Dynamic, Lit, Value
+from rmqlint.values import Dynamic, Lit, Value, map_literals
 
 # client class -> role, per generation
 _V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer", "Producer": "producer",
@@ -229,8 +229,7 @@ class ClientCollector:
     def _model(self, node: cst.BaseExpression, scope: Scope, where: cst.CSTNode | None = None) -> Setting:
         """A 2.x message model: `MessageModel.X`, or the ctypes enum's number (BROADCASTING = 0, CLUSTERING = 1)."""
         setting = self._setting(node, where or node, scope)
-        if isinstance(setting.value, Lit) and setting.value.text in _V2_MODEL_NUMBERS:
-            setting.value = Lit(_V2_MODEL_NUMBERS[setting.value.text])
+        setting.value = map_literals(setting.value, lambda text: Lit(_V2_MODEL_NUMBERS.get(text, text)))
         return setting
 
     def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple], cls: str) -> ClientFact:

@@ -21,7 +21,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from rmqlint.facts import Location
 from rmqlint.text import module_of
-from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat
+from rmqlint import flow
+from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of
 
 
 
@@ -85,7 +86,7 @@ class ScopeBuilder:
             if handler is not None and handler(node) is False:
                 work.extend(reversed(self.pending))
             else:
-                work.extend((child, scope) for child in reversed(_children(node)))
+                work.extend((child, scope) for child in reversed(children(node)))
 
     def _target_scope(self, name: str) -> Scope:
         if name in self.scope.globals:
@@ -256,7 +257,7 @@ _LEAVES = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitesp
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes worth walking, in source order (dataclass fields follow the source)."""
     names = _FIELDS.get(type(node))
     if names is None:
@@ -364,25 +365,28 @@ class PythonIndex:
     def rocketmq(self, node: cst.BaseExpression, scope: Scope) -> tuple[str, str] | None:
         return api_of(self.qualified(node, scope))
 
-    def lookup(self, name: str, scope: Scope) -> Value:
+    def lookup(self, name: str, scope: Scope, at: cst.CSTNode | None = None) -> Value:
+        """The value of `name` read in `scope`: at the read `at` when the name is assigned more than once in that
+        same scope (the assignments that reach it), else as the scope leaves it."""
         found = self.find(name, scope)
         if found is None:
             return Dynamic(f"name {name} is not a constant")
         owner, binding = found
-        key = (id(owner.node), name)
+        here = at if owner is scope and len(binding.values) > 1 else None
+        key = (id(owner.node), name, id(here))
         if key in self.memo:
             return self.memo[key]
         if key in self.active:
             return Dynamic(f"{name} refers to itself")
         self.active.add(key)
         try:
-            value = self._binding_value(name, binding, owner)
+            value = self._binding_value(name, binding, owner, here)
         finally:
             self.active.discard(key)
         self.memo[key] = value
         return value
 
-    def _binding_value(self, name: str, binding: Binding, owner: Scope) -> Value:
+    def _binding_value(self, name: str, binding: Binding, owner: Scope, at: cst.CSTNode | None) -> Value:
         if binding.other:
             return Dynamic(f"{name} is a {binding.other}")
         if binding.definition is not None:
@@ -394,9 +398,28 @@ class PythonIndex:
                 return Dynamic(f"{name} is a module or client class")
             module, _, attr = binding.import_target.rpartition(".")
             return ConstRef("python", (module,), attr) if module else Dynamic(f"{name} is a module")
-        if len(binding.values) != 1:
-            return Dynamic(f"{name} is assigned {len(binding.values)} times")
-        return self.value(binding.values[0], owner)
+        if len(binding.values) == 1:
+            return self.value(binding.values[0], owner)
+        return self._reaching(name, binding, owner, at)
+
+    def _reaching(self, name: str, binding: Binding, owner: Scope, at: cst.CSTNode | None) -> Value:
+        """A name assigned several times (`if refund: tag = "Refunded"` / `else: tag = "Settled"`): one of the
+        values that reach the read `at`. Read from another scope (a function reading a module's name), the value
+        is known only when every assignment may be the one left at the end of the scope (the branches of an `if`):
+        which one a later call sees is not known otherwise."""
+        from rmqlint.frontends import python_flow  # it builds on this module
+
+        body = owner.node.body if isinstance(owner.node, (cst.FunctionDef, cst.ClassDef)) else owner.node
+        try:
+            reaching = python_flow.reaching_values(body, name, at, len(binding.values))
+        except flow.Unsupported as why:
+            return Dynamic(f"{name} is assigned {len(binding.values)} times ({why})")
+        if at is None and len(reaching) != len(binding.values):
+            return Dynamic(f"{name} is reassigned")
+        if not reaching:
+            return Dynamic(f"{name} has no value here")
+        return one_of(Dynamic(f"{name} is updated in place") if node is python_flow.NOT_PLAIN
+                      else self.value(node, owner) for node in reaching)
 
     def value(self, node: cst.BaseExpression, scope: Scope) -> Value:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
@@ -417,9 +440,11 @@ class PythonIndex:
                 return Lit(node.value)
             if node.value == "None":
                 return Dynamic("None")
-            return self.lookup(node.value, scope)
+            return self.lookup(node.value, scope, at=node)
         if isinstance(node, cst.FormattedString):
             return self._fstring(node, scope)
+        if isinstance(node, cst.IfExp):
+            return one_of([self.value(node.body, scope), self.value(node.orelse, scope)])
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             if self._numeric(node.left, scope) or self._numeric(node.right, scope):
                 return Dynamic("arithmetic")
