@@ -15,6 +15,8 @@ from typing import Optional, Sequence
 from rmqlint.facts import Location, Problem
 from rmqlint.values import Concat, Lit, Value, concat
 
+# The line ends Python's tokenizer, tree-sitter and editors count (a lone "\r" too; not "\f" or "\v").
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _SUPPRESSION = re.compile(r"rmqlint\s*:\s*disable\b(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 
 
@@ -32,6 +34,11 @@ def position_of(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column
+
+
+def split_lines(text: str) -> tuple[list[str], list[str]]:
+    """The lines of `text` without their ends, and the ends ("\n", "\r\n", "\r"; one fewer than the lines)."""
+    return _LINE_END.split(text), _LINE_END.findall(text)
 
 
 def point(path: str, line: int, column: int = 1) -> Location:

@@ -1,7 +1,7 @@
 """Parsing one Java source file into `FileFacts`, with tree-sitter (the heavy half of `rmqlint.frontends.java`).
 
 `parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
-whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `mentions_rocketmq`
+whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `may_use_clients`
 prefilter are only indexed for their constants and listener classes, which other files may reference.
 """
 

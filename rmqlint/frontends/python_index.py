@@ -72,21 +72,30 @@ class ScopeBuilder:
         self.events: list[tuple[str, cst.CSTNode, Scope]] = []
         # `self.x = ...` in a method, per (class node id, attribute): the values and the method's scope
         self.attr_assigns: dict[tuple[int, str], list[tuple[cst.BaseExpression, Scope]]] = {}
+        self.top: dict[int, int] = {}  # node id -> index of the top-level statement holding it
 
     def walk(self, module: cst.Module) -> None:
-        work: list[tuple[cst.CSTNode, Scope]] = [(module, self.root)]
+        # Each node is noted with the index of the top-level statement holding it: positions are computed per
+        # statement, for the statements a fact points into (`PythonIndex.loc`).
+        work: list[tuple[cst.CSTNode, Scope, int]] = [(statement, self.root, index)
+                                                      for index, statement in reversed(list(enumerate(module.body)))]
         handlers: dict[type, object] = {}
+        top = self.top
         while work:
-            node, scope = work.pop()
+            node, scope, statement = work.pop()
+            top[id(node)] = statement
             kind = type(node)
             if kind not in handlers:
                 handlers[kind] = getattr(self, f"visit_{kind.__name__}", None)
             handler = handlers[kind]
+            if handler is None:
+                work.extend((child, scope, statement) for child in reversed(children(node)))
+                continue
             self.scope, self.pending = scope, []
-            if handler is not None and handler(node) is False:
-                work.extend(reversed(self.pending))
+            if handler(node) is False:
+                work.extend((child, child_scope, statement) for child, child_scope in reversed(self.pending))
             else:
-                work.extend((child, scope) for child in reversed(children(node)))
+                work.extend((child, scope, statement) for child in reversed(children(node)))
 
     def _target_scope(self, name: str) -> Scope:
         if name in self.scope.globals:
@@ -248,12 +257,11 @@ def _enclosing_binder(scope: Scope, name: str) -> Scope:
     return functions[0] if functions else scope
 
 
-# Syntax that holds no names, calls or statements: not walked.
+# Syntax that holds no names, values, calls or statements: not walked.
 _LEAVES = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comma,
            cst.Semicolon, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
            cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Dot, cst.Colon, cst.AssignEqual, cst.BaseBinaryOp,
-           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.SimpleString, cst.Integer,
-           cst.Float, cst.Imaginary)
+           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -298,11 +306,16 @@ def api_of(qualified: str | None) -> tuple[str, str] | None:
 
 
 class PythonIndex:
-    def __init__(self, path: str, module: cst.Module, line_map: list[int] | None = None):
+    def __init__(self, path: str, module: cst.Module, line_map: list[int] | None = None,
+                 starts: list[int] | None = None):
         self.path = path
         self.module = module
         self.line_map = line_map  # line in `module` -> line in the file, when `module` is a slice of it
-        self._positions = None
+        # The line each top-level statement of `module` starts on; when known, positions are computed statement by
+        # statement (libcst computes them by generating the code again: for all of a large module, that costs
+        # about as much as parsing it).
+        self.starts = starts if starts is not None and len(starts) == len(module.body) else None
+        self._positions: dict[int, object] = {}
         mod = module_of(path).split(".") if module_of(path) else []
         self.package = mod if path.endswith("__init__.py") else mod[:-1]
         builder = ScopeBuilder(module, self.package)
@@ -311,23 +324,31 @@ class PythonIndex:
         self.root = builder.root
         self.events = builder.events
         self.attr_assigns = builder.attr_assigns
+        self.top = builder.top
         self.memo: dict[tuple[int, str], Value] = {}
         self.active: set[tuple[int, str]] = set()
 
-    @property
-    def positions(self):
-        """Positions cost a full code generation pass: only computed once a fact needs a location."""
-        if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return self._positions
+    def _range(self, node: cst.CSTNode):
+        """The node's code range, lines counted in `module` (the first line of its statement, then within it)."""
+        statement = self.top.get(id(node)) if self.starts is not None else None
+        if statement is None:
+            if -1 not in self._positions:
+                self._positions[-1] = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            return self._positions[-1][node], 0
+        if statement not in self._positions:
+            alone = cst.Module(body=[self.module.body[statement]])
+            self._positions[statement] = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        leading = len(getattr(self.module.body[statement], "leading_lines", ()))
+        return self._positions[statement][node], self.starts[statement] - 1 - leading
+
     def loc(self, node: cst.CSTNode) -> Location:
-        rng = self.positions[node]
-        start, end = self._line(rng.start.line), self._line(rng.end.line)
+        rng, offset = self._range(node)
+        start, end = self._line(rng.start.line + offset), self._line(rng.end.line + offset)
         return Location(self.path, start, rng.start.column + 1, end, rng.end.column + 1)
 
     def order(self, node: cst.CSTNode) -> tuple[int, int]:
-        rng = self.positions[node]
-        return self._line(rng.start.line), rng.start.column
+        rng, offset = self._range(node)
+        return self._line(rng.start.line + offset), rng.start.column
 
     def _line(self, line: int) -> int:
         return self.line_map[line] if self.line_map is not None else line

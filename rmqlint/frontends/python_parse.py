@@ -1,13 +1,16 @@
-"""Parsing one Python module into `FileFacts` (the heavy half of `rmqlint.frontends.python`): the input checks,
-then libcst, then the index (`python_index`), the clients (`python_clients`) and listeners (`python_listeners`).
+"""Parsing one Python module into `FileFacts` (the heavy half of `rmqlint.frontends.python`): the input checks and
+the stdlib parse, the statements worth analysing (`python_slice`), then libcst on those, the index
+(`python_index`), the clients (`python_clients`) and listeners (`python_listeners`).
 
-libcst's tree walk recurses and its native parser can overflow the C stack on absurdly nested input, so the
-stdlib parser (which has nesting limits) checks the text and its depth first.
+The stdlib parser is fast and has nesting limits; libcst is slow, memory-hungry, recurses in its tree walk and can
+overflow the C stack on absurdly nested input. So the stdlib parser reports syntax errors, picks the statements
+that can hold facts and checks their depth, and libcst parses only those.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import sys
 import tokenize
@@ -18,7 +21,8 @@ from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.frontends.python_clients import ClientCollector
 from rmqlint.frontends.python_index import PythonIndex, api_of
 from rmqlint.frontends.python_listeners import callbacks
-from rmqlint.text import add_suppressions, decode
+from rmqlint.frontends.python_slice import Slice, slice_module
+from rmqlint.text import add_suppressions, decode, split_lines
 
 # Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
 # tree walk recurses (a few Python frames per level) and slows down more than linearly (2,000 levels of `a + b`
@@ -47,35 +51,49 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
         facts.problems.append(decoded.problem)
         return
     text = decoded.text
-    if "rmqlint" in text:
-        facts.suppressions = _suppressions(text)
-    problem = _precheck(path, text)
+    tree, problem = _stdlib_parse(path, text)
     if problem is not None:
         facts.problems.append(problem)
+        return
+    if "rmqlint" in text:
+        facts.suppressions = _suppressions(text, tree.body)
+    sliced = slice_module(text, tree)
+    del tree  # the kept statements stay referenced by the slice; the rest of the tree goes before libcst runs
+    problem = _too_deep(path, sliced)
+    sliced.statements = []  # the last references to the stdlib tree: freed before libcst builds its own
+    if problem is not None:
+        facts.problems.append(problem)
+        return
+    if not sliced.text.strip():
         return
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     try:
-        module = cst.parse_module(text)
-        _analyse(path, module, facts)
+        module = cst.parse_module(sliced.text)
+        _analyse(path, module, facts, sliced)
     except cst.ParserSyntaxError as err:
-        facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, err.raw_line, err.raw_column + 1)))
+        line = sliced.line_map[min(err.raw_line, len(sliced.line_map) - 1)]
+        facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, line, err.raw_column + 1)))
     finally:
         sys.setrecursionlimit(old_limit)
 
 
-def _precheck(path: str, text: str) -> Problem | None:
-    """The stdlib parser rejects what libcst would choke on (and reports syntax errors with a position)."""
+def _stdlib_parse(path: str, text: str) -> tuple[ast.Module | None, Problem | None]:
+    """The stdlib parser rejects what libcst would choke on, and reports syntax errors with a position."""
     try:
-        tree = ast.parse(text)
+        return ast.parse(text), None
     except SyntaxError as err:
         line = err.lineno or 1
-        return Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))
+        return None, Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))
     except (RecursionError, MemoryError):
-        return Problem("code nested too deeply to analyse", _loc(path, 1, 1))
+        return None, Problem("code nested too deeply to analyse", _loc(path, 1, 1))
     except ValueError as err:
-        return Problem(f"not Python source: {err}", _loc(path, 1, 1))
-    stack = [(tree, 0)]
+        return None, Problem(f"not Python source: {err}", _loc(path, 1, 1))
+
+
+def _too_deep(path: str, sliced: Slice) -> Problem | None:
+    """A kept statement nested deeper than libcst is given, or a longer run of implicitly concatenated strings."""
+    stack = [(statement, 0) for statement in sliced.statements]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, ast.BoolOp):  # libcst nests `a or b or c` pairwise
@@ -84,6 +102,7 @@ def _precheck(path: str, text: str) -> Problem | None:
             line = getattr(node, "lineno", 1)
             return Problem(f"code nested more than {MAX_DEPTH} levels deep: not analysed", _loc(path, line, 1))
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    text = sliced.text
     if text.count('"') + text.count("'") <= 2 * MAX_DEPTH:
         return None  # too few quotes for a long implicit concatenation: skip the tokenizer
     run, run_line = 0, 1
@@ -91,7 +110,8 @@ def _precheck(path: str, text: str) -> Problem | None:
         if tok.type == tokenize.STRING:  # libcst nests implicitly concatenated strings pairwise
             run += 1
             if run > MAX_DEPTH:
-                return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, run_line, 1))
+                line = sliced.line_map[min(run_line, len(sliced.line_map) - 1)]
+                return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, line, 1))
         elif tok.type not in (tokenize.NL, tokenize.COMMENT):
             run, run_line = 0, tok.start[0]
     return None
@@ -104,12 +124,25 @@ def _tokens(text: str):
         return
 
 
-def _suppressions(text: str) -> dict[int, list[str]]:
+def _suppressions(text: str, statements: list[ast.stmt]) -> dict[int, list[str]]:
+    """The `rmqlint: disable` comments: only the lines that mention rmqlint are tokenized, each within the top-level
+    statement holding it (a statement tokenizes on its own) or alone between statements (comments only)."""
     found: dict[int, list[str]] = {}
-    for tok in _tokens(text):
-        if tok.type != tokenize.COMMENT:
+    lines, _ends = split_lines(text)
+    spans = [(min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]), s.end_lineno or s.lineno)
+             for s in statements]
+    firsts = [first for first, _last in spans]
+    done: set[int] = set()
+    for number, line in enumerate(lines, start=1):
+        if "rmqlint" not in line or number in done:
             continue
-        add_suppressions(found, tok.string, tok.start[0])
+        at = bisect.bisect_right(firsts, number) - 1
+        span = spans[at] if at >= 0 and spans[at][1] >= number else (number, number)
+        done.update(range(span[0], span[1] + 1))
+        chunk = "\n".join(lines[span[0] - 1:span[1]]) + "\n"
+        for tok in _tokens(chunk):
+            if tok.type == tokenize.COMMENT:
+                add_suppressions(found, tok.string, span[0] + tok.start[0] - 1)
     return found
 
 
@@ -117,8 +150,8 @@ def _loc(path: str, line: int, column: int) -> Location:
     return Location(path, line, column, line, column + 1)
 
 
-def _analyse(path: str, module: cst.Module, facts: FileFacts, line_map: list[int] | None = None) -> None:
-    index = PythonIndex(path, module, line_map)
+def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice) -> None:
+    index = PythonIndex(path, module, sliced.line_map, sliced.starts)
     ClientCollector(index).collect(facts)
     for name, binding in index.root.bindings.items():
         if binding.definition is not None:
