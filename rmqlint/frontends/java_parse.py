@@ -12,7 +12,7 @@ import tree_sitter
 from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_clients import ClientExtractor
-from rmqlint.frontends.java_index import LANGUAGE, JavaFile
+from rmqlint.frontends.java_index import LANGUAGE, MAX_EVAL_DEPTH, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
 from rmqlint.text import add_suppressions, decode
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
@@ -63,6 +63,9 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         else:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
+    for line in sorted(java.too_deep):
+        facts.problems.append(Problem(f"expression nested more than {MAX_EVAL_DEPTH} levels deep: its value is not "
+                                      "known, so nothing that depends on it was checked", java.too_deep[line]))
 
 
 def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:

@@ -45,8 +45,18 @@ def parse_python(path: str, data: bytes) -> FileFacts:
     return facts
 
 
+def _declared_encoding(data: bytes) -> str:
+    """The encoding a `# -*- coding: gbk -*-` line declares (PEP 263), else UTF-8: as the interpreter reads it."""
+    lines = iter(data.splitlines(keepends=True)[:2])
+    try:
+        encoding, _lines = tokenize.detect_encoding(lambda: next(lines, b""))
+    except SyntaxError:  # an unknown encoding, or a byte-order mark that contradicts the declaration
+        return "utf-8"
+    return "utf-8" if encoding == "utf-8-sig" else encoding
+
+
 def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
-    decoded = decode(path, data, what="Python source")
+    decoded = decode(path, data, what="Python source", encoding=_declared_encoding(data[:4096]))
     if decoded.text is None:
         facts.problems.append(decoded.problem)
         return

@@ -12,10 +12,17 @@ clients that Spring creates (RocketMQProperties / RocketMQAutoConfiguration):
 Keys are matched with Spring's relaxed binding (`instance-name` = `instanceName` = `instance_name`).
 
 Properties keep their positions through a logical-line scan of the format (comments, `\\` continuations, `#---`
-documents); each logical line is then parsed by jproperties, which handles separators and escapes. YAML is read
-from PyYAML's event stream (marks carry line and column) without recursion, so deep nesting cannot exhaust the
-stack. Documents that apply under a profile (`spring.config.activate.on-profile`) are kept; a client setting that
-such a document changes is Dynamic, since it depends on the deployment.
+documents); each logical line is then parsed by jproperties, which handles separators and escapes. The Java
+specification reads `.properties` as ISO-8859-1 (other characters as `\\uXXXX` escapes); most projects write
+UTF-8, and many keep comments in GBK: a file that is valid UTF-8 is read as UTF-8, any other as ISO-8859-1, which
+never fails, so such a comment no longer costs the file its keys. YAML is read from PyYAML's event stream (marks
+carry line and column) without recursion, so deep nesting cannot exhaust the stack. Documents that apply under a
+profile (`spring.config.activate.on-profile`) are kept; a client setting that such a document changes is Dynamic,
+since it depends on the deployment.
+
+Maven and Gradle fill in resource-filtering tokens at build time (`name: @project.artifactId@`, Spring Boot's
+Maven delimiter): such a value is unresolved (Dynamic), and an unquoted token, which YAML cannot read, is read as
+the string it stands for instead of failing the whole file. `${project.version}` is a placeholder like any other.
 """
 
 from __future__ import annotations
@@ -60,12 +67,27 @@ class SpringFrontend(Frontend):
         return parse_properties(path, data) if path.endswith(".properties") else parse_yaml(path, data)
 
 
-def _text(facts: FileFacts, data: bytes) -> str | None:
-    """The file as text, or None with a Problem for binary or non-UTF-8 bytes."""
+def _text(facts: FileFacts, data: bytes, fallback: str | None = None) -> str | None:
+    """The file as text (UTF-8, else `fallback` when given), or None with a Problem for binary or undecodable
+    bytes."""
     decoded = decode(facts.path, data, what="configuration")
+    if decoded.text is None and fallback is not None and b"\0" not in data:
+        decoded = decode(facts.path, data, what="configuration", encoding=fallback)
     if decoded.problem is not None:
         facts.problems.append(decoded.problem)
     return decoded.text
+
+
+# A Maven (Spring Boot's `@..@` delimiter) or Gradle resource-filtering token, filled in at build time.
+_BUILD_TOKEN = re.compile(r"@[A-Za-z0-9_][A-Za-z0-9_.\-]*@")
+
+
+def config_value(text: str) -> Value:
+    """A configuration value: text and `${key:default}` placeholders; a build token makes it unresolved."""
+    token = _BUILD_TOKEN.search(text)
+    if token is not None:
+        return Dynamic(f"{token.group(0)} is filled in by the build (resource filtering)")
+    return parse_spring_string(text)
 
 
 def _loc(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Location:
@@ -80,7 +102,7 @@ def _loc(path: str, line: int, column: int, end_line: int | None = None, end_col
 def parse_properties(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="properties")
     try:
-        text = _text(facts, data)
+        text = _text(facts, data, fallback="iso-8859-1")
         if text is not None:
             _clients(facts, _read_properties(facts, text))
     except Exception as err:  # never a traceback for a user's file
@@ -127,7 +149,7 @@ def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
             facts.problems.append(Problem(f"properties error: {detail}", _loc(facts.path, first + 1, 1)))
             continue
         for key, (value, _meta) in props.items():
-            facts.config.append(ConfigEntry(key, parse_spring_string(value), _value_location(facts.path, first, parts)))
+            facts.config.append(ConfigEntry(key, config_value(value), _value_location(facts.path, first, parts)))
             documents.append(document)
     return _profiles(facts.config, documents)
 
@@ -183,25 +205,80 @@ def _read_yaml(facts: FileFacts, text: str) -> dict[int, str]:
     """Reads the entries; returns id(entry) -> profile expression for entries of profile-specific documents."""
     import yaml
 
-    flattener = _Flattener(facts)
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            flattener.feed(event)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        what = err.problem or err.context or "invalid YAML"
-        if err.context and err.context_mark is not None and err.problem_mark is not None:
-            what += f" ({err.context} at line {err.context_mark.line + 1})"
-        facts.config.clear()  # Spring refuses the whole file
-        facts.problems.append(Problem(f"YAML error: {what}", _loc(facts.path, line, column)))
-    except yaml.YAMLError as err:
+    quoted = _QuotedTokens()
+    while True:
+        flattener = _Flattener(facts, quoted)
         facts.config.clear()
-        facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
-    except _TooLarge as err:
-        facts.config.clear()
-        facts.problems.append(Problem(str(err), _loc(facts.path, 1, 1)))
-    return flattener.profiles()
+        try:
+            for event in yaml.parse(text, Loader=yaml.SafeLoader):
+                flattener.feed(event)
+        except yaml.MarkedYAMLError as err:
+            # An unquoted build token (`name: @project.artifactId@`) is not YAML until the build replaces it:
+            # quote it where the scanner stops, and read the file again.
+            patched = quoted.quote(text, err)
+            if patched is not None:
+                text = patched
+                continue
+            _yaml_problem(facts, err, quoted)
+        except yaml.YAMLError as err:
+            facts.config.clear()
+            facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
+        except _TooLarge as err:
+            facts.config.clear()
+            facts.problems.append(Problem(str(err), _loc(facts.path, 1, 1)))
+        return flattener.profiles()
+
+
+MAX_BUILD_TOKENS = 200  # quoted one by one, each with a new read of the file
+
+
+class _QuotedTokens:
+    """The build tokens quoted so far, to report positions in the file as written."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.tokens: dict[int, list[tuple[int, int]]] = {}  # 0-based line -> (0-based column as written, length)
+
+    def quote(self, text: str, err) -> str | None:
+        """`text` with the unquoted build token the scanner stopped at quoted; None when it stopped elsewhere."""
+        mark = err.problem_mark
+        if self.count >= MAX_BUILD_TOKENS or mark is None or mark.index >= len(text) or text[mark.index] != "@":
+            return None
+        token = _BUILD_TOKEN.match(text, mark.index)
+        if token is None:
+            return None
+        self.count += 1
+        self.tokens.setdefault(mark.line, []).append((self._written(mark.line, mark.column), len(token.group(0))))
+        return f"{text[:token.start()]}'{token.group(0)}'{text[token.end():]}"
+
+    def _written(self, line: int, column: int) -> int:
+        """A 0-based column of the quoted text, in the file as written: less the quotes added before it."""
+        shift = 0
+        added = 0
+        for start, length in sorted(self.tokens.get(line, ())):
+            if column > start + shift:
+                added += 1  # past the opening quote
+            if column > start + shift + length + 1:
+                added += 1  # past the closing quote
+            shift += 2
+        return column - added
+
+    def original(self, location: Location) -> Location:
+        if not self.tokens:
+            return location
+        return Location(location.path, location.line, self._written(location.line - 1, location.column - 1) + 1,
+                        location.end_line, self._written(location.end_line - 1, location.end_column - 1) + 1)
+
+
+def _yaml_problem(facts: FileFacts, err, quoted: _QuotedTokens) -> None:
+    mark = err.problem_mark or err.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    what = err.problem or err.context or "invalid YAML"
+    if err.context and err.context_mark is not None and err.problem_mark is not None:
+        what += f" ({err.context} at line {err.context_mark.line + 1})"
+    facts.config.clear()  # Spring refuses the whole file
+    where = quoted.original(_loc(facts.path, line, column))
+    facts.problems.append(Problem(f"YAML error: {what}", _loc(facts.path, where.line, where.column)))
 
 
 MAX_YAML_DEPTH = 200
@@ -224,11 +301,12 @@ class _Flattener:
     """Flattens PyYAML's event stream into dotted keys without recursion (deep input cannot exhaust the
     stack); anchors are recorded and replayed for aliases, `<<` merge keys fold into their mapping."""
 
-    def __init__(self, facts: FileFacts):
+    def __init__(self, facts: FileFacts, unquoted: "_QuotedTokens"):
         import yaml  # PyYAML is imported only when a YAML file is parsed (not on a warm run)
 
         self.yaml = yaml
         self.facts = facts
+        self.unquoted = unquoted
         self.stack: list[_Frame] = []
         self.anchors: dict[str, list[yaml.Event]] = {}
         self.recording: list[tuple[str, list[yaml.Event], list[int]]] = []  # anchor, events, [depth]
@@ -334,7 +412,7 @@ class _Flattener:
         location = Location(self.facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
         if (location.end_line, location.end_column) <= (location.line, location.column):
             location = _loc(self.facts.path, start.line + 1, start.column + 1)
-        self.facts.config.append(ConfigEntry(prefix, parse_spring_string(text), location))
+        self.facts.config.append(ConfigEntry(prefix, config_value(text), self.unquoted.original(location)))
         self.documents.append(self.document)
 
     def profiles(self) -> dict[int, str]:

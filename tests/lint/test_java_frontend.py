@@ -421,7 +421,13 @@ def test_ten_thousand_deep_nesting_does_not_hit_the_recursion_limit():
     assert facts.clients[0].instance_name.value == Lit("deep")
 
     parens = "class P { static final String X = " + "(" * depth + '"a"' + ")" * depth + "; }"
-    assert isinstance(parse_java("deep/P.java", parens.encode()).constants["P.X"], Dynamic)
+    assert parse_java("deep/P.java", parens.encode()).constants["P.X"] == Lit("a")  # parentheses change nothing
+
+    casts = "class R { static final String X = " + "(String) (" * depth + '"a"' + ")" * depth + "; }"
+    facts = parse_java("deep/R.java", casts.encode())
+    assert isinstance(facts.constants["R.X"], Dynamic)
+    (problem,) = facts.problems  # deeper than the evaluator follows: said, at its line
+    assert "nested more than 100 levels" in problem.message and problem.location.line == 1
 
     chain = "class Q { static final String X = " + " + ".join(['"a"'] * depth) + "; }"
     assert parse_java("deep/Q.java", chain.encode()).constants["Q.X"] == Lit("a" * depth)
