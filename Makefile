@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench fuzz clean
 
 install: $(STAMP)
 
@@ -27,5 +27,11 @@ bench: install
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.plan_bench
 
+# Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);
+# `make test` runs a short, fixed slice of the same tests. Failing inputs are kept in .hypothesis/ and replayed.
+fuzz: install
+	RMQLINT_FUZZ_PROFILE=rmqlint-fuzz $(BIN)/python -m pytest -q tests/lint/test_fuzz.py \
+		--hypothesis-show-statistics
+
 clean:
-	rm -rf $(VENV) .rmqlint_cache .pytest_cache *.egg-info
+	rm -rf $(VENV) .rmqlint_cache .pytest_cache .hypothesis *.egg-info

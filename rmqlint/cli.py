@@ -26,7 +26,9 @@ commands:
   ./rules)
 
 The whole project (the nearest directory above PATH holding .git, pyproject.toml or .rmqlint.toml) is indexed, so
-constants and producers in other files are seen; findings are reported for PATH only. Settings come from
+constants and producers in other files are seen; findings are reported for PATH only. A git repository or a
+directory with .rmqlint.toml or [tool.rmqlint] below it is a project of its own, linted alone. Paths print
+relative to the current directory (absolute outside it). Settings come from
 [tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on); options override them.
 A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
 
@@ -148,10 +150,25 @@ def _explain_command(argv: list[str]) -> int:
     return 0
 
 
+def _printable(text: str, stream) -> str:
+    """`text` as `stream` can encode it: a character it cannot (a lone surrogate from a "\\ud800" escape in the
+    source, a file name that is not UTF-8, CJK text on a Latin-1 terminal) is written as its escape, `\\ud800`,
+    which is also how a JSON string spells it."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        try:
+            return text.encode(encoding, "backslashreplace").decode(encoding)
+        except LookupError:
+            return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
 def _emit(text: str) -> None:
     """Write the whole output at once; a closed pipe (| head) is not an error."""
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(_printable(text, sys.stdout))
         sys.stdout.flush()
     except BrokenPipeError:
         try:
@@ -162,7 +179,7 @@ def _emit(text: str) -> None:
 
 def _emit_err(text: str) -> None:
     try:
-        sys.stderr.write(text + "\n")
+        sys.stderr.write(_printable(text + "\n", sys.stderr))
         sys.stderr.flush()
     except BrokenPipeError:
         pass

@@ -3,6 +3,10 @@
 The whole project is always indexed (cross-file rules need every constant and every producer), but findings are
 reported only for the paths given on the command line: that is how a pre-commit run on three changed files still
 sees the rest of the repository.
+
+A project never reaches into another one nested in it: a git repository (a clone, a submodule) or a marked project
+(`.rmqlint.toml`, or a `pyproject.toml` with a `[tool.rmqlint]` table) below the root is linted on its own, so a
+folder holding several checkouts never links a consumer of one to a producer of another.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ class Discovery:
     files: list[str]  # every project source file, relative '/'-separated, sorted
     report: set[str] = field(default_factory=set)  # the files whose findings are reported
     kinds: dict[str, str] = field(default_factory=dict)  # path -> the name of the frontend that reads it
+    # Projects nested below the root that the paths reach into (outermost only, relative): linted on their own.
+    nested: list[str] = field(default_factory=list)
 
 
 def find_root(paths: list[Path]) -> Path:
@@ -70,15 +76,19 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
     the root) apply to everything, explicit files included, so a pre-commit run honours them too.
     """
     excluded = _gitignore_spec(exclude) if exclude else None
+    listed = _project_files(root, listing)
+    nested = nested_projects(root, listed, excluded)
+    inside_nested = _under_any(nested)
     kinds: dict[str, str] = {}
-    for rel in _project_files(root, listing):
-        if _skipped(rel) or (excluded is not None and excluded.match_file(rel)):
+    for rel in listed:
+        if _skipped(rel) or (excluded is not None and excluded.match_file(rel)) or inside_nested(rel):
             continue
         kind = source_kind(rel)
         if kind is not None:
             kinds[rel] = kind
 
     report: set[str] = set()
+    reached: set[str] = set()
     for arg in paths:
         full = arg.resolve()
         if not full.exists():
@@ -90,13 +100,65 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
         if full.is_dir():
             prefix = "" if rel == "." else rel + "/"
             report.update(p for p in kinds if p.startswith(prefix))
+            reached.update(n for n in nested if not prefix or n.startswith(prefix) or (rel + "/").startswith(n + "/"))
+        elif inside_nested(rel):
+            reached.update(n for n in nested if rel.startswith(n + "/"))
         else:
             kind = source_kind(rel)
             if kind is None or (excluded is not None and excluded.match_file(rel)):
                 continue
             kinds.setdefault(rel, kind)
             report.add(rel)
-    return Discovery(root=root, files=sorted(kinds), report=report, kinds=kinds)
+    return Discovery(root=root, files=sorted(kinds), report=report, kinds=kinds,
+                     nested=[n for n in nested if n in reached])
+
+
+# --- projects nested in the project --------------------------------------------------------------------------
+
+PROJECT_FILES = (".rmqlint.toml", "pyproject.toml")  # kept in the listing: they may mark a nested project
+
+
+def nested_projects(root: Path, listed: list[str], excluded=None) -> list[str]:
+    """The outermost projects below `root` in its listing: git repositories (git lists an untracked one as
+    `dir/`, a submodule as its path; the walk lists both as `dir/`) and directories marked by `.rmqlint.toml` or
+    by a `pyproject.toml` with a `[tool.rmqlint]` table."""
+    found: set[str] = set()
+    submodules = ".gitmodules" in listed
+    for rel in listed:
+        if rel.endswith("/"):
+            found.add(rel.rstrip("/"))
+            continue
+        directory, _, name = rel.rpartition("/")
+        if directory and (name == ".rmqlint.toml" or (name == "pyproject.toml" and _has_rmqlint_table(root / rel))):
+            found.add(directory)
+        elif submodules and "." not in name and os.path.exists(os.path.join(root, rel, ".git")):
+            found.add(rel)
+    found = {d for d in found if d and not _skipped(d + "/") and not (excluded is not None and excluded.match_file(d + "/"))}
+    return sorted(d for d in found if not any(d.startswith(other + "/") for other in found))
+
+
+def _has_rmqlint_table(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False
+    if b"rmqlint" not in data:  # most pyproject.toml files: no TOML parser needed
+        return False
+    import tomllib
+
+    try:
+        tool = tomllib.loads(data.decode("utf-8")).get("tool")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False  # reported when that project's own settings are read
+    return isinstance(tool, dict) and "rmqlint" in tool
+
+
+def _under_any(directories: list[str]):
+    if not directories:
+        return lambda rel: False
+    prefixes = tuple(d + "/" for d in directories)
+    return lambda rel: rel.startswith(prefixes)
 
 
 def _gitignore_spec(lines):
@@ -216,7 +278,12 @@ def _walk(root: Path, record: dict | None = None) -> list[str]:
             except OSError:
                 pass
         join = (lambda n: f"{rel_dir}/{n}") if rel_dir else (lambda n: n)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not ignored(join(d), True))
+        kept = sorted(d for d in dirnames if d not in SKIPPED_DIRS and not ignored(join(d), True))
+        # A git repository below is a project of its own: listed as `dir/` (as git lists one), not entered.
+        repositories = [d for d in kept if os.path.exists(os.path.join(dirpath, d, ".git"))]
+        files.extend(join(d) + "/" for d in repositories)
+        dirnames[:] = [d for d in kept if d not in repositories]
         # Only names that can be source files are matched against the ignore rules (the slow part of a walk).
-        files.extend(join(f) for f in filenames if source_kind(f) is not None and not ignored(join(f), False))
+        files.extend(join(f) for f in filenames
+                     if (source_kind(f) is not None or (f in PROJECT_FILES and rel_dir)) and not ignored(join(f), False))
     return files

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Iterable
 
 from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
-from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
+from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.frontends import frontend_named
 from rmqlint.facts import FileFacts, Location, facts_from_json, facts_to_json
-from rmqlint.findings import SEVERITIES, Finding, severity_rank
+from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
@@ -43,8 +43,12 @@ class LintResult:
     files_checked: int  # files in the reported set
     rules: list  # the enabled Rule instances
     parsed: int = 0  # files parsed in this run (the rest came from the cache or were not needed)
+    projects: list[str] = field(default_factory=lambda: [""])  # the projects linted, relative to root ("": root)
+    failing: bool | None = None  # set when projects with their own fail-on were merged
 
     def failed(self) -> bool:
+        if self.failing is not None:
+            return self.failing
         threshold = severity_rank(self.settings.fail_on)
         return any(severity_rank(f.severity) >= threshold for f in self.findings)
 
@@ -69,13 +73,54 @@ def resolve_settings(root: Path, options: LintOptions, cache: FactsCache | None 
 
 
 def lint(options: LintOptions) -> LintResult:
-    """Lint the project holding `options.paths`. Raises ConfigError or DiscoveryError (exit 2)."""
+    """Lint the project holding `options.paths`, and each project nested in it that the paths reach (a git
+    repository or a marked project below the root) on its own: with its own settings and cache, never linked to
+    the others. Paths in the result are relative to the outermost root. Raises ConfigError or DiscoveryError
+    (exit 2)."""
+    root = find_root(options.paths)
+    runs: list[tuple[str, LintResult]] = []
+    pending = [("", root, list(options.paths))]
+    while pending:
+        prefix, project_root, paths = pending.pop(0)
+        try:
+            result, nested = _lint_project(project_root, paths, options)
+        except ConfigError as err:
+            if not prefix:
+                raise
+            raise ConfigError(f"{prefix}/{err}") from None  # name the nested project's settings file
+        runs.append((prefix, result))
+        for rel in nested:
+            nested_root = project_root / rel
+            reaching = [nested_root if _contains(path, nested_root) else path for path in paths
+                        if _contains(path, nested_root) or _contains(nested_root, path)]
+            pending.append((f"{prefix}/{rel}" if prefix else rel, nested_root, reaching))
+    return _merged(root, runs)
+
+
+def _contains(directory: Path, path: Path) -> bool:
+    directory, path = directory.resolve(), path.resolve()
+    return path == directory or directory in path.parents
+
+
+def _merged(root: Path, runs: list[tuple[str, LintResult]]) -> LintResult:
+    """One result for the projects linted on their own: paths under the outermost root, findings in order."""
+    if len(runs) == 1:
+        return runs[0][1]
+    outer = runs[0][1]
+    findings = sorted((f.moved(prefix) for prefix, r in runs for f in r.findings), key=Finding.sort_key)
+    rules = {type(rule): rule for _prefix, r in runs for rule in r.rules}
+    return LintResult(root, outer.settings, findings, sum(r.files_checked for _p, r in runs),
+                      sorted(rules.values(), key=lambda rule: rule.CODE), parsed=sum(r.parsed for _p, r in runs),
+                      projects=[prefix for prefix, _r in runs], failing=any(r.failed() for _p, r in runs))
+
+
+def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[LintResult, list[str]]:
+    """Lint one project: the result for `paths`, and the projects nested in it that `paths` reach."""
     from rules import ALL_RULES
 
-    root = find_root(options.paths)
     cache = FactsCache(root, enabled=options.use_cache)
     settings = resolve_settings(root, options, cache)
-    discovery = discover(options.paths, root, settings.exclude, listing=cache)
+    discovery = discover(paths, root, settings.exclude, listing=cache)
     loader = SourceIndex(discovery, cache)
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
@@ -94,30 +139,18 @@ def lint(options: LintOptions) -> LintResult:
     cache.save()
 
     findings = [f for f in findings if f.location.path in discovery.report]
-    return LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
-
-
-def finding_to_json(finding: Finding) -> list:
-    loc = finding.location
-    return [finding.code, finding.severity, finding.message, loc.path, loc.line, loc.column, loc.end_line,
-            loc.end_column]
-
-
-_MEMO_TYPES = (str, str, str, str, int, int, int, int)
+    result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
+    return result, discovery.nested
 
 
 def _from_memo(items: list | None) -> list[Finding] | None:
     """Findings from the memo, or None when it is absent or damaged in any way (then the run lints for real)."""
     if items is None:
         return None
-    findings = []
-    for item in items:
-        if not (isinstance(item, list) and len(item) == len(_MEMO_TYPES)
-                and all(type(v) is t for v, t in zip(item, _MEMO_TYPES)) and item[1] in SEVERITIES):
-            return None
-        code, severity, message, path, line, column, end_line, end_column = item
-        findings.append(Finding(code, severity, message, Location(path, line, column, end_line, end_column)))
-    return findings
+    try:
+        return [finding_from_json(item) for item in items]
+    except (ValueError, TypeError):
+        return None
 
 
 def run_rules(project: Project, rules: Iterable) -> list[Finding]:

@@ -34,6 +34,10 @@ from rmqlint.text import canonical_key, split_destination
 from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value,
                             alternatives, concat, one_of)
 
+# Constants and placeholders that refer to one another are followed this many steps deep (real code: a few); a
+# longer chain is unknown rather than a recursion as deep as the chain.
+MAX_CHAIN = 64
+_TOO_LONG = f"more than {MAX_CHAIN} constants or configuration keys refer to one another in a chain"
 _ENV_STYLE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # Keys Spring (Cloud) fills in at run time: never a fixed value even though they look like configuration.
 _RUNTIME_PREFIXES = ("random.", "spring.cloud.client.", "local.server.", "local.management.")
@@ -218,6 +222,8 @@ class Linker:
         marker = ("<config>", key)
         if marker in self._active:
             return Dynamic(f"placeholder cycle through {key}")
+        if len(self._active) >= MAX_CHAIN:
+            return Dynamic(_TOO_LONG)
         self._active.add(marker)
         try:
             results = []
@@ -250,6 +256,8 @@ class Linker:
             return self._const_memo[memo_key]
         if memo_key in self._active:
             return Dynamic(f"constant cycle through {key}")
+        if len(self._active) >= MAX_CHAIN:
+            return Dynamic(_TOO_LONG)
         self._active.add(memo_key)
         try:
             value = self.resolve(raw, facts)

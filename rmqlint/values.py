@@ -160,12 +160,32 @@ def concat(parts: list[Value]) -> Value:
     return Concat(tuple(flat))
 
 
+# Placeholders nested deeper than this (`${a:${b:${c:...}}}`) are not followed: real configuration nests two or
+# three; thousands would recurse through every step that reads a value.
+MAX_PLACEHOLDER_DEPTH = 32
+TOO_DEEP = f"placeholders nested more than {MAX_PLACEHOLDER_DEPTH} deep"
+
+
+class _TooDeep(Exception):
+    pass
+
+
 def parse_spring_string(text: str) -> Value:
     """Split a Spring string into literal text and `${key:default}` placeholders (nested defaults allowed).
 
     `"${rocketmq.topic:orders}"` -> Placeholder("rocketmq.topic", Lit("orders")); plain text -> Lit.
     An unterminated `${` is kept as literal text, as Spring does with ignoreUnresolvablePlaceholders.
+    Placeholders nested more than MAX_PLACEHOLDER_DEPTH deep give `Dynamic(TOO_DEEP)` (frontends report it).
     """
+    try:
+        return _spring_string(text, 0)
+    except _TooDeep:
+        return Dynamic(TOO_DEEP)
+
+
+def _spring_string(text: str, depth: int) -> Value:
+    if depth > MAX_PLACEHOLDER_DEPTH:
+        raise _TooDeep
     parts: list[Value] = []
     i = 0
     buf = []
@@ -178,7 +198,7 @@ def parse_spring_string(text: str) -> Value:
             if buf:
                 parts.append(Lit("".join(buf)))
                 buf = []
-            parts.append(_placeholder(text[i + 2 : end]))
+            parts.append(_placeholder(text[i + 2 : end], depth))
             i = end + 1
         else:
             buf.append(text[i])
@@ -204,19 +224,20 @@ def _matching_brace(text: str, start: int) -> int:
     return -1
 
 
-def _placeholder(body: str) -> Placeholder:
+def _placeholder(body: str, depth: int) -> Placeholder:
+    """`key:default` inside `${...}` at nesting `depth`."""
     # The first ':' outside a nested placeholder separates key and default.
-    depth = 0
+    open_braces = 0
     i = 0
     while i < len(body):
         if body.startswith("${", i):
-            depth += 1
+            open_braces += 1
             i += 2
             continue
         if body[i] == "}":
-            depth -= 1
-        elif body[i] == ":" and depth == 0:
-            return Placeholder(body[:i].strip(), parse_spring_string(body[i + 1 :]))
+            open_braces -= 1
+        elif body[i] == ":" and open_braces == 0:
+            return Placeholder(body[:i].strip(), _spring_string(body[i + 1 :], depth + 1))
         i += 1
     return Placeholder(body.strip(), None)
 

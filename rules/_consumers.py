@@ -1,12 +1,12 @@
 """What the rules need to know about a client beyond its raw facts: is it a consumer, which message model it runs,
-which group it belongs to, and how to name a place in a message.
+and which group it belongs to.
 
 Every answer is certain or None: a rule that gets None stays quiet.
 """
 
 from __future__ import annotations
 
-from rmqlint.facts import ClientFact, Location, Setting
+from rmqlint.facts import ClientFact, Setting
 from rmqlint.values import Lit, literal_texts
 
 CLUSTERING = "CLUSTERING"
@@ -56,7 +56,3 @@ def describe_group(client: ClientFact) -> str:
     if client.name:
         return f"{client.name} (group not resolved)"
     return "(group not resolved)"
-
-
-def where(location: Location) -> str:
-    return f"{location.path}:{location.line}"

@@ -42,5 +42,7 @@ class Rule:
         empty project). The test suite checks it for every VALID example."""
         return bool(project.files)
 
-    def finding(self, message: str, location) -> Finding:
-        return Finding(self.CODE, self.SEVERITY, message, location)
+    def finding(self, message, location, related=()) -> Finding:
+        """`message`: text, or parts from `rmqlint.findings.message` citing other places; every cited place must
+        be one of `related` (each a `Related` with a short note), which may name more places than the message."""
+        return Finding(self.CODE, self.SEVERITY, message, location, tuple(related))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from rmqlint.findings import Finding
+from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
 from rmqlint.values import literal_texts
 from rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
@@ -487,7 +487,11 @@ it at a per-replica property such as `${HOSTNAME}`.
             # (or subscribes where we cannot see) may not rebalance at all.
             if client.role == "lite_pull_consumer" and not client.subscriptions:
                 continue
-            yield self.finding(self._message(client, names), client.instance_name.location)
+            at = client.instance_name.location
+            # Where the consumer is created, when the name is set elsewhere (a setter line, a config file).
+            related = [] if client.location == at else [Related(client.location, f"clustering consumer "
+                                                                                    f"{describe_group(client)}")]
+            yield self.finding(self._message(client, names), at, related)
 
     @staticmethod
     def _message(client, names: list[str]) -> str:

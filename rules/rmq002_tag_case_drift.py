@@ -6,10 +6,10 @@ from collections import defaultdict
 from typing import Iterable
 
 from rmqlint.facts import Location
-from rmqlint.findings import Finding
+from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.values import known_texts
-from rules._consumers import describe_group, is_consumer, where
+from rules._consumers import describe_group, is_consumer
 from rules._examples import line_of
 from rules.base import Example, Rule
 
@@ -624,17 +624,19 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
                 if text not in tags
             }
             if drifting:
-                yield self.finding(self._message(client, topic, tag, drifting), sub.location)
+                yield self._finding(client, topic, tag, drifting, sub.location)
 
-    @staticmethod
-    def _message(client, topic: str, tag: str, drifting: dict[str, set[Location]]) -> str:
-        shown = []
+    def _finding(self, client, topic: str, tag: str, drifting: dict[str, set[Location]], at: Location) -> Finding:
+        shown: list = []
+        related = []
         for text in sorted(drifting):
             locations = sorted(drifting[text], key=lambda loc: (loc.path, loc.line, loc.column))
             more = f" (and {len(locations) - 1} more)" if len(locations) > 1 else ""
-            shown.append(f'"{text}" at {where(locations[0])}{more}')
-        return (
-            f'subscribed tag "{tag}" on topic "{topic}" does not match the produced tag {", ".join(shown)}: '
-            f"tags are compared exactly and case-sensitively, so those messages never reach "
-            f"{describe_group(client)}"
+            shown.extend([", " if shown else "", f'"{text}" at ', locations[0], more])
+            related += [Related(loc, f'produces tag "{text}" on topic "{topic}"') for loc in locations]
+        text = message(
+            f'subscribed tag "{tag}" on topic "{topic}" does not match the produced tag ', *shown,
+            ": tags are compared exactly and case-sensitively, so those messages never reach ",
+            describe_group(client),
         )
+        return self.finding(text, at, related)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Iterable
 
 from rmqlint.facts import ClientFact, Location
-from rmqlint.findings import Finding
+from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.values import literal_texts
-from rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model, where
+from rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model
 from rules._examples import line_of
 from rules.base import Example, Rule
 
@@ -407,16 +407,19 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             if not evidence:
                 continue
             (what, location), others = evidence[0], evidence[1:]
-            message = (
+            parts: list = [
                 f"broadcasting consumer {describe_group(client)} {what}, but broadcasting never retries: a failed "
                 f"message is dropped with a log line (no %RETRY% topic, no DLQ)"
-            )
+            ]
+            related = []
             if location.path != client.location.path:
                 # A listener class of another file: the finding sits in its code, so name the consumer too.
-                message += f"; the consumer is at {where(client.location)}"
-            if others:
-                message += "; also: " + ", ".join(f"{other} at {where(loc)}" for other, loc in others)
-            yield self.finding(message, location)
+                parts += ["; the consumer is at ", client.location]
+                related.append(Related(client.location, f"broadcasting consumer {describe_group(client)}"))
+            for i, (other, loc) in enumerate(others):
+                parts += ["; also: " if i == 0 else ", ", f"{other} at ", loc]
+                related.append(Related(loc, other))
+            yield self.finding(message(*parts), location, related)
 
 
 def _is_concurrent(client: ClientFact) -> bool:

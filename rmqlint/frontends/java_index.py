@@ -39,7 +39,8 @@ NUMBER_TYPES = frozenset({"int", "Integer", "long", "Long", "short", "Short", "b
 _INTEGER_LITERALS = frozenset(
     {"decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"}
 )
-MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic, and reported (`JavaFile.too_deep`)
+MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic(TOO_DEEP_EXPRESSION), reported by java_parse
+TOO_DEEP_EXPRESSION = f"expression nested more than {MAX_EVAL_DEPTH} levels deep"
 
 _LOCALS_QUERY = tree_sitter.Query(
     LANGUAGE,
@@ -110,9 +111,6 @@ class JavaFile:
         self._field_values: dict[int, Value] = {}
         self._in_progress: set[int] = set()
         self.memo: dict[str, dict] = {}  # per-file memos of the modules working on this file (java_flow)
-        # Expressions nested deeper than the evaluator follows, by line: reported (RMQ900), never dropped silently.
-        self.too_deep: dict[int, Location] = {}
-        self._cut = False
         self._index_declarations()
 
     # --- text and locations ------------------------------------------------------------------------------
@@ -419,28 +417,15 @@ class JavaFile:
         """The value of an expression; `spring=True` also reads `${...}` placeholders in its text."""
         if node is None:
             return Dynamic("no value")
-        result = self._evaluated(node)
+        result = self._eval(node, 0)[0]
         return spring_value(result) if spring else result
-
-    def _evaluated(self, node: tree_sitter.Node, info: "FieldInfo | None" = None) -> Value:
-        """The value of an expression (or of a field); where the evaluator ran out of depth, noted in `too_deep`
-        at the expression's line."""
-        outer, self._cut = self._cut, False
-        try:
-            result = self._field_value(info, 0)[0] if info is not None else self._eval(node, 0)[0]
-            if self._cut:
-                where = self.location(node)
-                self.too_deep.setdefault(where.line, where)
-        finally:
-            self._cut = outer
-        return result
 
     def field_value(self, info: FieldInfo) -> Value:
         key = info.declaration.id
         cached = self._field_values.get(key)
         if cached is not None:
             return cached
-        result = self._evaluated(info.value or info.declaration, info)
+        result = self._field_value(info, 0)[0]
         self._field_values[key] = result
         return result
 
@@ -529,8 +514,7 @@ class JavaFile:
         while node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]  # parentheses change nothing: followed without using up the depth
         if depth > MAX_EVAL_DEPTH:
-            self._cut = True
-            return Dynamic("expression too deeply nested"), "unknown"
+            return Dynamic(TOO_DEEP_EXPRESSION), "unknown"
         kind = node.type
         if kind == "string_literal":
             text = string_literal_text(self, node)

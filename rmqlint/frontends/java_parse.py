@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import tree_sitter
 
-from rmqlint.facts import FileFacts, Location, Problem
+from rmqlint.facts import FileFacts, Location, Problem, Setting
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_clients import ClientExtractor
-from rmqlint.frontends.java_index import LANGUAGE, MAX_EVAL_DEPTH, JavaFile
+from rmqlint.frontends.java_index import LANGUAGE, TOO_DEEP_EXPRESSION, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
 from rmqlint.text import add_suppressions, decode
+from rmqlint.values import TOO_DEEP, Concat, Dynamic, OneOf
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
 
 
@@ -63,9 +64,45 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         else:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
-    for line in sorted(java.too_deep):
-        facts.problems.append(Problem(f"expression nested more than {MAX_EVAL_DEPTH} levels deep: its value is not "
-                                      "known, so nothing that depends on it was checked", java.too_deep[line]))
+            facts.problems.extend(_unfollowed(facts))
+
+
+_UNFOLLOWED = {
+    Dynamic(TOO_DEEP): f"a value with {TOO_DEEP}, not followed",
+    Dynamic(TOO_DEEP_EXPRESSION): f"{TOO_DEEP_EXPRESSION}: its value is not known, so what depends on it was not "
+                                  "checked",
+}
+
+
+def _unfollowed(facts: FileFacts) -> list[Problem]:
+    """A setting, subscription or tag whose expression (or Spring placeholders) nests deeper than the evaluator
+    follows is unknown: said so at its place, never dropped silently."""
+    places = []
+    for client in facts.clients:
+        for item in vars(client).values():
+            if isinstance(item, Setting):
+                places.append((item.value, item.location))
+        places += [(s.topic, s.location) for s in client.subscriptions]
+        places += [(s.expression, s.location) for s in client.subscriptions]
+    places += [(p.topic, p.location) for p in facts.produced] + [(p.tag, p.location) for p in facts.produced]
+    problems = []
+    for value, location in places:
+        reason = _unfollowed_reason(value)
+        if reason is not None:
+            problems.append(Problem(_UNFOLLOWED[reason], location))
+    return problems
+
+
+def _unfollowed_reason(value) -> Dynamic | None:
+    parts = value.parts if isinstance(value, Concat) else value.alternatives if isinstance(value, OneOf) else (value,)
+    for part in parts:
+        if part in _UNFOLLOWED:
+            return part
+        if isinstance(part, (Concat, OneOf)):
+            found = _unfollowed_reason(part)
+            if found is not None:
+                return found
+    return None
 
 
 def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:

@@ -14,6 +14,7 @@ from libcst's `PositionProvider`, computed only once a fact needs a location.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -444,7 +445,9 @@ class PythonIndex:
 
     def value(self, node: cst.BaseExpression, scope: Scope) -> Value:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            evaluated = node.evaluated_value
+            with warnings.catch_warnings():  # an invalid escape such as "\q" warns, and stays in the text
+                warnings.simplefilter("ignore")
+                evaluated = node.evaluated_value
             if isinstance(evaluated, bytes):
                 try:
                     return Lit(evaluated.decode("utf-8"))

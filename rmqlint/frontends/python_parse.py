@@ -14,6 +14,7 @@ import bisect
 import io
 import sys
 import tokenize
+import warnings
 
 import libcst as cst
 
@@ -91,7 +92,9 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
 def _stdlib_parse(path: str, text: str) -> tuple[ast.Module | None, Problem | None]:
     """The stdlib parser rejects what libcst would choke on, and reports syntax errors with a position."""
     try:
-        return ast.parse(text), None
+        with warnings.catch_warnings():  # invalid escapes warn (an error under -W error): Python runs them
+            warnings.simplefilter("ignore")
+            return ast.parse(text), None
     except SyntaxError as err:
         line = err.lineno or 1
         return None, Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, Problem, Setting, Subscription
 from rmqlint.frontends.base import Frontend
 from rmqlint.text import canonical_key, decode, suppression_codes
-from rmqlint.values import Dynamic, Lit, Value, parse_spring_string
+from rmqlint.values import TOO_DEEP, Dynamic, Lit, Value, parse_spring_string
 
 if TYPE_CHECKING:  # the parsers are imported where they are used: importing this module (discovery) stays cheap
     import yaml
@@ -149,9 +149,17 @@ def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
             facts.problems.append(Problem(f"properties error: {detail}", _loc(facts.path, first + 1, 1)))
             continue
         for key, (value, _meta) in props.items():
-            facts.config.append(ConfigEntry(key, config_value(value), _value_location(facts.path, first, parts)))
+            facts.config.append(_entry(facts, key, value, _value_location(facts.path, first, parts)))
             documents.append(document)
     return _profiles(facts.config, documents)
+
+
+def _entry(facts: FileFacts, key: str, text: str, location: Location) -> ConfigEntry:
+    """A configuration entry; a value too deeply nested to follow is unknown, and said so at its line."""
+    value = config_value(text)
+    if value == Dynamic(TOO_DEEP):
+        facts.problems.append(Problem(f"{key}: {TOO_DEEP}, not followed", location))
+    return ConfigEntry(key, value, location)
 
 
 def _continues(line: str) -> bool:
@@ -412,7 +420,7 @@ class _Flattener:
         location = Location(self.facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
         if (location.end_line, location.end_column) <= (location.line, location.column):
             location = _loc(self.facts.path, start.line + 1, start.column + 1)
-        self.facts.config.append(ConfigEntry(prefix, config_value(text), self.unquoted.original(location)))
+        self.facts.config.append(_entry(self.facts, prefix, text, self.unquoted.original(location)))
         self.documents.append(self.document)
 
     def profiles(self) -> dict[int, str]:

@@ -22,12 +22,19 @@ def render(fmt: str, result) -> str:
     return renderer(result)
 
 
-def display_path(root: Path, rel: str, base: str | None = None) -> str:
-    """A finding's path as a person (or a CI annotation) can open it: relative to the current directory (or
-    `base`), with `..` when the file lies outside it. Always '/'-separated."""
-    full = os.path.join(root, rel)
+def display_path(root: Path | str, rel: str, base: str | None = None) -> str:
+    """A path of the project (relative to `root`) as a person or a CI annotation opens it from the current
+    directory (or `base`): relative to it when the file lies inside it, else absolute. Always '/'-separated."""
+    full = os.path.normpath(os.path.join(os.path.abspath(root), rel))
     start = os.path.abspath(base or os.getcwd())
-    try:
-        return os.path.relpath(full, start).replace(os.sep, "/")
-    except ValueError:  # another drive on Windows
-        return full.replace(os.sep, "/")
+    if full == start:
+        return "."
+    inside = start.rstrip(os.sep) + os.sep
+    if full.startswith(inside):
+        return full[len(inside):].replace(os.sep, "/")
+    return full.replace(os.sep, "/")
+
+
+def display_message(finding, root: Path | str, base: str | None = None) -> str:
+    """The finding's message with every place it cites as `path:line` openable from the current directory."""
+    return finding.render_message(lambda loc: display_path(root, loc.path, base))

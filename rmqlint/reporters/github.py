@@ -1,11 +1,12 @@
 """GitHub Actions workflow commands: one `::error file=..,line=..,col=..,endLine=..,endColumn=..,title=CODE::msg`
-annotation per finding (warnings as `::warning`, info as `::notice`)."""
+annotation per finding (warnings as `::warning`, info as `::notice`). Paths, in `file=` and in messages, are
+relative to `$GITHUB_WORKSPACE` (the checkout) when it is set, else to the current directory."""
 
 from __future__ import annotations
 
 import os
 
-from rmqlint.reporters import display_path
+from rmqlint.reporters import display_message, display_path
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -33,5 +34,5 @@ def render_github(result) -> str:
                 f"title={_escape_property(f.code)}",
             ]
         )
-        lines.append(f"::{_COMMAND.get(f.severity, 'warning')} {props}::{_escape_data(f.message)}")
+        lines.append(f"::{_COMMAND.get(f.severity, 'warning')} {props}::{_escape_data(display_message(f, result.root, base))}")
     return "".join(line + "\n" for line in lines)

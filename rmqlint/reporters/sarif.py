@@ -1,10 +1,18 @@
-"""SARIF 2.1.0: one run, `tool.driver.rules` with every enabled rule (docs as help), one result per finding,
-locations relative to the project root (`%SRCROOT%`)."""
+"""SARIF 2.1.0: one run, `tool.driver.rules` with every enabled rule (docs as help), one result per finding.
+
+Artifact URIs are relative to the current directory (`%SRCROOT%`, given as an absolute URI in
+`originalUriBaseIds`), or absolute `file:` URIs for files outside it. The other places a finding cites are its
+`relatedLocations` (each with its note), and the message links to them (`[path:line](id)`, SARIF's embedded links).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from urllib.parse import quote
+
+from rmqlint.reporters import display_path
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -48,30 +56,22 @@ def render_sarif(result) -> str:
 
     results = []
     for f in result.findings:
-        loc = f.location
         item = {
             "ruleId": f.code,
             "level": _LEVEL.get(f.severity, "warning"),
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": loc.path, "uriBaseId": "%SRCROOT%"},
-                        "region": {
-                            "startLine": loc.line,
-                            "startColumn": loc.column,
-                            "endLine": max(loc.end_line, loc.line),
-                            "endColumn": max(loc.end_column, 1),
-                        },
-                    }
-                }
-            ],
+            "message": {"text": _message_text(f, result.root)},
+            "locations": [_physical(f.location, result.root)],
         }
+        if f.related:
+            item["relatedLocations"] = [
+                {**_physical(r.location, result.root), "id": i, "message": {"text": r.message}}
+                for i, r in enumerate(f.related)
+            ]
         if f.code in index:
             item["ruleIndex"] = index[f.code]
         results.append(item)
 
-    root_uri = Path(result.root).resolve().as_uri() + "/"
+    base_uri = Path(os.getcwd()).resolve().as_uri().rstrip("/") + "/"
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -84,10 +84,50 @@ def render_sarif(result) -> str:
                         "rules": descriptors,
                     }
                 },
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": base_uri}},
                 "columnKind": "unicodeCodePoints",  # the frontends count characters, not UTF-16 units
                 "results": results,
             }
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _artifact(root, rel: str) -> dict:
+    shown = display_path(root, rel)
+    if shown.startswith("/") or os.path.isabs(shown):
+        return {"uri": Path(shown).as_uri()}
+    return {"uri": quote(shown), "uriBaseId": "%SRCROOT%"}
+
+
+def _physical(loc, root) -> dict:
+    return {
+        "physicalLocation": {
+            "artifactLocation": _artifact(root, loc.path),
+            "region": {
+                "startLine": loc.line,
+                "startColumn": loc.column,
+                "endLine": max(loc.end_line, loc.line),
+                "endColumn": max(loc.end_column, 1),
+            },
+        }
+    }
+
+
+def _escape(text: str) -> str:
+    """Plain message text: brackets and backslashes are escaped, so none is read as an embedded link."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _message_text(finding, root) -> str:
+    ids = {}
+    for i, related in enumerate(finding.related):
+        ids.setdefault(related.location, i)
+    out = []
+    for part in finding.parts:
+        if isinstance(part, str):
+            out.append(_escape(part))
+            continue
+        shown = _escape(f"{display_path(root, part.path)}:{part.line}")
+        out.append(f"[{shown}]({ids[part]})" if part in ids else shown)
+    return "".join(out)

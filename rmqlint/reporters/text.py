@@ -1,14 +1,15 @@
-"""Text: `path:line:col: CODE message` per finding, then one summary line."""
+"""Text: `path:line:col: CODE message` per finding, then one summary line. Paths, including the places a message
+cites, are relative to the current directory (absolute outside it)."""
 
 from __future__ import annotations
 
-from rmqlint.reporters import display_path
+from rmqlint.reporters import display_message, display_path
 
 
 def render_text(result) -> str:
     lines = [
         f"{display_path(result.root, f.location.path)}:{f.location.line}:{f.location.column}: "
-        f"{f.code} {f.message}"
+        f"{f.code} {display_message(f, result.root)}"
         for f in result.findings
     ]
     lines.append(summary(result))
@@ -17,6 +18,8 @@ def render_text(result) -> str:
 
 def summary(result) -> str:
     files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
+    if len(result.projects) > 1:
+        files += f" of {len(result.projects)} projects"
     if not result.findings:
         return f"No findings in {files}."
     counts = {}

@@ -11,9 +11,10 @@ import pytest
 from rmqlint.config import Settings
 from rmqlint.engine import LintResult
 from rmqlint.facts import Location
-from rmqlint.findings import Finding
+from rmqlint.findings import Finding, Related, message
 from rmqlint.reporters import render
 from rules import ALL_RULES
+from rmqlint.cache import package_version
 
 SCHEMA = Path(__file__).resolve().parents[1] / "golden" / "sarif-schema-2.1.0.json"
 
@@ -32,11 +33,19 @@ def result_of(findings, tmp_path, settings=None) -> LintResult:
     return LintResult(tmp_path, settings, findings, files_checked=3, rules=rules)
 
 
+PRODUCER = Location("src/P.java", 3, 5, 3, 40)
+OTHER_PRODUCER = Location("lib/Q.java", 9, 1, 9, 20)
 FINDINGS = [
     Finding("RMQ001", "error", "instanceName is fixed", Location("src/A.java", 7, 9, 7, 30)),
     Finding("RMQ003", "warning", "broadcasting, 100%: retries\nnever happen", Location("app/c.py", 12, 1, 14, 2)),
     Finding("RMQ900", "info", "not valid UTF-8", Location("x/B.java", 1, 1, 1, 2)),
 ]
+# A finding citing a place: the producer of a drifting tag, with one more producer only in `related`.
+CITING = Finding(
+    "RMQ002", "error", message('tag "[a]" drifts from "A" at ', PRODUCER, " (and 1 more)"),
+    Location("src/C.java", 4, 2, 4, 9),
+    (Related(PRODUCER, 'produces tag "A"'), Related(OTHER_PRODUCER, 'produces tag "A"')),
+)
 
 
 def test_text_lines_and_summary(tmp_path, monkeypatch):
@@ -54,19 +63,35 @@ def test_text_paths_are_relative_to_the_current_directory(tmp_path, monkeypatch)
     assert out.splitlines()[0].startswith("A.java:7:9: RMQ001")
 
 
-def test_text_paths_outside_the_current_directory_still_resolve(tmp_path, monkeypatch):
+def test_text_paths_outside_the_current_directory_are_absolute(tmp_path, monkeypatch):
     (tmp_path / "docs").mkdir()
     monkeypatch.chdir(tmp_path / "docs")
     out = render("text", result_of(FINDINGS[:1], tmp_path))
-    assert out.splitlines()[0].startswith("../src/A.java:7:9: RMQ001")
+    assert out.splitlines()[0].startswith(f"{tmp_path.as_posix()}/src/A.java:7:9: RMQ001")
+
+
+def test_places_cited_in_messages_are_openable_from_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / "src").mkdir()
+    monkeypatch.chdir(tmp_path / "src")
+    for fmt in ("text", "json", "github"):
+        out = render(fmt, result_of([CITING], tmp_path))
+        if fmt == "json":
+            out = json.loads(out)["findings"][0]["message"]
+        assert 'drifts from "A" at P.java:3 (and 1 more)' in out, fmt
+        assert "src/P.java" not in out, fmt
+    monkeypatch.chdir(tmp_path / "..")
+    out = render("text", result_of([CITING], tmp_path))
+    assert f"{tmp_path.name}/src/C.java:4:2: RMQ002 " in out and f'at {tmp_path.name}/src/P.java:3 ' in out
 
 
 def test_text_without_findings(tmp_path):
     assert render("text", result_of([], tmp_path)) == "No findings in 3 files.\n"
 
 
-def test_json_fields(tmp_path):
+def test_json_fields(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     data = json.loads(render("json", result_of(FINDINGS, tmp_path)))
+    assert (data["root"], data["files"], data["version"]) == (".", 3, package_version())
     assert data["findings"][1] == {
         "code": "RMQ003",
         "path": "app/c.py",
@@ -76,8 +101,22 @@ def test_json_fields(tmp_path):
         "end_column": 2,
         "severity": "warning",
         "message": "broadcasting, 100%: retries\nnever happen",
+        "related": [],
     }
-    assert json.loads(render("json", result_of([], tmp_path))) == {"findings": []}
+    assert json.loads(render("json", result_of([], tmp_path)))["findings"] == []
+
+
+def test_json_related_lists_every_cited_place(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (finding,) = json.loads(render("json", result_of([CITING], tmp_path)))["findings"]
+    assert finding["message"] == 'tag "[a]" drifts from "A" at src/P.java:3 (and 1 more)'
+    assert finding["related"] == [
+        {"path": "src/P.java", "line": 3, "column": 5, "end_line": 3, "end_column": 40, "message": 'produces tag "A"'},
+        {"path": "lib/Q.java", "line": 9, "column": 1, "end_line": 9, "end_column": 20, "message": 'produces tag "A"'},
+    ]
+    monkeypatch.chdir(tmp_path.parent)
+    data = json.loads(render("json", result_of([CITING], tmp_path)))
+    assert data["root"] == tmp_path.name and data["findings"][0]["related"][1]["path"] == f"{tmp_path.name}/lib/Q.java"
 
 
 def test_github_annotations_escape_properties_and_data(tmp_path, monkeypatch):
@@ -90,7 +129,8 @@ def test_github_annotations_escape_properties_and_data(tmp_path, monkeypatch):
     assert lines[2].startswith("::notice file=x/B.java,")
 
 
-def test_sarif_is_valid_and_complete(tmp_path):
+def test_sarif_is_valid_and_complete(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     schema = sarif_schema()
     log = json.loads(render("sarif", result_of(FINDINGS, tmp_path)))
     jsonschema.validate(log, schema)
@@ -109,8 +149,27 @@ def test_sarif_is_valid_and_complete(tmp_path):
     physical = first["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"] == {"uri": "src/A.java", "uriBaseId": "%SRCROOT%"}
     assert physical["region"] == {"startLine": 7, "startColumn": 9, "endLine": 7, "endColumn": 30}
-    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].startswith("file://")
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
     assert run["columnKind"] == "unicodeCodePoints"
+    assert "relatedLocations" not in first
+
+
+def test_sarif_related_locations_and_message_links(tmp_path, monkeypatch):
+    (tmp_path / "src").mkdir()
+    monkeypatch.chdir(tmp_path / "src")
+    log = json.loads(render("sarif", result_of([CITING], tmp_path)))
+    jsonschema.validate(log, sarif_schema())
+    (result,) = log["runs"][0]["results"]
+    # Brackets of the text are escaped; the cited place is a link to relatedLocations[0].
+    assert result["message"]["text"] == 'tag "\\[a\\]" drifts from "A" at [P.java:3](0) (and 1 more)'
+    related = result["relatedLocations"]
+    assert [r["id"] for r in related] == [0, 1]
+    assert related[0]["physicalLocation"]["artifactLocation"] == {"uri": "P.java", "uriBaseId": "%SRCROOT%"}
+    assert related[0]["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5, "endLine": 3,
+                                                        "endColumn": 40}
+    assert related[0]["message"]["text"] == 'produces tag "A"'
+    # Outside the current directory: an absolute file URI, no base.
+    assert related[1]["physicalLocation"]["artifactLocation"] == {"uri": (tmp_path / "lib" / "Q.java").as_uri()}
 
 
 def test_sarif_without_findings_and_with_a_selection_is_valid(tmp_path):

@@ -193,6 +193,15 @@ class TestTagCaseDrift:
         (finding,) = self.run([("T", "TagA ")], [("T", "TagA")])
         assert '"TagA " at P.java:10' in finding.message
 
+    def test_related_lists_every_producer_the_message_counts(self):
+        (finding,) = self.run([("T", "taga"), ("T", "taga"), ("T", "TAGA"), ("T", "TagA")], [("T", "TagA")])
+        assert '"TAGA" at P.java:12, "taga" at P.java:10 (and 1 more)' in finding.message
+        assert [(r.location.line, r.message) for r in finding.related] == [
+            (12, 'produces tag "TAGA" on topic "T"'),
+            (10, 'produces tag "taga" on topic "T"'),
+            (11, 'produces tag "taga" on topic "T"'),
+        ]
+
     def test_drifting_producer_reported_even_when_another_is_exact(self):
         (finding,) = self.run([("T", "TagA"), ("T", "taga"), ("T", "taga")], [("T", "TagA || TagB")])
         assert '"taga" at P.java:11 (and 1 more)' in finding.message
@@ -326,6 +335,12 @@ def test_invalid_example_reports_exactly_the_expected_findings(rule, example):
     assert got == sorted(example.expect), example.note
     for finding in findings:
         assert finding.severity == rule.SEVERITY and finding.message
+        # Every place a message cites is a related location, and every related location is a real place.
+        related = [r.location for r in finding.related]
+        assert set(finding.cited()) <= set(related), finding.message
+        for r in finding.related:
+            assert r.message and r.location.path in example.files
+            assert 1 <= r.location.line <= len(example.files[r.location.path].splitlines())
 
 
 @pytest.mark.parametrize("rule, example", list(_examples("VALID")))

@@ -12,8 +12,9 @@ from tests.lint.test_engine_fixtures import java_project, write_project
 from tests.lint.test_reporters import sarif_schema
 
 
-def test_real_run_validates_and_matches_json(tmp_path, capsys):
+def test_real_run_validates_and_matches_json(tmp_path, capsys, monkeypatch):
     root = java_project(tmp_path)
+    monkeypatch.chdir(root)
     write_project(root, {"src/main/java/com/app/Bin.java": b"\x00DefaultMQPushConsumer"})
     assert main([str(root), "--format", "sarif"]) == 1
     log = json.loads(capsys.readouterr().out)
