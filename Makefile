@@ -25,6 +25,7 @@ test: install
 
 bench: install
 	$(BIN)/python -m benchmarks.lint_bench
+	$(BIN)/python -m benchmarks.big_files
 	$(BIN)/python -m benchmarks.plan_bench
 
 # Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);

@@ -8,6 +8,7 @@ holds it: a local of one callable, or a field of one class, so a consumer create
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -61,6 +62,36 @@ _USAGE_QUERY = tree_sitter.Query(
 )
 
 
+# The names the query matches, as bytes: the query runs only around them (a large file is mostly other code).
+_USAGE_NAMES = re.compile(rb"\b(?:" + b"|".join(
+    re.escape(n.encode()) for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS, SPRING_LISTENER} | TEMPLATE_SENDS
+                                           | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS))) + rb")\b")
+_WINDOW_GAP = 4096  # occurrences closer than this are searched in one run of the query
+
+
+def _usages(java: JavaFile) -> list[dict]:
+    """The matches of `_USAGE_QUERY`, found by running it only over the stretches of the file that hold one of its
+    names (a byte search first); each match once."""
+    windows: list[list[int]] = []
+    for found in _USAGE_NAMES.finditer(java.source):
+        if windows and found.start() - windows[-1][1] < _WINDOW_GAP:
+            windows[-1][1] = found.end()
+        else:
+            windows.append([found.start(), found.end()])
+    matches: list[dict] = []
+    seen: set[tuple[int, int, int]] = set()
+    for start, end in windows:
+        cursor = tree_sitter.QueryCursor(_USAGE_QUERY)
+        cursor.set_byte_range(start, end)
+        for pattern, match in cursor.matches(java.tree.root_node):
+            node = next(iter(match.values()))[0]
+            key = (pattern, node.start_byte, node.end_byte)
+            if key not in seen:
+                seen.add(key)
+                matches.append(match)
+    return matches
+
+
 Key = tuple[str, int, str]  # ("local", callable id, name) | ("field", class body id, name)
 
 
@@ -95,7 +126,7 @@ class ClientExtractor:
         news: list[tuple[tree_sitter.Node, str]] = []
         calls: list[tuple[tree_sitter.Node, str]] = []
         annotations: list[tree_sitter.Node] = []
-        for _pattern, match in tree_sitter.QueryCursor(_USAGE_QUERY).matches(self.java.tree.root_node):
+        for match in _usages(self.java):
             if "new" in match:
                 news.append((match["new"][0], self.java.text(match["type"][0])))
             elif "call" in match:

@@ -6,9 +6,11 @@ per attribute; its `ScopeProvider` costs more than the parse itself on a large m
 file) and records every scope's bindings, the `self.x = ...` assignments of methods, and the module's assignments
 and calls in source order for the client analysis (`python_clients`). `PythonIndex` resolves names as Python does
 (class bodies are not seen by their methods; `global`/`nonlocal`), follows imports to the dotted names they denote,
-and evaluates expressions to values: literals, module constants, locals and `self.x` assigned once, imports
-(`ConstRef` for the linker), concatenations and f-strings of those; anything else is `Dynamic`. Positions come
-from libcst's `PositionProvider`, computed only once a fact needs a location.
+and evaluates expressions to values: literals, module constants, locals and `self.x` assigned once, names
+assigned in branches (the assignments that reach the read, `python_flow`), conditional expressions (`OneOf`),
+imports (`ConstRef` for the linker), concatenations and f-strings of those; anything else is `Dynamic`. Positions
+come from libcst's `PositionProvider`, run on the one top-level statement a fact points into (the walk notes
+each node's statement), only once a fact needs a location.
 """
 
 from __future__ import annotations
