@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import typing
 
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, ProducedTag, Setting
 from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
@@ -38,6 +39,8 @@ from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, On
 # longer chain is unknown rather than a recursion as deep as the chain.
 MAX_CHAIN = 64
 _TOO_LONG = f"more than {MAX_CHAIN} constants or configuration keys refer to one another in a chain"
+SETTING_FIELDS = tuple(name for name, hint in typing.get_type_hints(ClientFact).items()
+                       if Setting in typing.get_args(hint))  # every `Setting | None` field of a client
 _ENV_STYLE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # Keys Spring (Cloud) fills in at run time: never a fixed value even though they look like configuration.
 _RUNTIME_PREFIXES = ("random.", "spring.cloud.client.", "local.server.", "local.management.")
@@ -123,9 +126,8 @@ class Linker:
         return dataclasses.replace(setting, value=self.resolve(setting.value, ctx))
 
     def _resolve_client(self, client: ClientFact, ctx: FileFacts) -> ClientFact:
-        names = ("group", "message_model", "consume_mode", "instance_name", "unit_name", "max_reconsume_times",
-                 "delay_level")
-        changes = {name: self._setting(getattr(client, name), ctx) for name in names}
+        # Every setting of the client, whatever it is named: a new setting needs no change here.
+        changes = {name: self._setting(getattr(client, name), ctx) for name in SETTING_FIELDS}
         listeners = []
         for listener in client.listeners:
             linked = self._listener(listener, ctx)

@@ -506,12 +506,18 @@ def _section(facts: FileFacts, prefix: str, profiles: dict[int, str]) -> _Sectio
     return _Section(entries, profiles)
 
 
+# `rocketmq.producer.*` and `rocketmq.(pull-)consumer.*` keys (relaxed) -> the `ClientFact` field they set, beside
+# the group and topic. A new setting is one line here.
+_PRODUCER_SETTINGS = {"instance-name": "instance_name"}
+_PULL_CONSUMER_SETTINGS = {"message-model": "message_model", "instance-name": "instance_name"}
+
+
 def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
     producer = _section(facts, "rocketmq.producer", profiles)
     group = producer.setting("group")
     if group is not None:
         fact = ClientFact(role="producer", api="spring-config", location=group.location, name="rocketmq.producer",
-                          group=group, instance_name=producer.setting("instance-name"))
+                          group=group, **{f: producer.setting(key) for key, f in _PRODUCER_SETTINGS.items()})
         facts.clients.append(fact)
     for prefix in ("rocketmq.pull-consumer", "rocketmq.consumer"):
         section = _section(facts, prefix, profiles)
@@ -519,8 +525,8 @@ def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
         if group is None and topic is None:
             continue
         fact = ClientFact(role="lite_pull_consumer", api="spring-config", location=(group or topic).location,
-                          name=prefix, group=group, message_model=section.setting("message-model"),
-                          instance_name=section.setting("instance-name"))
+                          name=prefix, group=group,
+                          **{f: section.setting(key) for key, f in _PULL_CONSUMER_SETTINGS.items()})
         if topic is not None:
             expression = section.setting("selector-expression")
             selector, expression_value = _selector(section.setting("selector-type"),
