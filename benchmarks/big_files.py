@@ -4,6 +4,8 @@ passed on the command line, against a bare parse of the same file by the parser 
     python -m benchmarks.big_files                       # both files, best of 3
     python -m benchmarks.big_files --repeat 5 --only python
     python -m benchmarks.big_files --python-shape relevant   # a module whose every function uses the producer
+    python -m benchmarks.big_files --write /tmp/big          # only write the two projects, to time them by hand:
+        /usr/bin/time -v .venv/bin/rmqlint /tmp/big/python/orders_service.py --no-cache
 
 Every figure is a fresh process, as a user runs it: `rmqlint FILE --no-cache` against
 `python -c "import libcst; libcst.parse_module(...)"` (Python) or a tree-sitter parse (Java), the interpreter's
@@ -219,14 +221,20 @@ def _timed_fresh(argv: list[str], cwd: Path):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, done
 
 
+def write_project(project: Path, kind: str, source: str) -> Path:
+    """A project of its own (nothing else is indexed) holding the one file; returns the file's path."""
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    path = project / ("orders_service.py" if kind == "python" else "src/main/java/com/example/orders/OrderEvents.java")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    return path
+
+
 def measure(kind: str, source: str, repeat: int) -> dict:
     project = Path(tempfile.mkdtemp(prefix=f"rmqlint-big-{kind}-"))
     try:
-        (project / ".git").mkdir()  # a project of its own: nothing else is indexed
-        name = "orders_service.py" if kind == "python" else "src/main/java/com/example/orders/OrderEvents.java"
-        path = project / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(source, encoding="utf-8")
+        path = write_project(project, kind, source)
+        name = path.relative_to(project).as_posix()
         subprocess.run([sys.executable, "-m", "rmqlint", "--version"], env=_env(), capture_output=True, check=True)
         parse = _measured([sys.executable, "-c", PARSE_PYTHON if kind == "python" else PARSE_JAVA, name],
                           project, repeat)
@@ -259,7 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python-shape", choices=("mixed", "relevant"), default="mixed",
                         help="mixed (default): one consumer among unrelated code and data; relevant: every "
                              "function of the module sends with the producer")
+    parser.add_argument("--write", type=Path, metavar="DIR",
+                        help="write the projects to DIR/python and DIR/java and stop (nothing is measured)")
     args = parser.parse_args(argv)
+    if args.write is not None:
+        for kind, source in (("python", python_source(args.python_shape)), ("java", java_source())):
+            print(write_project(args.write / kind, kind, source))
+        return 0
     print("machine:", machine(), flush=True)
     results = []
     if args.only in (None, "python"):

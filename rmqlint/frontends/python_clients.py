@@ -127,8 +127,7 @@ class ClientCollector:
 
     def _returned_receivers(self, function: cst.FunctionDef) -> list[tuple]:
         if id(function) not in self.returned:
-            collector = ReturnsAndRaises()
-            function.body.visit(collector)
+            collector = ReturnsAndRaises(function.body)
             scope = self.index.scopes[id(function)]
             keys = [self.receiver(r.value, scope) for r in collector.returns if r.value is not None]
             self.returned[id(function)] = [k for k in keys if k is not None]

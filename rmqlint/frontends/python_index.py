@@ -276,14 +276,26 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
             f.name for f in dataclasses.fields(node)
             if not f.name.startswith(("whitespace", "lpar", "rpar", "leading_lines", "lines_after")))
     children = []
+    walked = _WALKED
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if not isinstance(value, _LEAVES):
-                children.append(value)
-        elif isinstance(value, (tuple, list)):
-            children.extend(v for v in value if isinstance(v, cst.CSTNode) and not isinstance(v, _LEAVES))
+        kind = type(value)
+        if kind is tuple or kind is list:
+            for item in value:
+                item_kind = type(item)
+                if walked.get(item_kind) or (item_kind not in walked and _walked(item_kind)):
+                    children.append(item)
+        elif walked.get(kind) or (kind not in walked and _walked(kind)):
+            children.append(value)
     return children
+
+
+_WALKED: dict[type, bool] = {}  # per type: a node worth walking (isinstance on libcst's abstract classes is slow)
+
+
+def _walked(kind: type) -> bool:
+    _WALKED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _LEAVES)
+    return _WALKED[kind]
 
 
 def dotted(node: cst.CSTNode | None) -> str | None:
@@ -336,11 +348,10 @@ class PythonIndex:
         statement = self.top.get(id(node)) if self.starts is not None else None
         if statement is None:
             if -1 not in self._positions:
-                self._positions[-1] = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+                self._positions[-1] = _positions(self.module)
             return self._positions[-1][node], 0
         if statement not in self._positions:
-            alone = cst.Module(body=[self.module.body[statement]])
-            self._positions[statement] = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions[statement] = _positions(cst.Module(body=[self.module.body[statement]]))
         leading = len(getattr(self.module.body[statement], "leading_lines", ()))
         return self._positions[statement][node], self.starts[statement] - 1 - leading
 
@@ -593,6 +604,18 @@ class PythonIndex:
         return None
 
 
+def _positions(module: cst.Module):
+    """libcst's `PositionProvider` ranges of every node of `module`. The provider is run directly: through a
+    `MetadataWrapper` it also visits the whole tree once more, which doubles its cost."""
+    provider = PositionProvider()
+    try:
+        provider._computed = {}
+        provider._gen_impl(module)  # one code generation pass, recording ranges
+        return provider._computed
+    except (AttributeError, TypeError):  # another libcst: its public, slower way
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
 def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
     """The argument passed at `position` or as `keyword`; None when absent or hidden behind `*args`."""
     positional = [a for a in call.args if a.keyword is None and not a.star]
@@ -604,38 +627,37 @@ def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression 
     return positional[position].value if position < len(positional) else None
 
 
-class ReturnsAndRaises(cst.CSTVisitor):
-    """Return statements of one function body, and raise statements not inside a try (nested defs excluded)."""
+class ReturnsAndRaises:
+    """Return statements of one function body, and raise statements not inside a `try` (nested definitions
+    excluded). Returns and raises are statements: only statements are walked, never expressions (libcst's own
+    visitor rebuilds every node it passes, which costs more than the parse on a large module)."""
 
-    def __init__(self):
+    def __init__(self, body: cst.CSTNode):
         self.returns: list[cst.Return] = []
         self.raises: list[cst.Raise] = []
-        self.try_depth = 0
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_Try(self, node: cst.Try) -> bool:
-        self.try_depth += 1
-        node.body.visit(self)
-        self.try_depth -= 1
-        for part in (*node.handlers, node.orelse, node.finalbody):
-            if part is not None:
-                part.visit(self)
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.returns.append(node)
-
-    def visit_Raise(self, node: cst.Raise) -> None:
-        if self.try_depth == 0:
-            self.raises.append(node)
+        stack: list[tuple[cst.CSTNode, bool]] = [(body, False)]  # node, inside a try
+        while stack:
+            node, in_try = stack.pop()
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            if isinstance(node, cst.Return):
+                self.returns.append(node)
+            elif isinstance(node, cst.Raise):
+                if not in_try:
+                    self.raises.append(node)
+            elif isinstance(node, (cst.Try, cst.TryStar)):
+                parts = [(p, in_try) for p in (*node.handlers, node.orelse, node.finalbody) if p is not None]
+                stack.extend(reversed([(node.body, True), *parts]))
+            elif isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)):
+                stack.extend((child, in_try) for child in reversed(node.body))
+            elif isinstance(node, cst.Match):
+                stack.extend((case.body, in_try) for case in reversed(node.cases))
+            elif isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Else, cst.Finally, cst.ExceptHandler,
+                                   cst.ExceptStarHandler)):
+                orelse = getattr(node, "orelse", None)
+                if orelse is not None:
+                    stack.append((orelse, in_try))
+                stack.append((node.body, in_try))  # children are pushed last first: found in source order
 
 
 def call_reason(name: str | None) -> str:

@@ -20,8 +20,7 @@ def callbacks(index: PythonIndex, facts: FileFacts) -> None:
         function = binding.definition
         if not isinstance(function, cst.FunctionDef) or binding.values or binding.import_target is not None:
             continue
-        collector = ReturnsAndRaises()
-        function.body.visit(collector)
+        collector = ReturnsAndRaises(function.body)
         scope = index.scopes[id(function)]
         if any(isinstance(r.value, cst.Attribute)
                and index.rocketmq(r.value.value, scope) == ("python2", "ConsumeStatus") for r in collector.returns):
@@ -76,8 +75,7 @@ def scan_returns(index: PythonIndex, function: cst.CSTNode, status: str, listene
         for hit in statuses(index, function.body, status, scope):
             listener.reconsume_later.append(index.loc(hit))
         return
-    collector = ReturnsAndRaises()
-    function.body.visit(collector)
+    collector = ReturnsAndRaises(function.body)
     for ret in collector.returns:
         if ret.value is None:
             continue

@@ -115,19 +115,29 @@ def _too_deep(path: str, sliced: Slice) -> Problem | None:
             line = getattr(node, "lineno", 1)
             return Problem(f"code nested more than {MAX_DEPTH} levels deep: not analysed", _loc(path, line, 1))
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    text = sliced.text
-    if text.count('"') + text.count("'") <= 2 * MAX_DEPTH:
-        return None  # too few quotes for a long implicit concatenation: skip the tokenizer
-    run, run_line = 0, 1
-    for tok in _tokens(text):
-        if tok.type == tokenize.STRING:  # libcst nests implicitly concatenated strings pairwise
-            run += 1
-            if run > MAX_DEPTH:
-                line = sliced.line_map[min(run_line, len(sliced.line_map) - 1)]
-                return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, line, 1))
-        elif tok.type not in (tokenize.NL, tokenize.COMMENT):
-            run, run_line = 0, tok.start[0]
+    # libcst nests implicitly concatenated strings pairwise: a run of more than MAX_DEPTH needs as many quotes, so
+    # only a statement holding that many is tokenized.
+    lines, _ends = split_lines(sliced.text)
+    for first, last in _statement_lines(sliced):
+        chunk = "\n".join(lines[first - 1:last])
+        if chunk.count('"') + chunk.count("'") <= 2 * MAX_DEPTH:
+            continue
+        run, run_line = 0, 1
+        for tok in _tokens(chunk + "\n"):
+            if tok.type == tokenize.STRING:
+                run += 1
+                if run > MAX_DEPTH:
+                    line = sliced.line_map[first + run_line - 1]
+                    return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, line, 1))
+            elif tok.type not in (tokenize.NL, tokenize.COMMENT):
+                run, run_line = 0, tok.start[0]
     return None
+
+
+def _statement_lines(sliced: Slice) -> list[tuple[int, int]]:
+    """(first, last) line in the slice of each of its top-level statements."""
+    ends = [*sliced.starts[1:], len(sliced.line_map)]
+    return [(start, end - 1) for start, end in zip(sliced.starts, ends)]
 
 
 def _tokens(text: str):
