@@ -1,9 +1,16 @@
-"""Write a `fleet.toml` that `rmqplan simulate` takes as it is, with a comment on every value saying where it
-came from (`path:line`) or, for a value nothing said, `unknown: <why>` and the default chosen.
+"""Write a `fleet.toml` that `rmqplan simulate` takes as it is, with a comment on every value saying where it came
+from (`path:line`) or, for a value nothing said, `unknown: <why>` beside the default chosen.
 
-The input is a `PlannedFleet`: the same shape as fleet.toml, where every value is a `Sourced` (the value and
-its provenance). `write_fleet` returns the text; `save_fleet` writes it atomically (a temporary file renamed
-over the target, so a failed run never leaves half a file).
+The input is a `PlannedFleet`: the shape of fleet.toml (brokers, topics, groups with their instance sets), where
+every value is a `Sourced` (the value and its provenance). Strategy parameters are a table by fleet.toml key
+(`virtual_nodes`, `consumer_idcs`, `nearby`, `queues`, or a plug-in strategy's own), so a new strategy needs no
+change here.
+
+- `write_fleet(planned)` returns the text; `fleet_document(planned)` the plain values the text holds (what
+  `tomllib` reads back from it);
+- `save_fleet(planned, path)` checks the text with the fleet parser first (a fleet `simulate` would reject is a
+  `FleetError`, and nothing is written), then writes atomically: a temporary file renamed over the target, so a
+  failed run never leaves half a file.
 """
 
 from __future__ import annotations
@@ -13,14 +20,24 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Generic, Optional, TypeVar
 
+from planner.fleet import parse_fleet_text
+from planner.model import Fleet
+
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Sourced(Generic[T]):
+    """A value and where it came from: `path:line` (an `Origin` or its text), or why nothing said it."""
+
     value: T
-    source: str  # "path:line", or what the value was derived from
-    known: bool = True  # False: nothing said it; `source` says why this default was chosen
+    source: str
+    known: bool = True  # False: nothing said it; `source` says why, and `value` is the default chosen
+
+    @classmethod
+    def at(cls, value: T, origin: Any, detail: str = "") -> "Sourced[T]":
+        """A value read at `origin` (anything whose text is `path:line`), with an optional detail."""
+        return cls(value, f"{origin} {detail}".strip() if detail else str(origin))
 
     @classmethod
     def unknown(cls, value: T, why: str) -> "Sourced[T]":
@@ -57,7 +74,7 @@ class PlannedTopic:
 class PlannedSubscription:
     topic: str
     expression: str
-    source: Sourced[str]  # value: "" (the subscription's provenance only)
+    source: Sourced[str]  # value "": the subscription's provenance only
 
 
 @dataclass
@@ -69,7 +86,10 @@ class PlannedInstances:
     pid: Optional[Sourced[int]] = None
     client_version: Optional[Sourced[str]] = None
     room: Optional[Sourced[str]] = None
-    note: str = ""  # a comment line above the instance set (which service, which deployment)
+    strategy: Optional[Sourced[str]] = None  # an override: a deployment caught half-way
+    params: dict[str, Sourced] = field(default_factory=dict)  # strategy parameters of the override
+    subscriptions: Optional[list[PlannedSubscription]] = None  # an override
+    note: str = ""  # comment lines above the instance set (which service, which deployment)
 
 
 @dataclass
@@ -79,9 +99,7 @@ class PlannedGroup:
     strategy: Sourced[str]
     subscriptions: list[PlannedSubscription]
     instances: list[PlannedInstances]
-    virtual_nodes: Optional[Sourced[int]] = None
-    consumer_idcs: Optional[Sourced[list]] = None
-    nearby: Optional[Sourced[str]] = None
+    params: dict[str, Sourced] = field(default_factory=dict)  # virtual_nodes, consumer_idcs, nearby, queues, ...
     note: str = ""
 
 
@@ -127,15 +145,96 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"no TOML form for {type(value).__name__}")
 
 
+def _plain(value: Any) -> Any:
+    """What tomllib reads back for a written value."""
+    if isinstance(value, str):
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {_plain(str(k)): _plain(v) for k, v in value.items()}
+    return value
+
+
+# --- the document ---------------------------------------------------------------------------------------------
+
+
+def _put(table: dict, key: str, sourced: Optional[Sourced]) -> None:
+    if sourced is not None:
+        table[key] = _plain(sourced.value)
+
+
+def _subscriptions(subs: list[PlannedSubscription]) -> list[dict]:
+    return [{"topic": _plain(s.topic), "expression": _plain(s.expression)} for s in subs]
+
+
+def fleet_document(fleet: PlannedFleet) -> dict:
+    """The values `write_fleet` writes, as tomllib reads them back (comments aside)."""
+    doc: dict = {"version": 1}
+    if fleet.client_version is not None:
+        doc["defaults"] = {"client_version": _plain(fleet.client_version.value)}
+    if fleet.brokers:
+        doc["brokers"] = []
+    for broker in fleet.brokers:
+        table: dict = {}
+        _put(table, "name", broker.name)
+        _put(table, "perm", broker.perm)
+        _put(table, "room", broker.room)
+        doc["brokers"].append(table)
+    if fleet.topics:
+        doc["topics"] = []
+    for topic in fleet.topics:
+        table = {}
+        for key in ("name", "read_queues", "write_queues", "brokers", "perm"):
+            _put(table, key, getattr(topic, key))
+        doc["topics"].append(table)
+    if fleet.groups:
+        doc["groups"] = []
+    for group in fleet.groups:
+        table = {}
+        for key in ("name", "model", "strategy"):
+            _put(table, key, getattr(group, key))
+        for key, sourced in group.params.items():
+            _put(table, key, sourced)
+        table["subscriptions"] = _subscriptions(group.subscriptions)
+        instances = []
+        for planned in group.instances:
+            inst: dict = {}
+            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "room",
+                        "strategy"):
+                _put(inst, key, getattr(planned, key))
+            for key, sourced in planned.params.items():
+                _put(inst, key, sourced)
+            if planned.subscriptions is not None:
+                inst["subscriptions"] = _subscriptions(planned.subscriptions)
+            instances.append(inst)
+        if instances:
+            table["instances"] = instances
+        doc["groups"].append(table)
+    return doc
+
+
+# --- the text -------------------------------------------------------------------------------------------------
+
+
 def _line(out: list[str], key: str, sourced: Optional[Sourced]) -> None:
     if sourced is None:
         return
-    out.append(f"{key} = {toml_value(sourced.value)}  # {sourced.comment()}")
+    out.append(f"{toml_string(key) if not key.replace('_', '').isalnum() else key} = "
+               f"{toml_value(sourced.value)}  # {sourced.comment()}")
 
 
 def _comment(out: list[str], text: str) -> None:
     for row in text.splitlines():
         out.append(f"# {comment_text(row)}".rstrip())
+
+
+def _subscription_lines(out: list[str], subs: list[PlannedSubscription]) -> None:
+    out.append("subscriptions = [")
+    for sub in subs:
+        item = f"{{ topic = {toml_string(sub.topic)}, expression = {toml_string(sub.expression)} }}"
+        out.append(f"  {item},  # {sub.source.comment()}")
+    out.append("]")
 
 
 def write_fleet(fleet: PlannedFleet) -> str:
@@ -155,45 +254,38 @@ def write_fleet(fleet: PlannedFleet) -> str:
         _line(out, "room", broker.room)
     for topic in fleet.topics:
         out += ["", "[[topics]]"]
-        _line(out, "name", topic.name)
-        _line(out, "read_queues", topic.read_queues)
-        _line(out, "write_queues", topic.write_queues)
-        _line(out, "brokers", topic.brokers)
-        _line(out, "perm", topic.perm)
+        for key in ("name", "read_queues", "write_queues", "brokers", "perm"):
+            _line(out, key, getattr(topic, key))
     for group in fleet.groups:
         out.append("")
         if group.note:
             _comment(out, group.note)
         out.append("[[groups]]")
-        _line(out, "name", group.name)
-        _line(out, "model", group.model)
-        _line(out, "strategy", group.strategy)
-        _line(out, "virtual_nodes", group.virtual_nodes)
-        _line(out, "consumer_idcs", group.consumer_idcs)
-        _line(out, "nearby", group.nearby)
-        out.append("subscriptions = [")
-        for sub in group.subscriptions:
-            item = f"{{ topic = {toml_string(sub.topic)}, expression = {toml_string(sub.expression)} }}"
-            out.append(f"  {item},  # {sub.source.comment()}")
-        out.append("]")
+        for key in ("name", "model", "strategy"):
+            _line(out, key, getattr(group, key))
+        for key, sourced in group.params.items():
+            _line(out, key, sourced)
+        _subscription_lines(out, group.subscriptions)
         for instances in group.instances:
             out.append("")
             if instances.note:
                 _comment(out, instances.note)
             out.append("[[groups.instances]]")
-            _line(out, "hosts", instances.hosts)
-            _line(out, "count", instances.count)
-            _line(out, "instance_name", instances.instance_name)
-            _line(out, "unit_name", instances.unit_name)
-            _line(out, "pid", instances.pid)
-            _line(out, "client_version", instances.client_version)
-            _line(out, "room", instances.room)
+            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "room",
+                        "strategy"):
+                _line(out, key, getattr(instances, key))
+            for key, sourced in instances.params.items():
+                _line(out, key, sourced)
+            if instances.subscriptions is not None:
+                _subscription_lines(out, instances.subscriptions)
     return "\n".join(out) + "\n"
 
 
-def save_fleet(fleet: PlannedFleet, path: str) -> None:
-    """Write atomically: the target is either the old file or the whole new one."""
+def save_fleet(fleet: PlannedFleet, path: str | os.PathLike) -> Fleet:
+    """Check the fleet as `simulate` would read it (FleetError, nothing written, when it would not take it), then
+    write atomically: the target is either the old file or the whole new one. Returns the parsed fleet."""
     text = write_fleet(fleet)
+    parsed = parse_fleet_text(text, os.fspath(path))
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".fleet-", suffix=".toml", dir=directory)
     try:
@@ -206,3 +298,4 @@ def save_fleet(fleet: PlannedFleet, path: str) -> None:
         except OSError:
             pass
         raise
+    return parsed

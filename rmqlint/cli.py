@@ -4,6 +4,8 @@
             [--fail-on error|warning|info] [--no-cache]
     rmqlint rules              the rule table: code, name, severity, summary
     rmqlint explain CODE       a rule's documentation
+    rmqlint graph [PATH] [--format mermaid|dot|graphml|json] [-o FILE]
+                               producers -> topics and tags -> consumer groups -> services
 
 Exit status: 0 no finding at or above the failing severity, 1 findings, 2 usage or configuration error.
 """
@@ -22,8 +24,10 @@ _EPILOG = """\
 commands:
   rmqlint rules            list the rules (code, name, severity, summary)
   rmqlint explain CODE     print a rule's documentation
-  ('rules' and 'explain' as the first argument are these commands; to lint a directory of that name, write
-  ./rules)
+  rmqlint graph [PATH]     the topology: producers -> topics and tags -> consumer groups -> services
+                           (--format mermaid|dot|graphml|json, -o FILE)
+  ('rules', 'explain' and 'graph' as the first argument are these commands; to lint a directory of that name,
+  write ./rules)
 
 The whole project (the nearest directory above PATH holding .git, pyproject.toml or .rmqlint.toml) is indexed, so
 constants and producers in other files are seen; findings are reported for PATH only. A git repository or a
@@ -87,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             return _rules_command(argv[1:])
         if argv and argv[0] == "explain":
             return _explain_command(argv[1:])
+        if argv and argv[0] == "graph":
+            return _graph_command(argv[1:])
         return _lint_command(argv)
     except SystemExit as stop:  # argparse: --help, --version, usage errors (already printed)
         return stop.code if isinstance(stop.code, int) else 2
@@ -119,6 +125,70 @@ def _lint_command(argv: list[str]) -> int:
         return 2
     _emit(render(args.format, result))
     return 1 if result.failed() else 0
+
+
+def _graph_command(argv: list[str]) -> int:
+    from rmqlint.config import ConfigError
+    from rmqlint.discover import DiscoveryError
+    from rmqlint.engine import load_project
+    from rmqlint.topology import FORMATS as GRAPH_FORMATS
+    from rmqlint.topology import build_topology, render
+
+    parser = _Parser(prog="rmqlint graph", description="Print the topology the code and configuration describe: "
+                     "producers -> topics and tags -> consumer groups -> services (build modules).")
+    parser.add_argument("path", nargs="?", default=".", metavar="PATH")
+    parser.add_argument("--format", choices=GRAPH_FORMATS, default="mermaid")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write .rmqlint_cache/")
+    args = parser.parse_args(argv)
+    path = Path(args.path)
+    if not path.exists():
+        _emit_err(f"rmqlint graph: {path}: no such file or directory")
+        return 2
+    try:
+        project, under_path = load_project(path, use_cache=not args.no_cache)
+    except (ConfigError, DiscoveryError) as err:
+        _emit_err(f"rmqlint graph: {err}")
+        return 2
+    graph = build_topology(project, _service_namer(Path(project.root)), only=under_path)
+    text = render(graph, args.format)
+    if args.output:
+        return _write_atomically(args.output, text)
+    _emit(text)
+    return 0
+
+
+def _service_namer(root: Path):
+    from rmqlint.topology import module_directory
+
+    """A file's service: its build module (artifactId, Gradle project, Python project), else its top directory."""
+    from planner.sources.buildfiles import read_build_files
+
+    index = read_build_files(root)
+
+    def service_of(path: str) -> str:
+        module = index.module_of(str(root / path))
+        if module is not None and Path(module.directory).resolve() != root.resolve():
+            return module.name
+        return module_directory(path)
+
+    return service_of
+
+
+def _write_atomically(target: str, text: str) -> int:
+    import os
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".rmqlint-", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except OSError as err:
+        _emit_err(f"rmqlint graph: {target}: {err.strerror or err}")
+        return 2
+    return 0
 
 
 def _rules_command(argv: list[str]) -> int:

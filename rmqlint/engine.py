@@ -19,7 +19,7 @@ from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
 from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, source_kind
 from rmqlint.frontends import frontend_named
-from rmqlint.facts import FileFacts, Location, facts_from_json, facts_to_json
+from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
@@ -95,6 +95,23 @@ def lint(options: LintOptions) -> LintResult:
                         if _contains(path, nested_root) or _contains(nested_root, path)]
             pending.append((f"{prefix}/{rel}" if prefix else rel, nested_root, reaching))
     return _merged(root, runs)
+
+
+def load_project(path: Path, use_cache: bool = True) -> tuple[Project, set[str]]:
+    """The linked facts of the project holding `path` (no rules run), and the files under `path`: for the
+    topology graph and for `rmqplan fleet`. Raises ConfigError or DiscoveryError."""
+    from rmqlint.linker import Linker
+
+    root = find_root([path])
+    cache = FactsCache(root, enabled=use_cache)
+    settings = resolve_settings(root, LintOptions(paths=[path], use_cache=use_cache), cache)
+    discovery = discover([path], root, settings.exclude, listing=cache)
+    loader = SourceIndex(discovery, cache)
+    loader.stat_all()
+    loader.scan()
+    project = Linker(loader.facts, loader, root=str(root)).link()
+    cache.save()
+    return project, discovery.report
 
 
 def _contains(directory: Path, path: Path) -> bool:

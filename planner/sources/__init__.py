@@ -1,9 +1,12 @@
 """Readers of what exists outside fleet.toml, for `rmqplan fleet` and `rmqplan check`.
 
 - `planner.sources.mqadmin`: a live cluster, from saved `mqadmin` outputs (topic routes, cluster list,
-  consumer connections);
-- `planner.sources.deploy`: deployments, from Kubernetes manifests and docker-compose files;
-- `planner.sources.buildfiles`: the RocketMQ client version a module builds with (Maven, Gradle, Python).
+  consumer connections; fastjson's relaxed JSON in `relaxed_json`);
+- `planner.sources.deploy`: deployments, from Kubernetes manifests and docker-compose files (YAML with the line
+  of every key, `yaml_lines`);
+- `planner.sources.buildfiles`: the modules of a repository and the RocketMQ client each builds with (Maven,
+  Gradle, Python);
+- `planner.sources.services`: which deployed service runs which module, and the IP each of its processes reports.
 
 Each reader returns plain dataclasses whose values carry an `Origin` (file and line), and a list of
 `SourceProblem`s: one line each, file:line and what is wrong. A reader never raises on bad input.

@@ -15,6 +15,12 @@ The directory holds what an operator saved, one file per command:
   (`001  Topic: T  SubExpression: *`) are read. The `%RETRY%<group>` subscription that every clustering consumer
   adds is kept as printed; `retry` on the subscription says so.
 
+Saved outputs are messy: log lines before the table (`RocketMQLog:WARN ...`), or the command's error when
+it was saved with `2>&1`. Lines before the output proper are skipped; a consumer group that is not online
+(`CODE: 206 ... not online` / `Not found the consumer group connection`) is a group with no connection, and a topic
+the name server does not know (`No topic route info`) is listed in `missing_topics`. Any other error is one
+`SourceProblem` quoting mqadmin.
+
 `read_cluster_dir(path)` never raises on bad content: what cannot be read is a `SourceProblem`.
 """
 
@@ -36,6 +42,8 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 PERM_READ, PERM_WRITE = 4, 2
 RETRY_PREFIX = "%RETRY%"
 _VERSION_NAME = re.compile(r"^V(\d+)_(\d+)_(\d+)(?:_(\w+))?$")
+NOT_ONLINE = ("not online", "Not found the consumer group connection")
+NO_ROUTE = "No topic route info in name server for the topic"
 
 
 @dataclass(frozen=True)
@@ -77,9 +85,9 @@ class TopicRoute:
 class ClusterBroker:
     cluster: str
     name: str
-    broker_id: int
+    broker_id: int  # 0: the master
     address: str
-    version: str  # as printed, e.g. "V5_1_4"
+    version: str  # as printed, e.g. "V5_1_4"; "" when the broker did not answer mqadmin's stats request
     origin: Origin
 
 
@@ -87,9 +95,10 @@ class ClusterBroker:
 class Connection:
     client_id: str
     address: str
-    language: str
+    language: str  # JAVA, CPP (the Python 2.x and C++ clients), GO, ...
     version: Optional[str]  # "4.9.4", or None when the printed name is not a release
     origin: Origin
+    version_name: str = ""  # as printed: "V4_9_4"
 
     @property
     def ip(self) -> str:
@@ -122,6 +131,12 @@ class ConsumerConnection:
     message_model: Optional[str]  # CLUSTERING | BROADCASTING
     origin: Origin
     message_model_origin: Optional[Origin] = None
+    not_online: bool = False  # mqadmin said the group has no connection (the output is its error)
+
+    @property
+    def client_ids(self) -> list[str]:
+        """One entry per connection, duplicates kept: what the broker gives each client as `cidAll`."""
+        return [c.client_id for c in self.connections]
 
 
 @dataclass
@@ -129,7 +144,22 @@ class ClusterSnapshot:
     routes: dict[str, TopicRoute] = field(default_factory=dict)  # topic -> route
     brokers: list[ClusterBroker] = field(default_factory=list)
     consumers: dict[str, ConsumerConnection] = field(default_factory=dict)  # group -> connections
+    missing_topics: dict[str, Origin] = field(default_factory=dict)  # topics the name server has no route for
     problems: list[SourceProblem] = field(default_factory=list)
+
+
+def mqadmin_error(text: str) -> Optional[tuple[int, str]]:
+    """(line, message) of the error mqadmin printed instead of its output (a saved `2>&1`), or None.
+
+    The message is the `CODE: .. DESC: ..` of the cause when there is one, else the first exception line."""
+    first = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if "DESC:" in line:
+            return number, line[line.find("CODE:"):] if "CODE:" in line else line
+        if first is None and ("Exception" in line or line.startswith("Error:")) and not line.startswith("at "):
+            first = (number, line)
+    return first
 
 
 def version_from_name(name: str) -> Optional[str]:
@@ -161,10 +191,19 @@ def _int_field(obj: relaxed_json.JsonObject, key: str, what: str) -> int:
 
 def parse_topic_route(text: str, topic: str, path: str) -> tuple[Optional[TopicRoute], list[SourceProblem]]:
     """A topic's route from `mqadmin topicRoute` output (JSON, or the `-l` table)."""
-    if text.lstrip().startswith("#ClusterName"):
+    rows = text.splitlines()
+    start = next((i for i, row in enumerate(rows) if row.lstrip().startswith(("{", "#ClusterName"))), None)
+    if start is None:
+        error = mqadmin_error(text)
+        if error is not None:
+            return None, [SourceProblem(Origin(path, error[0]), f"mqadmin failed: {error[1]}")]
+        return None, [SourceProblem(Origin(path, 1), "not a topicRoute output" if text.strip()
+                                    else "empty: the command printed nothing (its error goes to stderr)")]
+    if rows[start].lstrip().startswith("#ClusterName"):
         return _parse_route_table(text, topic, path)
     try:
-        data = relaxed_json.parse(text)
+        # parsed from the first `{`, with the lines before it kept (blank) so that lines stay the file's
+        data = relaxed_json.parse("\n" * start + "\n".join(rows[start:]))
     except relaxed_json.RelaxedJsonError as err:
         return None, [SourceProblem(Origin(path, err.line), f"not a topicRoute output: {err.message}")]
     if not isinstance(data, relaxed_json.JsonObject) or "queueDatas" not in data:
@@ -210,9 +249,11 @@ def _parse_route_table(text: str, topic: str, path: str) -> tuple[Optional[Topic
     """`mqadmin topicRoute -l`: `#ClusterName #BrokerName #BrokerAddrs #ReadQueue #WriteQueue #Perm` rows,
     the addresses as Java prints a map (`{0=10.0.0.1:10911, 1=...}`), a dashed rule and a `Total:` line."""
     queues, brokers, problems = [], [], []
+    header_seen = False
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "-", "Total:")):
+        header_seen = header_seen or stripped.startswith("#ClusterName")
+        if not header_seen or not stripped or stripped.startswith(("#", "Total:")) or set(stripped) == {"-"}:
             continue
         m = _ROUTE_ROW.match(stripped)
         if not m:
@@ -254,13 +295,17 @@ def parse_cluster_list(text: str, path: str) -> tuple[list[ClusterBroker], list[
         if not header_seen:
             continue
         tokens = stripped.split()
-        if len(tokens) < 5 or not tokens[2].isdigit():
+        if len(tokens) < 4 or not tokens[2].isdigit() or ":" not in tokens[3]:
             problems.append(SourceProblem(Origin(path, number), "not a clusterList row"))
             continue
-        brokers.append(ClusterBroker(tokens[0], tokens[1], int(tokens[2]), tokens[3], tokens[4],
+        # The version is blank when the broker did not answer; the next column then starts with a number.
+        version = tokens[4] if len(tokens) > 4 and (tokens[4].startswith("V") or tokens[4].replace("_", "").isalpha()) else ""
+        brokers.append(ClusterBroker(tokens[0], tokens[1], int(tokens[2]), tokens[3], version,
                                      Origin(path, number)))
     if not header_seen and not problems:
-        problems.append(SourceProblem(Origin(path, 1), "not a clusterList output: no `#Cluster Name` header"))
+        error = mqadmin_error(text)
+        problems.append(SourceProblem(Origin(path, error[0]), f"mqadmin failed: {error[1]}") if error else
+                        SourceProblem(Origin(path, 1), "not a clusterList output: no `#Cluster Name` header"))
     return brokers, problems
 
 
@@ -268,6 +313,7 @@ def parse_cluster_list(text: str, path: str) -> tuple[list[ClusterBroker], list[
 
 _SUB_MARK = "Below is subscription:"
 _OLD_SUB = re.compile(r"^\d+\s+Topic:\s*(\S+)\s+SubExpression:\s*(.*)$")
+_OLD_ROW = re.compile(r"^\d{3,}\s+\S+@")  # `001  10.0.0.1@pid ...`: a numbered connection row
 
 
 def parse_consumer_connection(text: str, group: str, path: str) -> tuple[Optional[ConsumerConnection],
@@ -277,11 +323,16 @@ def parse_consumer_connection(text: str, group: str, path: str) -> tuple[Optiona
     problems: list[SourceProblem] = []
     consume_type = message_model = None
     model_origin = None
-    section = "connections"
+    section = "before"  # log lines may come first: the table starts at `#ClientId` or a numbered row
     saw_anything = False
     for number, raw in enumerate(text.splitlines(), 1):
         origin = Origin(path, number)
         line = raw.strip()
+        if section == "before":
+            if line.startswith("#ClientId") or _OLD_ROW.match(line):
+                section = "connections"
+            elif _SUB_MARK not in line:
+                continue
         if _SUB_MARK in line:
             section = "subscriptions"
             saw_anything = True
@@ -302,13 +353,16 @@ def parse_consumer_connection(text: str, group: str, path: str) -> tuple[Optiona
             continue
         if section == "connections":
             tokens = line.split()
-            if len(tokens) == 5 and tokens[0].isdigit():  # the old numbered form
+            if _OLD_ROW.match(line):  # the old numbered form: `001  clientId  addr  language  version`
                 tokens = tokens[1:]
-            if len(tokens) != 4:
+            # a client id may hold spaces (a fixed instance name; a run of them reads as one): the last three
+            # columns never do
+            if len(tokens) < 4 or ":" not in tokens[-3] or not tokens[-2].replace("_", "").isalpha():
                 problems.append(SourceProblem(origin, "not a consumerConnection client row"))
                 continue
-            client_id, address, language, version = tokens
-            connections.append(Connection(client_id, address, language, version_from_name(version), origin))
+            address, language, version = tokens[-3:]
+            connections.append(Connection(" ".join(tokens[:-3]), address, language, version_from_name(version),
+                                          origin, version))
             saw_anything = True
         elif section == "subscriptions":
             m = _OLD_SUB.match(line)
@@ -319,7 +373,14 @@ def parse_consumer_connection(text: str, group: str, path: str) -> tuple[Optiona
                 expression = expression.strip()
             subscriptions.append(ConnectedSubscription(topic, expression, origin))
     if not saw_anything:
-        return None, [SourceProblem(Origin(path, 1), "not a consumerConnection output")]  # one line, not one a row
+        error = mqadmin_error(text)
+        if error is not None and any(mark in error[1] for mark in NOT_ONLINE):
+            return ConsumerConnection(group, [], [], None, None, Origin(path, error[0]), not_online=True), []
+        if error is not None:
+            return None, [SourceProblem(Origin(path, error[0]), f"mqadmin failed: {error[1]}")]
+        return None, [SourceProblem(Origin(path, 1), "not a consumerConnection output" if text.strip() else
+                                    "empty: the command printed nothing (a group that is not online prints its "
+                                    "error on stderr: save with 2>&1)")]  # one line, not one per row
     return ConsumerConnection(group, connections, subscriptions, consume_type, message_model, Origin(path, 1),
                               model_origin), problems
 
@@ -337,11 +398,17 @@ def _read_text(path: Path, problems: list[SourceProblem]) -> Optional[str]:
     except OSError as err:
         problems.append(SourceProblem(Origin(str(path)), f"cannot read: {err.strerror or err}"))
         return None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # PowerShell's `>` writes UTF-16 with a byte order mark
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            problems.append(SourceProblem(Origin(str(path)), "not UTF-16 after its byte order mark"))
+            return None
     if b"\0" in data:
         problems.append(SourceProblem(Origin(str(path)), "binary file, not an mqadmin output"))
         return None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         problems.append(SourceProblem(Origin(str(path), line), f"not UTF-8 (byte 0x{data[err.start]:02x})"))
@@ -349,7 +416,9 @@ def _read_text(path: Path, problems: list[SourceProblem]) -> Optional[str]:
 
 
 def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
-    """Every saved mqadmin output in `directory` (not recursive). Unknown files are ignored."""
+    """Every saved mqadmin output in `directory` (not recursive). Other files are ignored, but one that looks
+    like a misnamed output (`topicRoute_X.json`, `consumerConnection-g.log`) is a problem naming the file name
+    the reader expects."""
     snapshot = ClusterSnapshot()
     root = Path(directory)
     try:
@@ -365,7 +434,11 @@ def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
             if text is None or not topic:
                 continue
             route, problems = parse_topic_route(text, topic, label)
-            snapshot.problems.extend(problems)
+            for problem in problems:
+                if NO_ROUTE in problem.message:
+                    snapshot.missing_topics[topic] = problem.origin
+                else:
+                    snapshot.problems.append(problem)
             if route is not None:
                 snapshot.routes[topic] = route
         elif name == CLUSTER_LIST:
@@ -383,4 +456,14 @@ def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
             snapshot.problems.extend(problems)
             if consumer is not None:
                 snapshot.consumers[group] = consumer
+        else:
+            expected = next((e for p, e in _EXPECTED_NAMES if name.lower().startswith(p)), None)
+            if expected is not None:
+                snapshot.problems.append(SourceProblem(Origin(label), f"not read: an mqadmin output must be "
+                                                                      f"named {expected}"))
     return snapshot
+
+
+_EXPECTED_NAMES = (("topicroute", f"{ROUTE_PREFIX}<Topic>{ROUTE_SUFFIX}"),
+                   ("consumerconnection", f"{CONSUMER_PREFIX}<group>{CONSUMER_SUFFIX}"),
+                   ("clusterlist", CLUSTER_LIST))

@@ -1,22 +1,29 @@
-"""Which deployed service runs which code module, and on which hosts its processes report their IP.
+"""Which deployed service runs which code module, and which IP each of its processes reports.
 
 Matching (`match_services`): an explicit `[tool.rmqplan.services]` table in the project's `pyproject.toml`
-(`deployment name = "module directory or name"`) first; otherwise a service matches a module when one of the
+(`"deployment name" = "module directory or name"`) first. Otherwise a service matches a module when one of the
 service's names (the workload's name, its containers' names, its images' repository names without registry and
-tag) equals one of the module's names (its directory name, its artifactId or project name), compared without
-case and without a trailing `-service`/`-svc`/`-app`/`-server`/`-worker`. A service whose names match several
-modules is left unmatched and said to be ambiguous, never guessed.
+tag, its `app` / `app.kubernetes.io/name` label) equals one of the module's names (its directory's name, its
+artifactId or project name): exactly first, then compared without case and without a trailing
+`-service`/`-svc`/`-app`/`-server`/`-worker`. A service whose names match several modules is left unmatched and
+said to be ambiguous, never guessed; a service matching none (a name server, a database) is just unmatched.
 
-Hosts (`process_layout`): every replica in its own network namespace reports its own IP. With host networking
-every replica on one node reports the node's IP, and Kubernetes allows all of them on one node: that is the
-layout unless `nodes` says how many nodes the replicas spread over (then as evenly as a scheduler spreads them).
+Layout (`process_layout`): every replica in its own network namespace reports its own pod IP. With host
+networking every replica on a node reports the node's IP, so the layout is the worst case the manifests allow:
+- one replica per node when the scheduler must spread them (host ports, a required anti-affinity on the
+  hostname, a DaemonSet): distinct IPs;
+- otherwise all replicas on one node, which Kubernetes allows whatever `maxSkew` a spread constraint sets when
+  only one node is eligible;
+- `nodes = N` (the caller knows the cluster) spreads them as evenly as the scheduler does, and says which
+  replicas cannot be scheduled when a one-per-node rule leaves fewer nodes than replicas.
+docker compose runs every replica on one machine: with `network_mode: host` they share its IP for certain.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -25,13 +32,27 @@ from planner.sources.deploy import DeployedService
 from planner.sources.origin import Origin, SourceProblem
 
 SUFFIXES = ("-service", "-svc", "-app", "-server", "-worker", "_service", "_app")
+NAME_LABELS = ("app", "app.kubernetes.io/name")
 
 
 @dataclass(frozen=True)
 class ServiceMatch:
     service: DeployedService
     module: Module
-    how: str  # "explicit (pyproject.toml:12)" | "name 'orders'" ...
+    how: str  # "explicit (pyproject.toml:12)" | "name 'orders'" | "similar name 'orders'"
+
+
+@dataclass
+class ServiceMatching:
+    matches: list[ServiceMatch] = field(default_factory=list)
+    unmatched: list[DeployedService] = field(default_factory=list)  # no module, or ambiguous (see problems)
+    problems: list[SourceProblem] = field(default_factory=list)
+
+    def module_of(self, service: DeployedService) -> Optional[Module]:
+        return next((m.module for m in self.matches if m.service is service), None)
+
+    def services_of(self, module: Module) -> list[DeployedService]:
+        return [m.service for m in self.matches if m.module is module]
 
 
 @dataclass(frozen=True)
@@ -46,6 +67,12 @@ class HostSet:
 class ProcessLayout:
     hosts: tuple[HostSet, ...]
     why: str  # one sentence for the fleet.toml comment and the check message
+    worst_case: bool = False  # the layout is the worst case allowed, not what is known to run
+    pending: int = 0  # replicas the scheduler cannot place (a one-per-node rule with too few nodes)
+
+    @property
+    def processes(self) -> int:
+        return sum(h.count for h in self.hosts)
 
 
 def normalise(name: str) -> str:
@@ -67,11 +94,12 @@ def service_names(service: DeployedService) -> set[str]:
     names = {service.name}
     names.update(c.name for c in service.containers if c.name)
     names.update(image_name(i) for i in service.images)
-    return {normalise(n) for n in names if n}
+    names.update(service.labels[k] for k in NAME_LABELS if service.labels.get(k))
+    return {n for n in names if n}
 
 
 def module_names(module: Module) -> set[str]:
-    return {normalise(n) for n in (module.name, os.path.basename(os.path.normpath(module.directory))) if n}
+    return {n for n in (module.name, os.path.basename(os.path.normpath(module.directory))) if n}
 
 
 def explicit_services(pyproject: Path) -> tuple[dict[str, tuple[str, Origin]], list[SourceProblem]]:
@@ -83,67 +111,123 @@ def explicit_services(pyproject: Path) -> tuple[dict[str, tuple[str, Origin]], l
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         return {}, [SourceProblem(Origin(str(pyproject)), f"cannot read [tool.rmqplan.services]: {err}")]
-    table = data.get("tool", {}).get("rmqplan", {}).get("services", {})
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    rmqplan = tool.get("rmqplan") if isinstance(tool.get("rmqplan"), dict) else {}
+    table = rmqplan.get("services", {})
     if not isinstance(table, dict):
         return {}, [SourceProblem(Origin(str(pyproject)), "[tool.rmqplan.services] must be a table")]
-    lines = text.splitlines()
+    rows = text.splitlines()
+    start = next((i for i, row in enumerate(rows) if row.strip().replace(" ", "") == "[tool.rmqplan.services]"), 0)
+
+    def line_of(key: str) -> int:
+        for i in range(start, len(rows)):
+            written = rows[i].split("=", 1)[0].strip()
+            if "=" in rows[i] and written.strip("\"'") == key:
+                return i + 1
+        return 0
+
     out, problems = {}, []
     for key, value in table.items():
-        line = next((i for i, row in enumerate(lines, 1) if row.strip().startswith((key, f'"{key}"'))), 0)
-        if not isinstance(value, str):
-            problems.append(SourceProblem(Origin(str(pyproject), line),
-                                          f"[tool.rmqplan.services] {key}: expected a module directory or name"))
+        origin = Origin(str(pyproject), line_of(key))
+        if not isinstance(value, str) or not value.strip():
+            problems.append(SourceProblem(origin, f"[tool.rmqplan.services] {key}: expected a module directory "
+                                                  "or name"))
             continue
-        out[key] = (value, Origin(str(pyproject), line))
+        out[key] = (value, origin)
     return out, problems
 
 
+def _by_name(names: set[str], modules: list[Module], exact: bool) -> list[Module]:
+    if exact:
+        return [m for m in modules if names & module_names(m)]
+    wanted = {normalise(n) for n in names}
+    return [m for m in modules if wanted & {normalise(n) for n in module_names(m)}]
+
+
 def match_services(services: Iterable[DeployedService], modules: Iterable[Module], root: Path,
-                   explicit: Optional[dict[str, tuple[str, Origin]]] = None,
-                   ) -> tuple[list[ServiceMatch], list[SourceProblem]]:
+                   explicit: Optional[dict[str, tuple[str, Origin]]] = None) -> ServiceMatching:
     modules = list(modules)
     explicit = explicit or {}
-    matches, problems = [], []
+    result = ServiceMatching()
     for service in services:
         if service.name in explicit:
             target, origin = explicit[service.name]
             wanted = os.path.normpath(root / target)
             chosen = [m for m in modules if os.path.normpath(m.directory) == wanted or m.name == target]
             if len(chosen) == 1:
-                matches.append(ServiceMatch(service, chosen[0], f"explicit ({origin})"))
+                result.matches.append(ServiceMatch(service, chosen[0], f"explicit ({origin})"))
             else:
-                problems.append(SourceProblem(origin, f"[tool.rmqplan.services] {service.name} = {target!r}: "
-                                                      f"{'no' if not chosen else 'more than one'} module has "
-                                                      "that directory or name"))
+                result.unmatched.append(service)
+                result.problems.append(SourceProblem(origin, f"[tool.rmqplan.services] {service.name} = "
+                                                             f"{target!r}: {'no' if not chosen else 'more than one'} "
+                                                             "module has that directory or name"))
             continue
         names = service_names(service)
-        chosen = [m for m in modules if names & module_names(m)]
+        for exact in (True, False):
+            chosen = _by_name(names, modules, exact)
+            if chosen:
+                break
         if len(chosen) == 1:
-            common = sorted(names & module_names(chosen[0]))[0]
-            matches.append(ServiceMatch(service, chosen[0], f"name {common!r}"))
-        elif len(chosen) > 1:
+            common = sorted(names & module_names(chosen[0])) if exact else sorted(
+                {normalise(n) for n in names} & {normalise(n) for n in module_names(chosen[0])})
+            result.matches.append(ServiceMatch(service, chosen[0],
+                                               f"{'name' if exact else 'similar name'} {common[0]!r}"))
+            continue
+        result.unmatched.append(service)
+        if len(chosen) > 1:
             listed = ", ".join(sorted(m.directory for m in chosen))
-            problems.append(SourceProblem(service.origin,
-                                          f"service {service.name} matches several modules ({listed}): map it in "
-                                          "[tool.rmqplan.services]"))
-    return matches, problems
+            result.problems.append(SourceProblem(service.origin, f"{service.kind} {service.name} matches several "
+                                                                 f"modules ({listed}): map it in "
+                                                                 "[tool.rmqplan.services]"))
+    return result
 
 
-def process_layout(service: DeployedService, nodes: Optional[int] = None) -> Optional[ProcessLayout]:
-    """The hosts the service's processes report; None when the replica count is unknown."""
-    replicas = service.replicas
-    if replicas is None:
+def _even(replicas: int, nodes: int) -> list[int]:
+    base, extra = divmod(replicas, nodes)
+    return [base + (1 if i < extra else 0) for i in range(nodes)]
+
+
+def process_layout(service: DeployedService, nodes: Optional[int] = None,
+                   replicas: Optional[int] = None) -> Optional[ProcessLayout]:
+    """The IPs the service's processes report (placeholder names: only which processes share one matters).
+    `replicas` overrides the manifest's count (e.g. an autoscaler's maximum); None when the count is unknown."""
+    name = service.name
+    count = replicas if replicas is not None else service.replicas
+    if count is None and (service.kind == "DaemonSet" or service.replicas_note == "global: one per node") \
+            and nodes:
+        count = nodes  # one per node on every node
+    if count is None:
         return None
-    if replicas == 0:
-        return ProcessLayout((), f"{service.name} has 0 replicas")
+    if count == 0:
+        return ProcessLayout((), f"{name} has 0 replicas")
     if not service.host_network:
-        hosts = tuple(HostSet(f"{service.name}-pod-{i}", 1) for i in range(1, replicas + 1))
-        return ProcessLayout(hosts, f"{replicas} replicas, each with its own pod IP")
+        labels = service.pod_names if service.pod_names and len(service.pod_names) == count else [
+            f"{name}-pod-{i}" for i in range(1, count + 1)]
+        return ProcessLayout(tuple(HostSet(label, 1) for label in labels),
+                             f"{count} replicas, each with its own {'pod ' if service.kind != 'compose' else ''}IP")
+    if service.kind == "compose" and service.replicas_note != "global: one per node":
+        return ProcessLayout((HostSet(f"{name}-host", count),),
+                             f"{count} replicas on network_mode: host: docker compose runs them on one machine")
+    one_per_node = service.one_per_node or service.replicas_note == "global: one per node"
+    rule = service.max_per_node_why if service.max_per_node == 1 else (
+        "a DaemonSet runs one per node" if service.kind == "DaemonSet" else "one per node")
+    if one_per_node:
+        placed = count if nodes is None else min(count, nodes)
+        pending = count - placed
+        why = f"{count} replicas on host networking, one per node ({rule})"
+        if pending:
+            why += f": only {placed} of {count} can be scheduled on {nodes} nodes, {pending} stay Pending"
+        return ProcessLayout(tuple(HostSet(f"{name}-node-{i}", 1) for i in range(1, placed + 1)), why,
+                             pending=pending)
     if nodes is None or nodes <= 1:
-        why = (f"{replicas} replicas on host networking: all on one node, the worst case Kubernetes allows "
-               "(set nodes = N to spread them)" if nodes is None else f"{replicas} replicas on one node")
-        return ProcessLayout((HostSet(f"{service.name}-node-1", replicas),), why)
-    used = min(nodes, replicas)
-    base, extra = divmod(replicas, used)
-    hosts = tuple(HostSet(f"{service.name}-node-{i}", base + (1 if i <= extra else 0)) for i in range(1, used + 1))
-    return ProcessLayout(hosts, f"{replicas} replicas on host networking spread over {used} nodes")
+        if nodes is None:
+            spread = (f" (the spread constraint's maxSkew {service.spread_max_skew} allows it when one node is "
+                      "eligible)" if service.spread_max_skew else "")
+            why = (f"{count} replicas on host networking: all on one node, the worst case Kubernetes allows"
+                   f"{spread}; set nodes = N to spread them")
+        else:
+            why = f"{count} replicas on host networking on the one node"
+        return ProcessLayout((HostSet(f"{name}-node-1", count),), why, worst_case=nodes is None)
+    counts = [c for c in _even(count, nodes) if c]
+    return ProcessLayout(tuple(HostSet(f"{name}-node-{i}", c) for i, c in enumerate(counts, 1)),
+                         f"{count} replicas on host networking spread over {len(counts)} of {nodes} nodes")

@@ -65,8 +65,20 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
             facts.problems.extend(_unfollowed(facts))
+    if not any(p.message == _UNFOLLOWED[_EXPRESSION] for p in facts.problems):
+        # A constant too deep to follow that no fact of this file uses (another file's may): said once per file,
+        # at the first such constant (a chain of 3,000 constants is one thing not followed, not 3,000).
+        for info in java.classes:
+            name = next((n for n, f in info.fields.items()
+                         if _unfollowed_reason(facts.constants.get(f"{info.name}.{n}", _KNOWN)) == _EXPRESSION), None)
+            if name is not None:
+                facts.problems.append(Problem(f"constant {info.name}.{name}: {_UNFOLLOWED[_EXPRESSION]}",
+                                              java.location(info.fields[name].declaration)))
+                break
 
 
+_EXPRESSION = Dynamic(TOO_DEEP_EXPRESSION)
+_KNOWN = Dynamic("")
 _UNFOLLOWED = {
     Dynamic(TOO_DEEP): f"a value with {TOO_DEEP}, not followed",
     Dynamic(TOO_DEEP_EXPRESSION): f"{TOO_DEEP_EXPRESSION}: its value is not known, so what depends on it was not "

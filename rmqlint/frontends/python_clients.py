@@ -17,6 +17,7 @@ followed, and each method call is attached to the object created last before it.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -42,15 +43,15 @@ _V2_SETTERS = {"set_group": ("group", "group_id"), "set_instance_name": ("instan
 class _Client:
     fact: ClientFact
     version: str
-    order: tuple[int, int]
+    order: int
 
 
 @dataclass
 class _Message:
     version: str
     topic: Value | None
-    order: tuple[int, int]
-    topics: list[tuple[tuple[int, int], Value]] = field(default_factory=list)  # 5.x `msg.topic = ..`
+    order: int
+    topics: list[tuple[int, Value]] = field(default_factory=list)  # 5.x `msg.topic = ..`
 
 
 class ClientCollector:
@@ -160,19 +161,30 @@ class ClientCollector:
 
     def _resolve_aliases(self) -> None:
         """Propagates objects along the recorded aliases until nothing changes (chains, helpers calling helpers)."""
+        members: dict[tuple[int, tuple], set[int]] = {}  # (table, key) -> ids of the objects in its bucket
         for _round in range(8):
             changed = False
             for targets, sources in self.aliases:
-                for table in (self.clients, self.messages):
+                for number, table in enumerate((self.clients, self.messages)):
                     for source in sources:
                         for held in list(table.get(source, ())):
                             for key in targets:
                                 bucket = table.setdefault(key, [])
-                                if all(h is not held for h in bucket):
+                                ids = members.get((number, key))
+                                if ids is None:
+                                    ids = members[(number, key)] = {id(h) for h in bucket}
+                                if id(held) not in ids:
+                                    ids.add(id(held))
                                     bucket.append(held)
                                     changed = True
             if not changed:
-                return
+                break
+        # Each variable's objects in source order, for `_owner`.
+        for table in (self.clients, self.messages):
+            for bucket in table.values():
+                bucket.sort(key=lambda held: held.order)
+        self._orders = {id(bucket): [held.order for held in bucket]
+                        for table in (self.clients, self.messages) for bucket in table.values()}
 
     def _note_message_field(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         if isinstance(target, cst.Attribute) and target.attr.value in ("topic", "tag"):
@@ -340,8 +352,6 @@ class ClientCollector:
             if id(client) not in seen:
                 seen.add(id(client))
                 facts.clients.append(client.fact)
-        facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
-        facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
 
     def _client_call(self, client: _Client, method: str, call: cst.Call, scope: Scope) -> None:
         fact = client.fact
@@ -369,8 +379,7 @@ class ClientCollector:
                 fact.subscriptions.append(Subscription(self.index.value(topic, scope), expression, selector,
                                                        self.index.loc(call)))
 
-    @staticmethod
-    def _owner(candidates: list, order: tuple[int, int]):
+    def _owner(self, candidates: list, order: int):
         """Among objects assigned to one variable, the last one created before the use, else the first."""
-        before = [c for c in candidates if c.order <= order]
-        return before[-1] if before else candidates[0]
+        before = bisect.bisect_right(self._orders[id(candidates)], order)
+        return candidates[before - 1] if before else candidates[0]

@@ -20,11 +20,11 @@ import warnings
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from rmqlint.facts import Location
-from rmqlint.text import module_of
+from rmqlint.facts import FileFacts, Location
 from rmqlint import flow
+from rmqlint.frontends.python_positions import spans_of
+from rmqlint.text import module_of
 from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of
 
 
@@ -73,6 +73,8 @@ class ScopeBuilder:
         # Assignments and calls in source order with their scope: the analysis runs on these once every
         # scope is complete (a method may use an attribute another method, later in the file, assigns).
         self.events: list[tuple[str, cst.CSTNode, Scope]] = []
+        # Calls and attributes by their place in the walk (pre-order, so source order): `PythonIndex.order`.
+        self.sequence: dict[int, int] = {}
         # `self.x = ...` in a method, per (class node id, attribute): the values and the method's scope
         self.attr_assigns: dict[tuple[int, str], list[tuple[cst.BaseExpression, Scope]]] = {}
         self.top: dict[int, int] = {}  # node id -> index of the top-level statement holding it
@@ -88,6 +90,8 @@ class ScopeBuilder:
             node, scope, statement = work.pop()
             top[id(node)] = statement
             kind = type(node)
+            if kind is cst.Call or kind is cst.Attribute:
+                self.sequence[id(node)] = len(self.sequence)
             if kind not in handlers:
                 handlers[kind] = getattr(self, f"visit_{kind.__name__}", None)
             handler = handlers[kind]
@@ -326,11 +330,9 @@ class PythonIndex:
         self.path = path
         self.module = module
         self.line_map = line_map  # line in `module` -> line in the file, when `module` is a slice of it
-        # The line each top-level statement of `module` starts on; when known, positions are computed statement by
-        # statement (libcst computes them by generating the code again: for all of a large module, that costs
-        # about as much as parsing it).
+        # The line each top-level statement of `module` starts on: positions are computed for the statements facts
+        # point into, and there only for the nodes they cite (`python_positions`).
         self.starts = starts if starts is not None and len(starts) == len(module.body) else None
-        self._positions: dict[int, object] = {}
         mod = module_of(path).split(".") if module_of(path) else []
         self.package = mod if path.endswith("__init__.py") else mod[:-1]
         builder = ScopeBuilder(module, self.package)
@@ -340,29 +342,47 @@ class PythonIndex:
         self.events = builder.events
         self.attr_assigns = builder.attr_assigns
         self.top = builder.top
+        self.sequence = builder.sequence
         self.memo: dict[tuple[int, str], Value] = {}
         self.active: set[tuple[int, str]] = set()
-
-    def _range(self, node: cst.CSTNode):
-        """The node's code range, lines counted in `module` (the first line of its statement, then within it)."""
-        statement = self.top.get(id(node)) if self.starts is not None else None
-        if statement is None:
-            if -1 not in self._positions:
-                self._positions[-1] = _positions(self.module)
-            return self._positions[-1][node], 0
-        if statement not in self._positions:
-            self._positions[statement] = _positions(cst.Module(body=[self.module.body[statement]]))
-        leading = len(getattr(self.module.body[statement], "leading_lines", ()))
-        return self._positions[statement][node], self.starts[statement] - 1 - leading
+        self._requests: dict[int, int] = {}  # node id -> index into _requested
+        self._requested: list[cst.CSTNode] = []
 
     def loc(self, node: cst.CSTNode) -> Location:
-        rng, offset = self._range(node)
-        start, end = self._line(rng.start.line + offset), self._line(rng.end.line + offset)
-        return Location(self.path, start, rng.start.column + 1, end, rng.end.column + 1)
+        """The node's location. While the module is analysed this is a placeholder (line < 0) that
+        `resolve_locations` replaces: positions cost a code generation pass, done once for all cited nodes."""
+        index = self._requests.get(id(node))
+        if index is None:
+            index = self._requests[id(node)] = len(self._requested)
+            self._requested.append(node)
+        return Location(self.path, -1 - index, 0, 0, 0)
 
-    def order(self, node: cst.CSTNode) -> tuple[int, int]:
-        rng, offset = self._range(node)
-        return self._line(rng.start.line + offset), rng.start.column
+    def order(self, node: cst.CSTNode) -> int:
+        """A number that orders calls and attributes as they stand in the source."""
+        return self.sequence.get(id(node), -1)
+
+    def resolve_locations(self, facts: FileFacts) -> None:
+        """Replace every placeholder location in `facts` by the real one: one targeted code generation pass per
+        top-level statement that holds a cited node (all of the module when statement starts are not known)."""
+        by_statement: dict[int, list[cst.CSTNode]] = {}
+        for node in self._requested:
+            statement = self.top.get(id(node)) if self.starts is not None else None
+            by_statement.setdefault(-1 if statement is None else statement, []).append(node)
+        places: dict[int, tuple[object, int]] = {}  # node id -> (span, line offset)
+        for statement, nodes in by_statement.items():
+            if statement < 0:
+                spans, offset = spans_of(self.module, nodes), 0
+            else:
+                alone = self.module.body[statement]
+                leading = len(getattr(alone, "leading_lines", ()))
+                spans, offset = spans_of(cst.Module(body=[alone]), nodes), self.starts[statement] - 1 - leading
+            places.update({key: (span, offset) for key, span in spans.items()})
+        real = []
+        for node in self._requested:
+            span, offset = places[id(node)]
+            real.append(Location(self.path, self._line(span.line + offset), span.column + 1,
+                                 self._line(span.end_line + offset), span.end_column + 1))
+        _replace_locations(facts, real)
 
     def _line(self, line: int) -> int:
         return self.line_map[line] if self.line_map is not None else line
@@ -457,6 +477,9 @@ class PythonIndex:
                       else self.value(node, owner) for node in reaching)
 
     def value(self, node: cst.BaseExpression, scope: Scope) -> Value:
+        if isinstance(node, cst.SimpleString) and "\\" not in node.value and node.prefix.lower() in ("", "u", "r"):
+            quote = node.quote
+            return Lit(node.value[len(node.prefix) + len(quote):-len(quote)])  # no escapes: the text is as written
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             with warnings.catch_warnings():  # an invalid escape such as "\q" warns, and stays in the text
                 warnings.simplefilter("ignore")
@@ -604,16 +627,30 @@ class PythonIndex:
         return None
 
 
-def _positions(module: cst.Module):
-    """libcst's `PositionProvider` ranges of every node of `module`. The provider is run directly: through a
-    `MetadataWrapper` it also visits the whole tree once more, which doubles its cost."""
-    provider = PositionProvider()
-    try:
-        provider._computed = {}
-        provider._gen_impl(module)  # one code generation pass, recording ranges
-        return provider._computed
-    except (AttributeError, TypeError):  # another libcst: its public, slower way
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+def _replace_locations(obj, real: list[Location]) -> None:
+    """Put the real locations in place of the placeholders (line < 0) everywhere inside the facts."""
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            if isinstance(item, Location):
+                if item.line < 0:
+                    obj[i] = real[-1 - item.line]
+            else:
+                _replace_locations(item, real)
+    elif isinstance(obj, dict):
+        for key, item in obj.items():
+            if isinstance(item, Location):
+                if item.line < 0:
+                    obj[key] = real[-1 - item.line]
+            else:
+                _replace_locations(item, real)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, Location):
+        for f in dataclasses.fields(obj):
+            item = getattr(obj, f.name)
+            if isinstance(item, Location):
+                if item.line < 0:
+                    setattr(obj, f.name, real[-1 - item.line])
+            elif isinstance(item, (list, dict)) or dataclasses.is_dataclass(item):
+                _replace_locations(item, real)
 
 
 def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:

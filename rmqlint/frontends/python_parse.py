@@ -184,3 +184,6 @@ def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice) -> 
         if binding.values or binding.import_target is not None or binding.other:
             facts.constants[name] = index.lookup(name, index.root)
     callbacks(index, facts)
+    index.resolve_locations(facts)
+    facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
+    facts.produced.sort(key=lambda p: (p.location.line, p.location.column))

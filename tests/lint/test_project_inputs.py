@@ -121,9 +121,3 @@ def test_an_expression_deeper_than_the_evaluator_follows_is_reported_at_its_line
     assert found == [("RMQ900", "OrderConsumer.java", 8)]
     assert "nested more than 100 levels" in result.findings[0].message
 
-
-def test_a_python_coding_declaration_is_honoured(tmp_path):
-    source = ("# -*- coding: gbk -*-\n# 订单消费者\nfrom rocketmq.client import PushConsumer\n\n"
-              "consumer = PushConsumer('orders_cg')\nconsumer.set_instance_name('node-1')\n").encode("gbk")
-    found, _result = findings_of(write_project(tmp_path, {"consumer.py": source}))
-    assert found == [("RMQ001", "consumer.py", 6)]

@@ -146,7 +146,7 @@ def test_each_project_has_its_own_settings_and_cache(tmp_path):
     inside = lint(LintOptions(paths=[folder / "billing"]))
     assert inside.parsed == 0 and [f.location.path for f in inside.findings] == ["src/main/java/com/billing/Billing.java"]
 
-    (folder / "quiet" / ".rmqlint.toml").write_text('ignore = ["RMQ01"]\n', encoding="utf-8")
+    (folder / "quiet" / ".rmqlint.toml").write_text('ignore = ["NOPE1"]\n', encoding="utf-8")
     code = main([str(folder)])
     assert code == 2
 

@@ -4,6 +4,7 @@ those of the whole module, at the module's own lines, for every Python file the 
 from __future__ import annotations
 
 import ast
+import random
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,82 @@ def test_a_name_bound_in_a_left_out_statement_and_read_by_the_consumer_is_kept()
 def test_a_module_without_rocketmq_keeps_its_constants():
     facts = parse_python("settings.py", b"import os\nTOPIC = 'orders'\nTABLE = [1, 2, 3]\ndef f():\n    return 1\n")
     assert facts.constants["TOPIC"].text == "orders" and "f" not in facts.constants
+
+
+# --- random modules: the slice's facts are the whole module's --------------------------------------------------
+
+RANDOM_HEAD = '''from rocketmq.client import PushConsumer, Producer, Message, ConsumeStatus
+import os
+
+NAME_SERVER = "10.0.0.1:9876"
+GROUP_PREFIX = "shop_"
+TAG = "created"
+
+
+def on_message(msg):
+    if msg.body:
+        return ConsumeStatus.CONSUME_SUCCESS
+    return ConsumeStatus.RECONSUME_LATER
+
+
+class Listener:
+    def consume(self, message):
+        return 1
+
+'''
+
+SNIPPETS = [
+    # a module-level consumer configured over several statements (the variable is rebound later)
+    '''consumer = PushConsumer(GROUP_PREFIX + "orders_{i}")
+consumer.set_name_server_address(NAME_SERVER)
+consumer.set_instance_name("node-{i}")
+consumer.subscribe("Orders{i}", on_message, TAG + " || paid")
+''',
+    # a function with its own consumer
+    '''def start_{i}():
+    c = PushConsumer("group_{i}")
+    c.set_message_model(0)
+    c.subscribe("Topic{i}", on_message, "*")
+    return c
+''',
+    # a message sent with a tag
+    '''msg = Message("Orders{i}")
+msg.set_tags(TAG)
+''',
+    # a big data table, unrelated
+    '''TABLE_{i} = {{
+''' + "".join(f'    "key-{{i}}-{n}": [{n}, "v{n}", {{{{"a": {n}}}}}],\n' for n in range(120)) + '''}}
+''',
+    # a constant assigned twice in the module (never a constant)
+    '''TAG = "paid{i}"
+''',
+    # a producer created once and used much later
+    '''producer_{i} = Producer("producer_group_{i}")
+''',
+    '''def use_{i}():
+    producer_{j}.set_group("g{i}")
+''',
+]
+
+
+def _module(seed: int, parts: int) -> str:
+    rng = random.Random(seed)
+    out = [RANDOM_HEAD]
+    for i in range(parts):
+        snippet = rng.choice(SNIPPETS)
+        out.append(snippet.format(i=i, j=rng.randrange(max(i, 1))))
+    return "\n".join(out)
+
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_modules_give_the_facts_of_the_whole_module(seed, monkeypatch):
+    text = _module(seed, 160)
+    sliced = parse_python("shop/big.py", text.encode())
+    monkeypatch.setattr(python_parse, "slice_module", _whole_module)
+    whole = parse_python("shop/big.py", text.encode())
+    assert sliced.problems == whole.problems == []
+    assert (sliced.clients, sliced.produced, sliced.listener_classes) == (
+        whole.clients, whole.produced, whole.listener_classes)
+    assert {name: whole.constants[name] for name in sliced.constants} == sliced.constants
+    assert len(whole.clients) > 10

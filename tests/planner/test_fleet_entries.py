@@ -1,0 +1,136 @@
+"""Fleet entries from what the sources read, written, parsed and simulated: the input side end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner.findings import find
+from planner.fleet import parse_fleet_text
+from planner.fleet_entries import cluster_entries, deployed_instances, live_instances
+from planner.fleet_writer import PlannedFleet, PlannedGroup, PlannedSubscription, Sourced, write_fleet
+from planner.local import simulate
+from planner.sources.deploy import read_deployments
+from planner.sources.mqadmin import ClusterSnapshot, RouteQueues, TopicRoute, read_cluster_dir
+from planner.sources.origin import Origin
+from planner.sources.services import process_layout
+
+SHOP = Path(__file__).parent / "fixtures" / "shop"
+
+
+def _subscriptions(consumer) -> list[PlannedSubscription]:
+    return [PlannedSubscription(s.topic, s.expression, Sourced.at("", s.origin)) for s in consumer.subscriptions
+            if not s.retry]
+
+
+def _simulate(planned: PlannedFleet):
+    fleet = parse_fleet_text(write_fleet(planned), "fleet.toml")
+    sim = simulate(fleet)
+    return fleet, {(f.code, f.group, f.topic): f for f in find(sim)}
+
+
+def test_the_saved_cluster_gives_brokers_and_topics_with_their_lines():
+    snap = read_cluster_dir(SHOP / "cluster")
+    brokers, topics = cluster_entries(snap)
+    assert [(b.name.value, b.name.source.rsplit("/", 1)[-1]) for b in brokers] == [
+        ("broker-a", "clusterList.txt:2"), ("broker-b", "clusterList.txt:4")]
+    orders, payment = topics
+    assert (orders.name.value, orders.read_queues.value, orders.write_queues) == ("OrderEvents", 8, None)
+    assert orders.read_queues.source.endswith("topicRoute-OrderEvents.json:23,30 readQueueNums")
+    # PaymentEvents is on broker-a only, 4 read and 6 write queues
+    assert (payment.read_queues.value, payment.write_queues.value) == ({"broker-a": 4}, {"broker-a": 6})
+
+
+def test_the_live_orders_group_simulates_to_orphaned_queues():
+    """Three connections share one client id (a fixed instanceName on host networking): each takes the same
+    share, the rest of OrderEvents is read by nobody."""
+    snap = read_cluster_dir(SHOP / "cluster")
+    brokers, topics = cluster_entries(snap)
+    consumer = snap.consumers["orders_cg"]
+    (instances,) = live_instances(consumer)
+    assert (instances.hosts.value, instances.count.value, instances.instance_name.value) == (
+        ["10.2.0.5"], 3, "orders-node")
+    assert instances.count.source.endswith("consumerConnection-orders_cg.txt:2,3,4: 3 connection(s) with this "
+                                           "client id")
+    group = PlannedGroup(Sourced("orders_cg", str(consumer.origin)),
+                         Sourced(consumer.message_model.lower(), str(consumer.message_model_origin)),
+                         Sourced.unknown("AVG", "not in the saved outputs: the client default"),
+                         _subscriptions(consumer), [instances])
+    _, findings = _simulate(PlannedFleet(brokers, topics, [group]))
+    orphaned = findings[("PLAN001", "orders_cg", "OrderEvents")]
+    assert len(orphaned.queues) == 16 - 6  # 16 readable queues, the one shared id takes ceil(16/3) = 6
+    assert ("PLAN001", "orders_cg", "%RETRY%orders_cg") in findings
+
+
+def test_the_deployed_orders_service_simulates_to_the_same_incident():
+    """The orders Deployment: 3 replicas on host networking, all on one node in the worst case, with the fixed
+    instanceName the code sets."""
+    deployment = read_deployments(SHOP / "deploy")
+    orders = next(s for s in deployment.services if s.name == "orders")
+    layout = process_layout(orders)
+    sets = deployed_instances(orders, layout, instance_name=Sourced("orders-node", "OrderConsumer.java:18"),
+                              client_version=Sourced("4.9.4", "pom.xml:16"))
+    (instances,) = sets
+    assert (instances.hosts.value, instances.count.value, instances.hosts.known) == (["orders-node-1"], 3, False)
+    assert "worst case" in instances.hosts.source and "orders.yaml:9" in instances.count.source
+    assert instances.note.startswith("Deployment orders (") and instances.pid.value == 1
+    brokers, topics = cluster_entries(read_cluster_dir(SHOP / "cluster"), topics=["OrderEvents"])
+    group = PlannedGroup(Sourced("orders_cg", "OrderConsumer.java:8"), Sourced.unknown("clustering", "default"),
+                         Sourced.unknown("AVG", "default"),
+                         [PlannedSubscription("OrderEvents", "created || paid", Sourced("", "OrderConsumer.java:13"))],
+                         sets)
+    _, findings = _simulate(PlannedFleet(brokers, topics, [group]))
+    assert len(findings[("PLAN001", "orders_cg", "OrderEvents")].queues) == 10
+    # spread over 3 nodes, every replica has its own IP: nothing orphaned
+    spread = deployed_instances(orders, process_layout(orders, nodes=3),
+                                instance_name=Sourced("orders-node", "OrderConsumer.java:18"))
+    group.instances = spread
+    _, findings = _simulate(PlannedFleet(brokers, topics, [group]))
+    assert ("PLAN001", "orders_cg", "OrderEvents") not in findings
+
+
+def test_hosts_with_different_counts_are_separate_sets():
+    deployment = read_deployments(SHOP / "deploy")
+    notifier = next(s for s in deployment.services if s.name == "notifier")  # compose, host network
+    (one,) = deployed_instances(notifier, process_layout(notifier))
+    assert (one.hosts.value, one.count.value, one.hosts.known) == (["notifier-host"], 2, True)
+    billing = next(s for s in deployment.services if s.name == "billing")
+    (pods,) = deployed_instances(billing, process_layout(billing))
+    assert pods.hosts.value == ["billing-0", "billing-1"] and pods.count is None
+    assert "HorizontalPodAutoscaler" in pods.note and "between 2 and 6" in pods.note
+
+
+def _route(topic: str, queues: list[tuple[str, int, int, int]]) -> TopicRoute:
+    return TopicRoute(topic, [RouteQueues(b, r, w, p, Origin(f"topicRoute-{topic}.json", 10 + i))
+                              for i, (b, r, w, p) in enumerate(queues)], [], Origin(f"topicRoute-{topic}.json", 1))
+
+
+def test_brokers_that_disagree_on_a_topics_permission_count_zero_where_they_do_not_serve():
+    snap = ClusterSnapshot(routes={"T": _route("T", [("a", 4, 4, 6), ("b", 4, 4, 2)]),
+                                   "R": _route("R", [("a", 4, 4, 4), ("b", 4, 4, 4)])})
+    _, (r, t) = cluster_entries(snap)
+    assert (t.read_queues.value, t.write_queues.value, t.perm) == ({"a": 4, "b": 0}, 4, None)
+    assert "b perm 2 (w)" in t.read_queues.source
+    assert (r.read_queues.value, r.perm.value) == (4, "r")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 16), st.integers(0, 16),
+                          st.sampled_from([0, 2, 4, 6, 7])), min_size=1, max_size=3, unique_by=lambda q: q[0]),
+       st.booleans())
+def test_any_route_becomes_a_topic_with_the_same_readable_and_writable_queues(queues, other_topic):
+    routes = {"T": _route("T", queues)}
+    if other_topic:
+        routes["U"] = _route("U", [("a", 1, 1, 6), ("b", 1, 1, 6), ("c", 1, 1, 6)])
+    brokers, topics = cluster_entries(ClusterSnapshot(routes=routes))
+    group = PlannedGroup(Sourced("g", "x"), Sourced("clustering", "x"), Sourced("AVG", "x"),
+                         [PlannedSubscription("T", "*", Sourced("", "x"))], [])
+    fleet = parse_fleet_text(write_fleet(PlannedFleet(brokers, topics, [group])), "fleet.toml")
+    topic = next(t for t in fleet.topics if t.name == "T")
+    readable = {b: r for b, r, _, p in queues if p & 4 and r}
+    writable = {b: w for b, _, w, p in queues if p & 2 and w}
+    got_read = {b: n for b, n in topic.read_queues.items() if n} if topic.readable else {}
+    got_write = {b: n for b, n in topic.write_queues.items() if n} if topic.writable else {}
+    assert got_read == readable and got_write == writable
