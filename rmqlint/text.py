@@ -3,7 +3,8 @@ RocketMQ code shares across languages (`topic:tags` destinations, Spring's relax
 
 Every frontend reads its bytes through `decode`, reports positions with `point` / `position_of`, and finds
 `rmqlint: disable=...` in its comments with `suppression_codes`; the linker and the frontends split destinations
-with `split_destination` and compare configuration keys with `canonical_key`. One definition each.
+with `split_destination` and compare configuration keys with `canonical_key`; rules and the topology graph read
+subscription expressions with `subscribed_tags`. One definition each.
 """
 
 from __future__ import annotations
@@ -102,6 +103,19 @@ def split_destination(destination: Value) -> Optional[tuple[Value, Value]]:
             return Lit(prefix + head), concat(([Lit(tail)] if tail else []) + list(parts[index + 1:]))
         prefix += part.text
     return Lit(prefix), Lit("")
+
+
+def subscribed_tags(expression: str) -> set[str] | None:
+    """The tag set a TAG subscription expression selects, as the client builds it (FilterAPI.buildSubscriptionData):
+    split on `||`, each part trimmed, empty parts dropped. None means every tag (`*` or an empty expression; a
+    lone `*` among other tags is too odd to reason about, so it counts as every tag too)."""
+    if expression == "" or expression == "*":
+        return None
+    tags = {part.strip() for part in expression.split("||")}
+    tags.discard("")
+    if not tags or "*" in tags:
+        return None
+    return tags
 
 
 def module_of(path: str) -> str:

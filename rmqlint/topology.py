@@ -20,30 +20,24 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from typing import Callable, Optional
-
-import networkx as nx
+from typing import TYPE_CHECKING, Callable, Optional
 
 from rmqlint.project import Project
+from rmqlint.text import subscribed_tags as subscription_tags
 from rmqlint.values import known_texts, literal_texts
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 FORMATS = ("mermaid", "dot", "graphml", "json")
-SUB_ALL = "*"
-
-
-def subscription_tags(expression: str) -> Optional[set[str]]:
-    """The tags a TAG expression selects, as the client splits it (`||`, each trimmed, empty parts dropped);
-    None for every tag (`*` or empty)."""
-    if expression.strip() in ("", SUB_ALL):
-        return None
-    tags = {part.strip() for part in expression.split("||")} - {""}
-    return None if not tags or SUB_ALL in tags else tags
 
 
 def build_topology(project: Project, service_of: Optional[Callable[[str], str]] = None,
                    only: Optional[set[str]] = None) -> nx.DiGraph:
     """The graph of `project` (of the files in `only`, when given; values are still resolved across the whole
     project). `service_of(path)` names the service a file belongs to (default: `module_directory`)."""
+    import networkx as nx  # imported when a graph is drawn: the rules do not need it
+
     service_of = service_of or module_directory
     graph = nx.DiGraph(unknown=0)
     unknown = Counter()
@@ -183,6 +177,8 @@ def to_dot(graph: nx.DiGraph) -> str:
 
 
 def to_graphml(graph: nx.DiGraph) -> str:
+    import networkx as nx
+
     flat = nx.DiGraph()
     for n in _ordered_nodes(graph):
         attrs = graph.nodes[n]

@@ -8,25 +8,12 @@ from typing import Iterable
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
+from rmqlint.text import subscribed_tags
 from rmqlint.values import known_texts
 from rules._consumers import describe_group, is_consumer
 from rules._examples import line_of
 from rules.base import Example, Rule
 
-SUB_ALL = "*"
-
-
-def subscribed_tags(expression: str) -> set[str] | None:
-    """The tag set a TAG expression selects, as the client builds it (FilterAPI.buildSubscriptionData): split on
-    `||`, each part trimmed, empty parts dropped. None means every tag (`*` or an empty expression)."""
-    if expression == "" or expression == SUB_ALL:
-        return None
-    tags = {part.strip() for part in expression.split("||")}
-    tags.discard("")
-    # A lone "*" among other tags is not "all" for the broker; too odd to reason about, so treat it as all.
-    if not tags or SUB_ALL in tags:
-        return None
-    return tags
 
 
 def drift_key(tag: str) -> str:

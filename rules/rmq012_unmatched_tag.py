@@ -9,7 +9,7 @@ from typing import Iterable
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
-from rmqlint.topology import subscription_tags
+from rmqlint.text import subscribed_tags as subscription_tags
 from rmqlint.values import literal_texts
 from rules._consumers import describe_group, is_consumer
 from rules._examples import line_of
