@@ -239,8 +239,9 @@ def measure(kind: str, source: str, repeat: int) -> dict:
         parse = _measured([sys.executable, "-c", PARSE_PYTHON if kind == "python" else PARSE_JAVA, name],
                           project, repeat)
         lint = _measured([sys.executable, "-m", "rmqlint", name, "--no-cache"], project, repeat)
+        lines = lint["stdout"].strip().splitlines()
         return {"kind": kind, "bytes": path.stat().st_size, "parse": parse, "lint": lint,
-                "findings": lint["stdout"].strip().splitlines()}
+                "findings": lines[-1:] + lines[:min(2, len(lines) - 1)]}
     finally:
         shutil.rmtree(project, ignore_errors=True)
 
@@ -256,7 +257,7 @@ def report(results: list[dict]) -> str:
     for r in results:
         lines.append(f"{r['kind']}: lint / parse: wall {r['lint']['wall'] / r['parse']['wall']:.2f}, "
                      f"CPU {r['lint']['cpu'] / r['parse']['cpu']:.2f} (target <= 2); peak {r['lint']['rss_mb']:.0f} MB"
-                     f"; findings: {r['findings']}")
+                     f"; output: {r['findings']}")
     return "\n".join(lines)
 
 
