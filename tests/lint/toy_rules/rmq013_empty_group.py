@@ -1,4 +1,4 @@
-"""RMQ012 (a toy, not shipped): a consumer group name that is blank."""
+"""RMQ013 (a toy, not shipped): a consumer group name that is blank."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ consumer = PushConsumer("")
 
 
 class EmptyGroup(Rule):
-    CODE = "RMQ012"
+    CODE = "RMQ013"
     NAME = "empty-group"
     SEVERITY = "error"
     SUMMARY = "A consumer group name that is blank"
