@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV)/node mermaid@11 jsdom@25 >/dev/null 2>&1
 	touch $(STAMP)
 
-# Lints the bundled examples (they reproduce the seeds, so findings are expected: exit 1 is fine),
+# Lints the bundled examples (they reproduce the incidents, so findings are expected: exit 1 is fine),
 # then simulates the example fleet.
 run: install
 	$(BIN)/rmqlint examples/ --no-cache || [ $$? -eq 1 ]
@@ -28,6 +28,7 @@ test: install
 
 bench: install
 	$(BIN)/python -m benchmarks.lint_bench
+	$(BIN)/python -m benchmarks.big_files
 	$(BIN)/python -m benchmarks.plan_bench
 	$(BIN)/python -m benchmarks.scenario_bench
 

@@ -65,7 +65,7 @@ def _frontends_stamp() -> int:
     """The newest modification time of the code that produces facts: in a development checkout, editing a
     frontend without bumping FACTS_VERSION must not serve stale facts."""
     package = os.path.dirname(os.path.abspath(__file__))
-    return _newest([os.path.join(package, name) for name in ("facts.py", "values.py", "discover.py")],
+    return _newest([os.path.join(package, name) for name in ("facts.py", "values.py", "text.py", "discover.py")],
                    [os.path.join(package, "frontends")])
 
 

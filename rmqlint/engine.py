@@ -24,7 +24,6 @@ from rmqlint.findings import Finding, finding_from_json, finding_to_json, severi
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
-MAX_FILE_BYTES = 16 * 1024 * 1024  # larger files are reported (RMQ900), not parsed: generated code, dumps
 
 
 @dataclass
@@ -274,10 +273,11 @@ class SourceIndex:
         if st is not None and not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
             self._add(frontend_named(kind).problem(rel, "not a regular file: not linted"))
             return
-        if st is not None and st.st_size > MAX_FILE_BYTES:
+        limit = frontend_named(kind).max_bytes
+        if st is not None and st.st_size > limit:
             size = st.st_size / (1024 * 1024)
-            self._add(frontend_named(kind).problem(rel, f"file is {size:.1f} MB, over the {MAX_FILE_BYTES >> 20} MB limit: "
-                                                "not linted"))
+            self._add(frontend_named(kind).problem(
+                rel, f"file is {size:.1f} MB, over the {limit >> 20} MB limit for {kind} files: not linted"))
             return
 
         entry = self._entries.get(rel)
@@ -341,7 +341,7 @@ class SourceIndex:
             return self._memory[rel]
         try:
             with open(os.path.join(self._root_str, rel), "rb") as fh:
-                return fh.read(MAX_FILE_BYTES + 1)
+                return fh.read(frontend_named(kind).max_bytes + 1)
         except OSError as err:
             self._add(frontend_named(kind).problem(rel, f"cannot read: {err.strerror or err}"))
             return None
@@ -371,7 +371,7 @@ class SourceIndex:
         if rel not in self._peeked:
             try:
                 with open(os.path.join(self._root_str, rel), "rb") as fh:
-                    self._peeked[rel] = fh.read(MAX_FILE_BYTES + 1)
+                    self._peeked[rel] = fh.read(frontend_named(self.kinds[rel]).max_bytes + 1)
             except OSError:
                 self._peeked[rel] = None
         return self._peeked[rel]

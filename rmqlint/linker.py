@@ -13,6 +13,9 @@
   the frontend of the referring file finds the one declaring file (`Frontend.find_listener`); the placeholder
   listener is replaced by that file's `listener_classes` entry (locations in that file). Anything else (not
   found, ambiguous, not a listener) keeps the placeholder: kind "unknown", nothing a rule acts on.
+- `OneOf` (a value the program picks at run time among several) resolves alternative by alternative; a produced
+  tag whose `topic:tags` destination is one of several becomes one produced tag per alternative (the topic and the
+  tag of one alternative stay together).
 - Cycles are Dynamic. Nothing is guessed.
 
 Files that are not yet parsed are asked for through `SourceFiles` (the engine parses them on demand).
@@ -21,18 +24,23 @@ Files that are not yet parsed are asked for through `SourceFiles` (the engine pa
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
+import typing
 
 from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, ProducedTag, Setting
 from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
 from rmqlint.project import Project
 from rmqlint.text import canonical_key, split_destination
-from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Placeholder, Value, concat
+from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value,
+                            alternatives, concat, one_of)
 
 # Constants and placeholders that refer to one another are followed this many steps deep (real code: a few); a
 # longer chain is unknown rather than a recursion as deep as the chain.
 MAX_CHAIN = 64
 _TOO_LONG = f"more than {MAX_CHAIN} constants or configuration keys refer to one another in a chain"
+SETTING_FIELDS = tuple(name for name, hint in typing.get_type_hints(ClientFact).items()
+                       if Setting in typing.get_args(hint))  # every `Setting | None` field of a client
 _ENV_STYLE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # Keys Spring (Cloud) fills in at run time: never a fixed value even though they look like configuration.
 _RUNTIME_PREFIXES = ("random.", "spring.cloud.client.", "local.server.", "local.management.")
@@ -94,7 +102,7 @@ class Linker:
     def resolve_file(self, facts: FileFacts) -> FileFacts:
         ctx = facts
         clients = [self._resolve_client(c, ctx) for c in facts.clients]
-        produced = [self._resolve_produced(p, ctx) for p in facts.produced]
+        produced = [linked for p in facts.produced for linked in self._resolve_produced(p, ctx)]
         return dataclasses.replace(facts, clients=clients, produced=produced)
 
     def resolve(self, value: Value | None, ctx: FileFacts) -> Value | None:
@@ -102,6 +110,8 @@ class Linker:
             return value
         if isinstance(value, Concat):
             return concat([self.resolve(part, ctx) for part in value.parts])
+        if isinstance(value, OneOf):
+            return one_of(self.resolve(alternative, ctx) for alternative in value.alternatives)
         if isinstance(value, Placeholder):
             return self._placeholder(value, ctx)
         if isinstance(value, ConstRef):
@@ -116,9 +126,8 @@ class Linker:
         return dataclasses.replace(setting, value=self.resolve(setting.value, ctx))
 
     def _resolve_client(self, client: ClientFact, ctx: FileFacts) -> ClientFact:
-        names = ("group", "message_model", "consume_mode", "instance_name", "unit_name", "max_reconsume_times",
-                 "delay_level")
-        changes = {name: self._setting(getattr(client, name), ctx) for name in names}
+        # Every setting of the client, whatever it is named: a new setting needs no change here.
+        changes = {name: self._setting(getattr(client, name), ctx) for name in SETTING_FIELDS}
         listeners = []
         for listener in client.listeners:
             linked = self._listener(listener, ctx)
@@ -152,25 +161,37 @@ class Linker:
             self._adopt(found[0])
         return found
 
-    def _resolve_produced(self, tag: ProducedTag, ctx: FileFacts) -> ProducedTag:
+    def _resolve_produced(self, tag: ProducedTag, ctx: FileFacts) -> list[ProducedTag]:
         destination = getattr(tag, "destination", None)
         if destination is not None:
-            topic, tag_value = self._split_destination(destination, ctx)
-            return dataclasses.replace(tag, topic=topic, tag=tag_value, destination=self.resolve(destination, ctx))
-        return dataclasses.replace(tag, topic=self.resolve(tag.topic, ctx), tag=self.resolve(tag.tag, ctx))
+            resolved = self.resolve(destination, ctx)
+            linked = [dataclasses.replace(tag, topic=topic, tag=tag_value, destination=resolved)
+                      for topic, tag_value in self._split_destination(destination, ctx)]
+            return [item for index, item in enumerate(linked) if item not in linked[:index]]
+        return [dataclasses.replace(tag, topic=self.resolve(tag.topic, ctx), tag=self.resolve(tag.tag, ctx))]
 
-    def _split_destination(self, destination: Value, ctx: FileFacts) -> tuple[Value, Value]:
+    def _split_destination(self, destination: Value, ctx: FileFacts) -> list[tuple[Value, Value]]:
         """`RocketMQTemplate` destinations are "topic:tags" (`rmqlint.text.split_destination`), split once the
-        parts are resolved. A destination whose topic part is known but whose tag part is not ("orders:" + tag)
-        keeps the topic; a dynamic part before any ':' leaves neither known."""
+        parts are resolved, one (topic, tag) per alternative when a part is one of several values. A destination
+        whose topic part is known but whose tag part is not ("orders:" + tag) keeps the topic; a dynamic part
+        before any ':' leaves neither known."""
         parts = destination.parts if isinstance(destination, Concat) else (destination,)
-        resolved = [self.resolve(p, ctx) for p in parts]
-        split = split_destination(Concat(tuple(resolved)) if len(resolved) > 1 else resolved[0])
-        if split is not None:
-            return split
-        first = next(p for p in resolved if not isinstance(p, Lit))
-        reason = first.reason if isinstance(first, Dynamic) else "unresolved destination"
-        return Dynamic(reason), Dynamic(reason)
+        choices = [alternatives(self.resolve(p, ctx)) for p in parts]
+        count = 1
+        for choice in choices:
+            count *= len(choice)
+        if count > MAX_ALTERNATIVES:
+            reason = f"destination is one of more than {MAX_ALTERNATIVES} values"
+            return [(Dynamic(reason), Dynamic(reason))]
+        split_all = []
+        for resolved in itertools.product(*choices):
+            split = split_destination(Concat(tuple(resolved)) if len(resolved) > 1 else resolved[0])
+            if split is None:
+                first = next(p for p in resolved if not isinstance(p, Lit))
+                reason = first.reason if isinstance(first, Dynamic) else "unresolved destination"
+                split = Dynamic(reason), Dynamic(reason)
+            split_all.append(split)
+        return split_all
 
     # --- Spring placeholders --------------------------------------------------------------------------------
 
@@ -256,14 +277,14 @@ class Linker:
 
 
 def _agree(results: list[tuple[Value, str]], what: str) -> Value:
-    """One value when every source agrees; Dynamic when any is dynamic or they differ."""
-    texts = set()
+    """One value when every source agrees; Dynamic when any is dynamic or they differ (which declaration or
+    configuration file applies is not known, so none is picked)."""
+    first = results[0][0]
+    if all(value == first for value, _path in results):
+        return first
     for value, _path in results:
-        if not isinstance(value, Lit):
-            return value if isinstance(value, Dynamic) else Dynamic(f"{what} is not resolvable")
-        texts.add(value.text)
-    if len(texts) == 1:
-        return results[0][0]
+        if isinstance(value, Dynamic):
+            return value
     paths = ", ".join(sorted({p for _v, p in results}))
     return Dynamic(f"{what} has different values in {paths}")
 

@@ -3,7 +3,8 @@ RocketMQ code shares across languages (`topic:tags` destinations, Spring's relax
 
 Every frontend reads its bytes through `decode`, reports positions with `point` / `position_of`, and finds
 `rmqlint: disable=...` in its comments with `suppression_codes`; the linker and the frontends split destinations
-with `split_destination` and compare configuration keys with `canonical_key`. One definition each.
+with `split_destination` and compare configuration keys with `canonical_key`; rules and the topology graph read
+subscription expressions with `subscribed_tags`. One definition each.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Optional, Sequence
 from rmqlint.facts import Location, Problem
 from rmqlint.values import Concat, Lit, Value, concat
 
+# The line ends Python's tokenizer, tree-sitter and editors count (a lone "\r" too; not "\f" or "\v").
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _SUPPRESSION = re.compile(r"rmqlint\s*:\s*disable\b(?:\s*=\s*([A-Za-z0-9_*]+(?:\s*,\s*[A-Za-z0-9_*]+)*))?")
 
 
@@ -32,6 +35,11 @@ def position_of(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column
+
+
+def split_lines(text: str) -> tuple[list[str], list[str]]:
+    """The lines of `text` without their ends, and the ends ("\n", "\r\n", "\r"; one fewer than the lines)."""
+    return _LINE_END.split(text), _LINE_END.findall(text)
 
 
 def point(path: str, line: int, column: int = 1) -> Location:
@@ -95,6 +103,19 @@ def split_destination(destination: Value) -> Optional[tuple[Value, Value]]:
             return Lit(prefix + head), concat(([Lit(tail)] if tail else []) + list(parts[index + 1:]))
         prefix += part.text
     return Lit(prefix), Lit("")
+
+
+def subscribed_tags(expression: str) -> set[str] | None:
+    """The tag set a TAG subscription expression selects, as the client builds it (FilterAPI.buildSubscriptionData):
+    split on `||`, each part trimmed, empty parts dropped. None means every tag (`*` or an empty expression; a
+    lone `*` among other tags is too odd to reason about, so it counts as every tag too)."""
+    if expression == "" or expression == "*":
+        return None
+    tags = {part.strip() for part in expression.split("||")}
+    tags.discard("")
+    if not tags or "*" in tags:
+        return None
+    return tags
 
 
 def module_of(path: str) -> str:

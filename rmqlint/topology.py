@@ -20,30 +20,24 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from typing import Callable, Optional
-
-import networkx as nx
+from typing import TYPE_CHECKING, Callable, Optional
 
 from rmqlint.project import Project
-from rmqlint.values import Lit
+from rmqlint.text import subscribed_tags as subscription_tags
+from rmqlint.values import known_texts, literal_texts
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 FORMATS = ("mermaid", "dot", "graphml", "json")
-SUB_ALL = "*"
-
-
-def subscription_tags(expression: str) -> Optional[set[str]]:
-    """The tags a TAG expression selects, as the client splits it (`||`, each trimmed, empty parts dropped);
-    None for every tag (`*` or empty)."""
-    if expression.strip() in ("", SUB_ALL):
-        return None
-    tags = {part.strip() for part in expression.split("||")} - {""}
-    return None if not tags or SUB_ALL in tags else tags
 
 
 def build_topology(project: Project, service_of: Optional[Callable[[str], str]] = None,
                    only: Optional[set[str]] = None) -> nx.DiGraph:
     """The graph of `project` (of the files in `only`, when given; values are still resolved across the whole
     project). `service_of(path)` names the service a file belongs to (default: `module_directory`)."""
+    import networkx as nx  # imported when a graph is drawn: the rules do not need it
+
     service_of = service_of or module_directory
     graph = nx.DiGraph(unknown=0)
     unknown = Counter()
@@ -62,49 +56,52 @@ def build_topology(project: Project, service_of: Optional[Callable[[str], str]] 
         if only is not None and facts.path not in only:
             continue
         place = f"{produced.location.path}:{produced.location.line}"
-        if not isinstance(produced.topic, Lit):
+        # A value that is one of several (`refund ? "Refunded" : "Settled"`): an edge for each known alternative.
+        if not known_texts(produced.topic):
             unknown["produced topic"] += 1
             continue
-        topic = node(f"topic:{produced.topic.text}", "topic", produced.topic.text)
         producer = node(f"producer:{facts.path}", "producer", facts.path.rsplit("/", 1)[-1], place)
-        if isinstance(produced.tag, Lit) and produced.tag.text.strip():
-            tag = node(f"tag:{produced.topic.text}:{produced.tag.text}", "tag",
-                       f"{produced.topic.text}:{produced.tag.text}", place)
-            edge(topic, tag, "has")
-            edge(producer, tag, "produces")
-        else:
-            if not isinstance(produced.tag, Lit):
-                unknown["produced tag"] += 1
-            edge(producer, topic, "produces")
+        if literal_texts(produced.tag) is None:
+            unknown["produced tag"] += 1
+        for topic_text in known_texts(produced.topic):
+            topic = node(f"topic:{topic_text}", "topic", topic_text)
+            tags = [text for text in known_texts(produced.tag) if text.strip()]
+            for text in tags:
+                tag = node(f"tag:{topic_text}:{text}", "tag", f"{topic_text}:{text}", place)
+                edge(topic, tag, "has")
+                edge(producer, tag, "produces")
+            if not tags:
+                edge(producer, topic, "produces")
 
     for facts, client in project.clients():
         if client.role == "producer" or (only is not None and facts.path not in only):
             continue
-        group_value = client.group.value if client.group is not None else None
-        if not isinstance(group_value, Lit):
+        group_texts = literal_texts(client.group.value) if client.group is not None else None
+        if not group_texts:
             unknown["consumer group"] += 1
             continue
         place = f"{client.location.path}:{client.location.line}"
-        group = node(f"group:{group_value.text}", "group", group_value.text, place)
         service_name = service_of(facts.path)
-        edge(group, node(f"service:{service_name}", "service", service_name), "runs-in")
-        for sub in client.subscriptions:
-            if not isinstance(sub.topic, Lit):
-                unknown["subscribed topic"] += 1
-                continue
-            topic = node(f"topic:{sub.topic.text}", "topic", sub.topic.text)
-            if sub.selector != "TAG" or not isinstance(sub.expression, Lit):
-                edge(topic, group, "subscribes")  # SQL92 or an unknown expression: the topic, unfiltered here
-                continue
-            tags = subscription_tags(sub.expression.text)
-            if tags is None:
-                edge(topic, group, "subscribes")
-                continue
-            for text in sorted(tags):
-                tag = node(f"tag:{sub.topic.text}:{text}", "tag", f"{sub.topic.text}:{text}",
-                           f"{sub.location.path}:{sub.location.line}")
-                edge(topic, tag, "has")
-                edge(tag, group, "subscribes")
+        for group_text in group_texts:
+            group = node(f"group:{group_text}", "group", group_text, place)
+            edge(group, node(f"service:{service_name}", "service", service_name), "runs-in")
+            for sub in client.subscriptions:
+                if not known_texts(sub.topic):
+                    unknown["subscribed topic"] += 1
+                    continue
+                expressions = literal_texts(sub.expression) if sub.selector == "TAG" else None
+                for topic_text in known_texts(sub.topic):
+                    topic = node(f"topic:{topic_text}", "topic", topic_text)
+                    for expression in expressions if expressions is not None else [None]:
+                        tags = subscription_tags(expression) if expression is not None else None
+                        if tags is None:  # SQL92, every tag or an unknown expression: the topic, unfiltered here
+                            edge(topic, group, "subscribes")
+                            continue
+                        for text in sorted(tags):
+                            tag = node(f"tag:{topic_text}:{text}", "tag", f"{topic_text}:{text}",
+                                       f"{sub.location.path}:{sub.location.line}")
+                            edge(topic, tag, "has")
+                            edge(tag, group, "subscribes")
     graph.graph["unknown"] = sum(unknown.values())
     return graph
 
@@ -180,6 +177,8 @@ def to_dot(graph: nx.DiGraph) -> str:
 
 
 def to_graphml(graph: nx.DiGraph) -> str:
+    import networkx as nx
+
     flat = nx.DiGraph()
     for n in _ordered_nodes(graph):
         attrs = graph.nodes[n]

@@ -1,15 +1,18 @@
 """Values as the frontends see them: resolved, dynamic, or a reference the project linker resolves later.
 
 A frontend never guesses. It emits a `Lit` when the text is certain from the file alone, a `Dynamic` when it
-cannot be known statically (environment, hostname, pid, a method call, an f-string with a dynamic part), and a
-symbolic reference (`ConstRef`, `Placeholder`, `Concat` of parts) when another file or the Spring configuration
-decides it. `rmqlint.linker` turns references into `Lit` or `Dynamic` once the whole project is known.
+cannot be known statically (environment, hostname, pid, a method call, an f-string with a dynamic part), a
+`OneOf` when the program picks one of several values at run time (`c ? "A" : "B"`, a local assigned in the
+branches of an `if`), and a symbolic reference (`ConstRef`, `Placeholder`, `Concat` of parts) when another file or
+the Spring configuration decides it. `rmqlint.linker` turns references into `Lit`, `OneOf` or `Dynamic` once the
+whole project is known.
 
 Values are plain frozen dataclasses so that per-file facts can be cached as JSON (see `to_json`/`from_json`).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Union
 
@@ -57,14 +60,89 @@ class Concat:
     parts: tuple["Value", ...]
 
 
-Value = Union[Lit, Dynamic, ConstRef, Placeholder, Concat]
+@dataclass(frozen=True)
+class OneOf:
+    """One of several values, whichever branch the program takes: `refund ? "Refunded" : "Settled"`, Python
+    `"a" if x else "b"`, a local assigned different values in the branches of an `if`/`else` or a `switch`.
 
-VALUE_KINDS = (Lit, Dynamic, ConstRef, Placeholder, Concat)
+    Built with `one_of`: at least two alternatives, distinct, in source order, none of them a `OneOf`. A `Dynamic`
+    alternative (a branch whose value is unknown) keeps the value partly dynamic: the other alternatives are still
+    known values, but not the only ones."""
+
+    alternatives: tuple["Value", ...]
+
+
+Value = Union[Lit, Dynamic, ConstRef, Placeholder, Concat, OneOf]
+
+VALUE_KINDS = (Lit, Dynamic, ConstRef, Placeholder, Concat, OneOf)
 _KINDS = {cls.__name__: cls for cls in VALUE_KINDS}
+
+# More alternatives than this (long switches, or concatenations multiplying small sets) are not followed: Dynamic.
+MAX_ALTERNATIVES = 32
+
+
+def one_of(values) -> Value:
+    """The value that is one of `values` (nested alternatives flattened, duplicates dropped, at most one Dynamic
+    kept); a single distinct value is that value."""
+    flat: list[Value] = []
+    dynamic = False
+    for value in values:
+        for alternative in (value.alternatives if isinstance(value, OneOf) else (value,)):
+            if isinstance(alternative, Dynamic):
+                if dynamic:
+                    continue
+                dynamic = True
+            if alternative not in flat:
+                flat.append(alternative)
+    if not flat:
+        return Dynamic("no value")
+    if len(flat) > MAX_ALTERNATIVES:
+        return Dynamic(f"one of more than {MAX_ALTERNATIVES} values")
+    return flat[0] if len(flat) == 1 else OneOf(tuple(flat))
+
+
+def alternatives(value: Value) -> tuple[Value, ...]:
+    """The values `value` may be at run time: a `OneOf`'s alternatives, else the value itself."""
+    return value.alternatives if isinstance(value, OneOf) else (value,)
+
+
+def literal_texts(value: "Value | None") -> list[str] | None:
+    """The texts of every alternative when all are known exactly (a `Lit`, or a `OneOf` of `Lit`s), else None."""
+    if value is None:
+        return None
+    texts = []
+    for alternative in alternatives(value):
+        if not isinstance(alternative, Lit):
+            return None
+        texts.append(alternative.text)
+    return texts
+
+
+def known_texts(value: "Value | None") -> list[str]:
+    """The texts of the alternatives known exactly, also when others are not (a partly dynamic `OneOf`)."""
+    if value is None:
+        return []
+    return [a.text for a in alternatives(value) if isinstance(a, Lit)]
+
+
+def map_literals(value: Value, change) -> Value:
+    """`value` with `change(text) -> Value` applied to each literal alternative (an enum number to its name, ...)."""
+    return one_of(change(a.text) if isinstance(a, Lit) else a for a in alternatives(value))
 
 
 def concat(parts: list[Value]) -> Value:
-    """Concatenate, folding literals; any dynamic part makes the whole dynamic."""
+    """Concatenate, folding literals; any dynamic part makes the whole dynamic. A part that is one of several
+    values makes the result one of the concatenations of each choice (`"order-" + (vip ? "a" : "b")` is one of
+    `"order-a"`, `"order-b"`)."""
+    if any(isinstance(part, OneOf) for part in parts):
+        if any(isinstance(part, Dynamic) for part in parts):
+            return next(part for part in parts if isinstance(part, Dynamic))
+        combinations = 1
+        for part in parts:
+            combinations *= len(alternatives(part))
+        if combinations > MAX_ALTERNATIVES:
+            return Dynamic(f"one of more than {MAX_ALTERNATIVES} values")
+        return one_of(concat(list(choice)) for choice in itertools.product(*(alternatives(p) for p in parts)))
     flat: list[Value] = []
     for part in parts:
         items = part.parts if isinstance(part, Concat) else (part,)
@@ -177,6 +255,8 @@ def to_json(value: "Value | None"):
         return {"k": "Placeholder", "key": value.key, "default": to_json(value.default)}
     if isinstance(value, Concat):
         return {"k": "Concat", "parts": [to_json(p) for p in value.parts]}
+    if isinstance(value, OneOf):
+        return {"k": "OneOf", "alternatives": [to_json(a) for a in value.alternatives]}
     raise TypeError(f"not a value: {value!r}")
 
 
@@ -195,6 +275,11 @@ def from_json(data) -> "Value | None":
         return Placeholder(_str(data["key"]), from_json(data["default"]))
     if kind == "Concat":
         return Concat(tuple(from_json(p) for p in data["parts"]))
+    if kind == "OneOf":
+        decoded = tuple(from_json(a) for a in data["alternatives"])
+        if len(decoded) < 2 or any(a is None or isinstance(a, OneOf) for a in decoded):
+            raise ValueError("malformed OneOf")
+        return OneOf(decoded)
     raise ValueError(f"unknown value kind {kind!r}")
 
 
@@ -210,10 +295,17 @@ __all__ = [
     "ConstRef",
     "Placeholder",
     "Concat",
+    "OneOf",
     "Value",
+    "MAX_ALTERNATIVES",
+    "alternatives",
     "concat",
+    "known_texts",
+    "literal_texts",
+    "map_literals",
+    "one_of",
     "parse_spring_string",
     "to_json",
     "from_json",
 ]
-assert set(_KINDS) == {"Lit", "Dynamic", "ConstRef", "Placeholder", "Concat"}
+assert set(_KINDS) == {"Lit", "Dynamic", "ConstRef", "Placeholder", "Concat", "OneOf"}

@@ -13,12 +13,13 @@ import pkgutil
 from rules.base import Rule
 
 
-def _discover() -> list[type[Rule]]:
+def discover(package: str) -> list[type[Rule]]:
+    """Every `Rule` subclass defined in a module of `package` (a dotted name), in code order."""
     found: dict[str, type[Rule]] = {}
-    for info in pkgutil.iter_modules(__path__):
+    for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
         if info.name.startswith("_") or info.name == "base":
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        module = importlib.import_module(f"{package}.{info.name}")
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, Rule) and value is not Rule \
                     and value.__module__ == module.__name__:
@@ -29,7 +30,7 @@ def _discover() -> list[type[Rule]]:
     return [found[code] for code in sorted(found)]
 
 
-ALL_RULES: list[type[Rule]] = _discover()
+ALL_RULES: list[type[Rule]] = discover(__name__)
 
 _BY_CODE = {rule.CODE: rule for rule in ALL_RULES}
 
@@ -39,4 +40,4 @@ def rule_by_code(code: str) -> type[Rule] | None:
     return _BY_CODE.get(code.strip().upper())
 
 
-__all__ = ["ALL_RULES", "rule_by_code", "Rule"]
+__all__ = ["ALL_RULES", "discover", "rule_by_code", "Rule"]

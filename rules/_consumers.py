@@ -7,7 +7,7 @@ Every answer is certain or None: a rule that gets None stays quiet.
 from __future__ import annotations
 
 from rmqlint.facts import ClientFact, Setting
-from rmqlint.values import Lit
+from rmqlint.values import Lit, literal_texts
 
 CLUSTERING = "CLUSTERING"
 BROADCASTING = "BROADCASTING"
@@ -29,14 +29,15 @@ def message_model(client: ClientFact) -> str | None:
 
     An absent setting is the client default, CLUSTERING (Java, Spring, and the C++ core under Python 2.x).
     Frontends give the enum constant's name; a qualified name (`MessageModel.BROADCASTING`) or another case is
-    accepted too. Anything else (a Dynamic value, an unknown constant) is unknown.
+    accepted too. Anything else (a Dynamic value, an unknown constant, one of both models) is unknown.
     """
     if client.message_model is None:
         return CLUSTERING
-    value = client.message_model.value
-    if not isinstance(value, Lit):
+    texts = literal_texts(client.message_model.value)
+    if texts is None:
         return None
-    name = value.text.strip().rsplit(".", 1)[-1].upper()
+    names = {text.strip().rsplit(".", 1)[-1].upper() for text in texts}
+    name = names.pop() if len(names) == 1 else None
     return name if name in (CLUSTERING, BROADCASTING) else None
 
 

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rmqlint.values import Lit
+from rmqlint.values import literal_texts
 from rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
 from rules._examples import line_of
 from rules.base import Example, Rule
@@ -14,7 +14,7 @@ from rules.base import Example, Rule
 # The value every client starts with; a clustering consumer replaces it at start, so writing it is harmless.
 DEFAULT_INSTANCE_NAME = "DEFAULT"
 
-_JAVA_SEED_004 = """\
+_JAVA_LAPTOP_NAME = """\
 package com.example.order;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -111,7 +111,88 @@ consumer.subscribe("OrderTopic", on_message)
 consumer.start()
 """
 
+_JAVA_EITHER_NAME = """\
+package com.example.order;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class RegionalConsumer {
+    public static void main(String[] args) throws Exception {
+        boolean primary = args.length > 0 && args[0].equals("primary");
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("regional_consumer");
+        consumer.setInstanceName(primary ? "orders-primary" : "orders-standby");
+        consumer.subscribe("OrderTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_PYTHON2_BRANCHES = """\
+import os
+
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+if os.getenv("REGION") == "eu":
+    name = "orders-eu"
+else:
+    name = "orders-us"
+
+consumer = PushConsumer("regional_orders")
+consumer.set_instance_name(name)
+consumer.subscribe("OrderTopic", on_message)
+consumer.start()
+"""
+
 # --- near misses that must stay quiet ---
+
+_JAVA_PARTLY_DYNAMIC_NAME = """\
+package com.example.order;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class RegionalConsumer {
+    public static void main(String[] args) throws Exception {
+        String name = "orders-local";
+        if (System.getenv("HOSTNAME") != null) {
+            name = "orders-" + System.getenv("HOSTNAME");
+        }
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("regional_consumer");
+        consumer.setInstanceName(name);
+        consumer.subscribe("OrderTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_PYTHON2_PARTLY_DYNAMIC = """\
+import os
+import socket
+
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("regional_orders")
+consumer.set_instance_name("dev" if os.getenv("DEBUG") else socket.gethostname())
+consumer.subscribe("OrderTopic", on_message)
+consumer.start()
+"""
 
 _JAVA_DYNAMIC_NAME = """\
 package com.example.order;
@@ -282,7 +363,10 @@ collide when they also share the pid, as containers on host networking do (every
 and only a per-replica instanceName tells them apart.
 
 Producers do not take part in rebalancing, and broadcasting consumers take every queue anyway, so a fixed name is
-not reported on them. A value that cannot be known statically (environment, hostname, pid) is not reported.
+not reported on them. A value that cannot be known statically (environment, hostname, pid) is not reported. A
+name that is one of several (`primary ? "orders-a" : "orders-b"`, a variable set in the branches of an `if`) is
+reported when every one of them is fixed: replicas that take the same branch collide; when one branch is unique per
+replica (the hostname), it is not reported.
 
 ## Example
 ```java
@@ -303,8 +387,8 @@ it at a per-replica property such as `${HOSTNAME}`.
 
     INVALID = [
         Example(
-            {"src/main/java/com/example/order/Consumer.java": _JAVA_SEED_004},
-            expect=(("src/main/java/com/example/order/Consumer.java", line_of(_JAVA_SEED_004, "setInstanceName")),),
+            {"src/main/java/com/example/order/Consumer.java": _JAVA_LAPTOP_NAME},
+            expect=(("src/main/java/com/example/order/Consumer.java", line_of(_JAVA_LAPTOP_NAME, "setInstanceName")),),
             note="a literal instanceName on a push consumer",
         ),
         Example(
@@ -335,6 +419,17 @@ it at a per-replica property such as `${HOSTNAME}`.
             expect=(("consumer.py", line_of(_PYTHON2, "set_instance_name")),),
             note="a Python 2.x PushConsumer",
         ),
+        Example(
+            {"src/main/java/com/example/order/RegionalConsumer.java": _JAVA_EITHER_NAME},
+            expect=(("src/main/java/com/example/order/RegionalConsumer.java",
+                     line_of(_JAVA_EITHER_NAME, "setInstanceName")),),
+            note="one of two fixed names: every replica of either kind shares its name",
+        ),
+        Example(
+            {"consumer.py": _PYTHON2_BRANCHES},
+            expect=(("consumer.py", line_of(_PYTHON2_BRANCHES, "set_instance_name")),),
+            note="Python: a name assigned a fixed text in both branches of an if",
+        ),
     ]
 
     VALID = [
@@ -363,6 +458,11 @@ it at a per-replica property such as `${HOSTNAME}`.
             note="no instanceName: the annotation's default DEFAULT is replaced at start",
         ),
         Example({"consumer.py": _PYTHON2_DYNAMIC}, note="Python: dynamic name, a producer, a broadcasting consumer"),
+        Example(
+            {"src/main/java/com/example/order/RegionalConsumer.java": _JAVA_PARTLY_DYNAMIC_NAME},
+            note="a fixed name in one branch, the host's in the other: the deployed branch may be the unique one",
+        ),
+        Example({"consumer.py": _PYTHON2_PARTLY_DYNAMIC}, note="Python: one branch of the name is the hostname"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -373,11 +473,13 @@ it at a per-replica property such as `${HOSTNAME}`.
         for _facts, client in project.clients():
             if client.role not in REBALANCING_ROLES or client.instance_name is None:
                 continue
-            name = client.instance_name.value
-            if not isinstance(name, Lit) or name.text == DEFAULT_INSTANCE_NAME or not name.text.strip():
+            # Every value the name may take (each branch of `c ? "a" : "b"`) must be fixed: one branch from the
+            # environment may be the one that runs.
+            names = literal_texts(client.instance_name.value)
+            if names is None or any(name == DEFAULT_INSTANCE_NAME or not name.strip() for name in names):
                 continue
             # A unitName that differs per replica still makes the client ids distinct.
-            if client.unit_name is not None and not isinstance(client.unit_name.value, Lit):
+            if client.unit_name is not None and literal_texts(client.unit_name.value) is None:
                 continue
             if message_model(client) != CLUSTERING:
                 continue
@@ -389,11 +491,14 @@ it at a per-replica property such as `${HOSTNAME}`.
             # Where the consumer is created, when the name is set elsewhere (a setter line, a config file).
             related = [] if client.location == at else [Related(client.location, f"clustering consumer "
                                                                                     f"{describe_group(client)}")]
-            yield self.finding(self._message(client, name.text), at, related)
+            yield self.finding(self._message(client, names), at, related)
 
     @staticmethod
-    def _message(client, name: str) -> str:
-        head = f'instanceName is fixed to "{name}" on clustering consumer {describe_group(client)}: '
+    def _message(client, names: list[str]) -> str:
+        fixed = " or ".join(f'"{name}"' for name in names)
+        if len(names) > 1:
+            fixed += " (a fixed name in every branch)"
+        head = f"instanceName is fixed to {fixed} on clustering consumer {describe_group(client)}: "
         if client.api == "python2":
             # The C++ core builds ip@pid#instanceName: the collision needs a shared pid as well.
             why = (

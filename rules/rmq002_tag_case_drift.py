@@ -8,25 +8,12 @@ from typing import Iterable
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
-from rmqlint.values import Lit
+from rmqlint.text import subscribed_tags
+from rmqlint.values import known_texts
 from rules._consumers import describe_group, is_consumer
 from rules._examples import line_of
 from rules.base import Example, Rule
 
-SUB_ALL = "*"
-
-
-def subscribed_tags(expression: str) -> set[str] | None:
-    """The tag set a TAG expression selects, as the client builds it (FilterAPI.buildSubscriptionData): split on
-    `||`, each part trimmed, empty parts dropped. None means every tag (`*` or an empty expression)."""
-    if expression == "" or expression == SUB_ALL:
-        return None
-    tags = {part.strip() for part in expression.split("||")}
-    tags.discard("")
-    # A lone "*" among other tags is not "all" for the broker; too odd to reason about, so treat it as all.
-    if not tags or SUB_ALL in tags:
-        return None
-    return tags
 
 
 def drift_key(tag: str) -> str:
@@ -276,7 +263,77 @@ rocketmq:
     selector-expression: dailyReport || WeeklyReport
 """
 
+_JAVA_REFUND_PRODUCER = """\
+package com.example.pay;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class RefundPublisher {
+    private final DefaultMQProducer producer = new DefaultMQProducer("refund_producer");
+
+    public void settle(String order, boolean refund) throws Exception {
+        Message msg = new Message("PayTopic", order.getBytes(StandardCharsets.UTF_8));
+        msg.setTags(refund ? "Refunded" : "settled");
+        producer.send(msg);
+    }
+}
+"""
+
+_JAVA_REFUND_CONSUMER = """\
+package com.example.pay;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class LedgerConsumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_consumer");
+        consumer.subscribe("PayTopic", "Refunded || Settled");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_PYTHON2_BRANCH_TAGS = """\
+from rocketmq.client import ConsumeStatus, Message, Producer, PushConsumer
+
+producer = Producer("PID_SHIPPING")
+producer.start()
+
+
+def shipped(order, express):
+    msg = Message("ShippingTopic")
+    if express:
+        tag = "ExpressShipped"
+    else:
+        tag = "standardShipped"
+    msg.set_tags(tag)
+    msg.set_body(order)
+    producer.send_sync(msg)
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_SHIPPING")
+consumer.subscribe("ShippingTopic", on_message, "ExpressShipped || StandardShipped")
+consumer.start()
+"""
+
 # --- near misses that must stay quiet ---
+
+_JAVA_REFUND_CONSUMER_EXACT = _JAVA_REFUND_CONSUMER.replace('"Refunded || Settled"', '"Refunded || settled"')
+
+_PYTHON2_BRANCH_TAGS_EXACT = _PYTHON2_BRANCH_TAGS.replace(
+    '"ExpressShipped || StandardShipped"', '"ExpressShipped || standardShipped"').replace(
+    'tag = "ExpressShipped"', 'tag = os.getenv("EXPRESS_TAG")').replace(
+    "from rocketmq.client", "import os\n\nfrom rocketmq.client")
 
 _PYTHON5_CONSUMER_EXACT = _PYTHON5_CONSUMER.replace(
     'FilterExpression("entryPosted")',
@@ -350,7 +407,9 @@ Collects every tag produced on each topic across the whole project (Java `new Me
 `setTags`, Spring `RocketMQTemplate` destinations `"topic:tags"`, Python `set_tags` / `tag =`) and every TAG
 subscription (`subscribe(topic, "a || b")`, Spring `selectorExpression`, Python `subscribe`, 5.x
 `FilterExpression`), in every language, and reports a subscribed tag that equals a produced tag only when case or
-surrounding whitespace is ignored, for example `Aaaaa` against `aaaaa`, or `TagA` against `"TagA "`.
+surrounding whitespace is ignored, for example `Aaaaa` against `aaaaa`, or `TagA` against `"TagA "`. A tag or an
+expression that is one of several (`refund ? "Refunded" : "settled"`, a variable set in the branches of an `if`) is
+checked alternative by alternative; a branch whose value is not known is skipped, never guessed.
 
 ## Why is this bad?
 RocketMQ compares tags exactly and case-sensitively: the broker filters by the tag's hash code and the client
@@ -379,6 +438,20 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
 """
 
     INVALID = [
+        Example(
+            {
+                "src/main/java/com/example/pay/RefundPublisher.java": _JAVA_REFUND_PRODUCER,
+                "src/main/java/com/example/pay/LedgerConsumer.java": _JAVA_REFUND_CONSUMER,
+            },
+            expect=(("src/main/java/com/example/pay/LedgerConsumer.java",
+                     line_of(_JAVA_REFUND_CONSUMER, "subscribe(")),),
+            note="one branch of `refund ? \"Refunded\" : \"settled\"` drifts",
+        ),
+        Example(
+            {"shipping.py": _PYTHON2_BRANCH_TAGS},
+            expect=(("shipping.py", line_of(_PYTHON2_BRANCH_TAGS, "consumer.subscribe(")),),
+            note="Python: a tag assigned in the branches of an if, one of them drifting",
+        ),
         Example(
             {
                 "producer/src/main/java/com/example/demo/Producer.java": _JAVA_PRODUCER,
@@ -460,6 +533,15 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
         ),
         Example(
             {
+                "src/main/java/com/example/pay/RefundPublisher.java": _JAVA_REFUND_PRODUCER,
+                "src/main/java/com/example/pay/LedgerConsumer.java": _JAVA_REFUND_CONSUMER_EXACT,
+            },
+            note="each tag of `refund ? a : b` is subscribed exactly",
+        ),
+        Example({"shipping.py": _PYTHON2_BRANCH_TAGS_EXACT},
+                note="Python: the known branch is subscribed exactly; the other is the environment's"),
+        Example(
+            {
                 "producer/src/main/java/com/example/demo/Producer.java": _JAVA_PRODUCER,
                 "src/main/java/com/example/demo/Auditors.java": _JAVA_SQL_AND_ALL,
             },
@@ -495,31 +577,41 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
             and any(True for _ in project.produced())
 
     def check(self, project: Project) -> Iterable[Finding]:
+        # Every known alternative counts: a tag that is one of several values (`refund ? "Refunded" : "Settled"`)
+        # may be sent, or subscribed, as any of them.
         # topic -> drift key -> produced tag text -> locations
         produced: dict[str, dict[str, dict[str, set[Location]]]] = defaultdict(lambda: defaultdict(dict))
         for _facts, item in project.produced():
-            if isinstance(item.topic, Lit) and isinstance(item.tag, Lit) and item.tag.text.strip():
-                produced[item.topic.text][drift_key(item.tag.text)].setdefault(item.tag.text, set()).add(item.location)
+            for topic in known_texts(item.topic):
+                for tag in known_texts(item.tag):
+                    if tag.strip():
+                        produced[topic][drift_key(tag)].setdefault(tag, set()).add(item.location)
 
         for _facts, client in project.clients():
             if not is_consumer(client):
                 continue
             for sub in client.subscriptions:
-                if sub.selector != "TAG" or not isinstance(sub.topic, Lit) or not isinstance(sub.expression, Lit):
+                if sub.selector != "TAG":
                     continue
-                by_key = produced.get(sub.topic.text)
-                tags = subscribed_tags(sub.expression.text)
-                if not by_key or tags is None:
-                    continue
-                for tag in sorted(tags):
-                    # Produced spellings the subscription does not select, though they look like this tag.
-                    drifting = {
-                        text: locations
-                        for text, locations in by_key.get(drift_key(tag), {}).items()
-                        if text not in tags
-                    }
-                    if drifting:
-                        yield self._finding(client, sub.topic.text, tag, drifting, sub.location)
+                for topic in known_texts(sub.topic):
+                    by_key = produced.get(topic)
+                    if not by_key:
+                        continue
+                    for expression in known_texts(sub.expression):
+                        yield from self._drift(client, sub, topic, subscribed_tags(expression), by_key)
+
+    def _drift(self, client, sub, topic: str, tags: set[str] | None, by_key) -> Iterable[Finding]:
+        if tags is None:
+            return
+        for tag in sorted(tags):
+            # Produced spellings the subscription does not select, though they look like this tag.
+            drifting = {
+                text: locations
+                for text, locations in by_key.get(drift_key(tag), {}).items()
+                if text not in tags
+            }
+            if drifting:
+                yield self._finding(client, topic, tag, drifting, sub.location)
 
     def _finding(self, client, topic: str, tag: str, drifting: dict[str, set[Location]], at: Location) -> Finding:
         shown: list = []

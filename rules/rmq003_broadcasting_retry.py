@@ -7,7 +7,7 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
-from rmqlint.values import Lit
+from rmqlint.values import literal_texts
 from rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model
 from rules._examples import line_of
 from rules.base import Example, Rule
@@ -17,7 +17,7 @@ from rules.base import Example, Rule
 _DEFAULT_MAX_RECONSUME = "-1"
 _DEFAULT_DELAY_LEVEL = "0"
 
-_JAVA_SEED_003 = """\
+_JAVA_CONFIG_REFRESHER = """\
 package com.example.config;
 
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
@@ -181,7 +181,7 @@ public class CacheRefreshListener implements MessageListenerOrderly {
 
 # --- near misses that must stay quiet ---
 
-_JAVA_CLUSTERING_RETRY = _JAVA_SEED_003.replace(
+_JAVA_CLUSTERING_RETRY = _JAVA_CONFIG_REFRESHER.replace(
     "setMessageModel(MessageModel.BROADCASTING);", "setMessageModel(MessageModel.CLUSTERING);"
 )
 
@@ -326,9 +326,9 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
 
     INVALID = [
         Example(
-            {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_SEED_003},
+            {"src/main/java/com/example/config/ConfigRefresher.java": _JAVA_CONFIG_REFRESHER},
             expect=(
-                ("src/main/java/com/example/config/ConfigRefresher.java", line_of(_JAVA_SEED_003, "RECONSUME_LATER")),
+                ("src/main/java/com/example/config/ConfigRefresher.java", line_of(_JAVA_CONFIG_REFRESHER, "RECONSUME_LATER")),
             ),
             note="RECONSUME_LATER and maxReconsumeTimes on a broadcasting consumer: one finding",
         ),
@@ -446,7 +446,9 @@ def _retry_evidence(client: ClientFact) -> list[tuple[str, Location]]:
 
 
 def _restates(setting, default: str) -> bool:
-    return isinstance(setting.value, Lit) and setting.value.text.strip() == default
+    """Every value the setting may take is the client's default (so it changes nothing)."""
+    texts = literal_texts(setting.value)
+    return texts is not None and all(text.strip() == default for text in texts)
 
 
 def _ordered(locations: list[Location]) -> list[Location]:

@@ -9,8 +9,8 @@ from typing import Iterable
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
-from rmqlint.topology import subscription_tags
-from rmqlint.values import Lit
+from rmqlint.text import subscribed_tags as subscription_tags
+from rmqlint.values import literal_texts
 from rules._consumers import describe_group, is_consumer
 from rules._examples import line_of
 from rules.base import Example, Rule
@@ -136,13 +136,18 @@ that no longer exist. `rmqlint graph` shows who sends and selects what.
     def check(self, project: Project) -> Iterable[Finding]:
         sent: dict[str, dict[str, list[Location]]] = defaultdict(lambda: defaultdict(list))
         unknown_sent: set[str] = set()
+        # A value that is one of several literals (`refund ? "Refunded" : "Settled"`) may be any of them; one with
+        # an alternative not known leaves its topic unknown.
         for _facts, item in project.produced():
-            if not isinstance(item.topic, Lit):
+            topics = literal_texts(item.topic)
+            if topics is None:
                 continue
-            if isinstance(item.tag, Lit):
-                sent[item.topic.text][item.tag.text].append(item.location)
-            else:
-                unknown_sent.add(item.topic.text)
+            tags = literal_texts(item.tag)
+            for topic in topics:
+                if tags is None:
+                    unknown_sent.add(topic)
+                for tag in tags or ():
+                    sent[topic][tag].append(item.location)
 
         selected: dict[str, list[tuple[object, set[str] | None, Location]]] = defaultdict(list)
         unknown_selected: set[str] = set()
@@ -150,12 +155,13 @@ that no longer exist. `rmqlint graph` shows who sends and selects what.
             if not is_consumer(client):
                 continue
             for sub in client.subscriptions:
-                if not isinstance(sub.topic, Lit):
-                    continue
-                if sub.selector != "TAG" or not isinstance(sub.expression, Lit):
-                    unknown_selected.add(sub.topic.text)
-                    continue
-                selected[sub.topic.text].append((client, subscription_tags(sub.expression.text), sub.location))
+                topics = literal_texts(sub.topic)
+                expressions = literal_texts(sub.expression) if sub.selector == "TAG" else None
+                for topic in topics or ():
+                    if expressions is None:
+                        unknown_selected.add(topic)
+                    for expression in expressions or ():
+                        selected[topic].append((client, subscription_tags(expression), sub.location))
 
         for topic in sorted(set(sent) & set(selected)):
             if topic in unknown_sent or topic in unknown_selected:

@@ -18,6 +18,26 @@ _BY_NAME = {f.name: f for f in FRONTENDS}
 _BY_LANGUAGE = {language: f for f in FRONTENDS for language in f.languages}
 
 
+def register(frontend: Frontend) -> None:
+    """Add a frontend that lives outside this package (a plug-in, a test); it claims files before the built-in
+    ones. Its name and languages must be new."""
+    global FRONTENDS
+    if frontend.name in _BY_NAME or any(language in _BY_LANGUAGE for language in frontend.languages):
+        raise ValueError(f"a frontend named {frontend.name!r} or reading {frontend.languages} is registered already")
+    FRONTENDS = (frontend, *FRONTENDS)
+    _BY_NAME[frontend.name] = frontend
+    _BY_LANGUAGE.update({language: frontend for language in frontend.languages})
+
+
+def unregister(name: str) -> None:
+    """Remove a frontend `register` added."""
+    global FRONTENDS
+    frontend = _BY_NAME.pop(name)
+    FRONTENDS = tuple(f for f in FRONTENDS if f is not frontend)
+    for language in frontend.languages:
+        _BY_LANGUAGE.pop(language, None)
+
+
 def frontend_for(path: str) -> Optional[Frontend]:
     """The frontend that reads this project file (relative, '/'-separated), or None."""
     for frontend in FRONTENDS:
@@ -35,4 +55,5 @@ def frontend_of(language: str) -> Optional[Frontend]:
     return _BY_LANGUAGE.get(language)
 
 
-__all__ = ["FRONTENDS", "ConstantMatch", "Frontend", "SourceFiles", "frontend_for", "frontend_named", "frontend_of"]
+__all__ = ["FRONTENDS", "ConstantMatch", "Frontend", "SourceFiles", "frontend_for", "frontend_named", "frontend_of",
+           "register", "unregister"]

@@ -49,6 +49,8 @@ class ConstantMatch:
 class Frontend:
     name: ClassVar[str]  # "java", "python", "spring": the file kind
     languages: ClassVar[tuple[str, ...]]  # the `FileFacts.language` values of the facts it produces
+    # Larger files are reported (RMQ900), not read: generated code and dumps. Set by what parsing one costs.
+    max_bytes: ClassVar[int] = 8 * 1024 * 1024
 
     def claims(self, path: str) -> bool:
         """Whether this frontend reads the file (a relative, '/'-separated path). Cheap: no imports."""

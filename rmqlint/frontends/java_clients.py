@@ -8,6 +8,7 @@ holds it: a local of one callable, or a field of one class, so a consumer create
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -34,10 +35,27 @@ TEMPLATE_SENDS = frozenset(
      "sendOneWayOrderly", "sendMessageInTransaction", "syncSendDelayTimeSeconds", "syncSendDelayTimeMills",
      "syncSendDeliverTimeMills", "sendAndReceive"}
 )
-CLIENT_SETTERS = frozenset(
-    {"setConsumerGroup", "setProducerGroup", "setMessageModel", "setInstanceName", "setUnitName",
-     "setMaxReconsumeTimes", "subscribe", "registerMessageListener", "setMessageListener"}
-)
+# Setters that configure a client: method -> (the `ClientFact` field, the clients it applies to: "consumer",
+# "producer" or "any", "enum" when the argument is an enum constant). A new setting is one line here.
+SETTINGS = {
+    "setConsumerGroup": ("group", "consumer", False),
+    "setProducerGroup": ("group", "producer", False),
+    "setMessageModel": ("message_model", "consumer", True),
+    "setInstanceName": ("instance_name", "any", False),
+    "setUnitName": ("unit_name", "any", False),
+    "setMaxReconsumeTimes": ("max_reconsume_times", "consumer", False),
+}
+# `@RocketMQMessageListener` attributes: attribute -> (the `ClientFact` field, how its value is read: "spring" text
+# with placeholders, "enum", or "plain").
+LISTENER_ATTRIBUTES = {
+    "consumerGroup": ("group", "spring"),
+    "messageModel": ("message_model", "enum"),
+    "consumeMode": ("consume_mode", "enum"),
+    "instanceName": ("instance_name", "spring"),
+    "maxReconsumeTimes": ("max_reconsume_times", "plain"),
+    "delayLevelWhenNextConsume": ("delay_level", "plain"),
+}
+CLIENT_SETTERS = frozenset(SETTINGS) | {"subscribe", "registerMessageListener", "setMessageListener"}
 MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
 # RocketMQ 5 clients (rocketmq-clients): consumers are built by a method chain on these builders.
 V5_BUILDERS = {"newPushConsumerBuilder": "push_consumer", "newSimpleConsumerBuilder": "simple_consumer"}
@@ -59,6 +77,36 @@ _USAGE_QUERY = tree_sitter.Query(
     (annotation name: (scoped_identifier name: (identifier) @name .) (#eq? @name "{SPRING_LISTENER}")) @annotation
     """,
 )
+
+
+# The names the query matches, as bytes: the query runs only around them (a large file is mostly other code).
+_USAGE_NAMES = re.compile(rb"\b(?:" + b"|".join(
+    re.escape(n.encode()) for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS, SPRING_LISTENER} | TEMPLATE_SENDS
+                                           | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS))) + rb")\b")
+_WINDOW_GAP = 4096  # occurrences closer than this are searched in one run of the query
+
+
+def _usages(java: JavaFile) -> list[dict]:
+    """The matches of `_USAGE_QUERY`, found by running it only over the stretches of the file that hold one of its
+    names (a byte search first); each match once."""
+    windows: list[list[int]] = []
+    for found in _USAGE_NAMES.finditer(java.source):
+        if windows and found.start() - windows[-1][1] < _WINDOW_GAP:
+            windows[-1][1] = found.end()
+        else:
+            windows.append([found.start(), found.end()])
+    matches: list[dict] = []
+    seen: set[tuple[int, int, int]] = set()
+    for start, end in windows:
+        cursor = tree_sitter.QueryCursor(_USAGE_QUERY)
+        cursor.set_byte_range(start, end)
+        for pattern, match in cursor.matches(java.tree.root_node):
+            node = next(iter(match.values()))[0]
+            key = (pattern, node.start_byte, node.end_byte)
+            if key not in seen:
+                seen.add(key)
+                matches.append(match)
+    return matches
 
 
 Key = tuple[str, int, str]  # ("local", callable id, name) | ("field", class body id, name)
@@ -95,7 +143,7 @@ class ClientExtractor:
         news: list[tuple[tree_sitter.Node, str]] = []
         calls: list[tuple[tree_sitter.Node, str]] = []
         annotations: list[tree_sitter.Node] = []
-        for _pattern, match in tree_sitter.QueryCursor(_USAGE_QUERY).matches(self.java.tree.root_node):
+        for match in _usages(self.java):
             if "new" in match:
                 news.append((match["new"][0], self.java.text(match["type"][0])))
             elif "call" in match:
@@ -279,17 +327,13 @@ class ClientExtractor:
             return
         if len(args) != 1:
             return
-        arg = args[0]
-        if method == "setConsumerGroup" and consumer or method == "setProducerGroup" and not consumer:
-            fact.group = Setting(java.value(arg), where)
-        elif method == "setMessageModel" and consumer:
-            fact.message_model = Setting(self._enum_value(arg), where)
-        elif method == "setInstanceName":
-            fact.instance_name = Setting(java.value(arg), where)
-        elif method == "setUnitName":
-            fact.unit_name = Setting(java.value(arg), where)
-        elif method == "setMaxReconsumeTimes" and consumer:
-            fact.max_reconsume_times = Setting(java.value(arg), where)
+        setting = SETTINGS.get(method)
+        if setting is None:
+            return
+        field, applies, enum = setting
+        if applies == "any" or (applies == "consumer") == consumer:
+            value = self._enum_value(args[0]) if enum else java.value(args[0])
+            setattr(fact, field, Setting(value, where))
 
     def _subscription(self, args: list[tree_sitter.Node], fact: ClientFact,
                       call: tree_sitter.Node) -> Subscription | None:
@@ -529,12 +573,8 @@ class ClientExtractor:
                 return None
             return Setting(self._enum_value(pair.child_by_field_name("value")), java.location(pair))
 
-        fact.group = value_of("consumerGroup")
-        fact.message_model = enum_of("messageModel")
-        fact.consume_mode = enum_of("consumeMode")
-        fact.instance_name = value_of("instanceName")
-        fact.max_reconsume_times = value_of("maxReconsumeTimes", spring=False)
-        fact.delay_level = value_of("delayLevelWhenNextConsume", spring=False)
+        for attribute, (field, kind) in LISTENER_ATTRIBUTES.items():
+            setattr(fact, field, enum_of(attribute) if kind == "enum" else value_of(attribute, spring=kind == "spring"))
         # rocketmq-v5-client-spring-boot has its own annotation: `tag` / `filterExpressionType` ("tag"|"sql92"),
         # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
         v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)

@@ -16,7 +16,8 @@ import tree_sitter
 import tree_sitter_java
 
 from rmqlint.facts import Location
-from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, parse_spring_string
+from rmqlint import flow
+from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of, parse_spring_string
 
 LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
 
@@ -38,7 +39,8 @@ NUMBER_TYPES = frozenset({"int", "Integer", "long", "Long", "short", "Short", "b
 _INTEGER_LITERALS = frozenset(
     {"decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"}
 )
-MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are reported as Dynamic, not recursed into
+MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic(TOO_DEEP_EXPRESSION), reported by java_parse
+TOO_DEEP_EXPRESSION = f"expression nested more than {MAX_EVAL_DEPTH} levels deep"
 
 _LOCALS_QUERY = tree_sitter.Query(
     LANGUAGE,
@@ -108,8 +110,7 @@ class JavaFile:
         self._assigned: set[str] | None = None
         self._field_values: dict[int, Value] = {}
         self._in_progress: set[int] = set()
-        # Expressions nested deeper than the evaluator follows, by line: reported (RMQ900), never dropped silently.
-        self.too_deep: dict[int, Location] = {}
+        self.memo: dict[str, dict] = {}  # per-file memos of the modules working on this file (java_flow)
         self._index_declarations()
 
     # --- text and locations ------------------------------------------------------------------------------
@@ -513,9 +514,7 @@ class JavaFile:
         while node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]  # parentheses change nothing: followed without using up the depth
         if depth > MAX_EVAL_DEPTH:
-            location = self.location(node)
-            self.too_deep.setdefault(location.line, location)
-            return Dynamic("expression too deeply nested"), "unknown"
+            return Dynamic(TOO_DEEP_EXPRESSION), "unknown"
         kind = node.type
         if kind == "string_literal":
             text = string_literal_text(self, node)
@@ -531,8 +530,7 @@ class JavaFile:
         if kind == "null_literal":
             return Dynamic("null"), "unknown"
         if kind == "parenthesized_expression":
-            inner = node.named_children[0] if node.named_children else None
-            return self._eval(inner, depth + 1) if inner is not None else (Dynamic("empty parentheses"), "unknown")
+            return Dynamic("empty parentheses"), "unknown"
         if kind == "cast_expression":
             value_node = node.child_by_field_name("value")
             type_node = node.child_by_field_name("type")
@@ -553,6 +551,11 @@ class JavaFile:
             return Dynamic("unary expression"), "unknown"
         if kind == "binary_expression":
             return self._eval_binary(node, depth)
+        if kind == "ternary_expression":
+            return self._eval_choice([node.child_by_field_name("consequence"),
+                                      node.child_by_field_name("alternative")], depth)
+        if kind == "switch_expression":
+            return self._eval_choice(_switch_results(node), depth)
         if kind == "identifier":
             return self._eval_name(self.text(node), node, depth)
         if kind == "field_access":
@@ -563,6 +566,15 @@ class JavaFile:
         if kind == "object_creation_expression":
             return Dynamic("object creation"), "unknown"
         return Dynamic(f"{kind.replace('_', ' ')} is not a constant"), "unknown"
+
+    def _eval_choice(self, nodes: list, depth: int) -> tuple[Value, str]:
+        """One of the values of `nodes` (the branches of `c ? a : b`, the results of a switch expression)."""
+        if not nodes or any(n is None for n in nodes):
+            return Dynamic("incomplete conditional"), "unknown"
+        results = [self._eval(n, depth + 1) for n in nodes]
+        kinds = {kind for _value, kind in results}
+        kind = kinds.pop() if len(kinds) == 1 else ("str" if "str" in kinds else "unknown")
+        return one_of(value for value, _kind in results), kind
 
     def _eval_binary(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
         operator = node.child_by_field_name("operator")
@@ -625,11 +637,13 @@ class JavaFile:
             injected = self.spring_injected(info.annotations, f"parameter {name}")
             if injected is not None and name not in self.assigned_names():
                 return injected, type_kind
-            if info.is_parameter or info.value is None:
-                return Dynamic(f"{name} is a parameter or has no initializer"), type_kind
-            if name in self.assigned_names():
-                return Dynamic(f"local {name} is reassigned"), type_kind
-            result, value_kind = self._eval(info.value, depth + 1)
+            if info.is_parameter:
+                return Dynamic(f"{name} is a parameter"), type_kind
+            from rmqlint.frontends import java_flow  # it builds on this module
+            if info.value is not None and name not in java_flow.assignments_in(self, _scope):
+                result, value_kind = self._eval(info.value, depth + 1)
+                return result, (type_kind if type_kind != "unknown" else value_kind)
+            result, value_kind = self._eval_local(name, _scope, at, depth)
             return result, (type_kind if type_kind != "unknown" else value_kind)
         inherited = self._inherited_field(name, at)
         if inherited is not None:
@@ -638,6 +652,31 @@ class JavaFile:
         if not scopes:
             return Dynamic(f"{name} is not declared in this file"), "unknown"
         return ConstRef("java", scopes, name), "unknown"
+
+    def _eval_local(self, name: str, callable_node: tree_sitter.Node, at: tree_sitter.Node,
+                    depth: int) -> tuple[Value, str]:
+        """A local assigned more than once: one of the values of the assignments that reach `at`."""
+        from rmqlint.frontends import java_flow  # it builds on this module
+        try:
+            reaching = java_flow.reaching_values(self, callable_node, name, at)
+        except flow.Unsupported as why:
+            return Dynamic(f"local {name} is reassigned ({why})"), "unknown"
+        if not reaching:
+            return Dynamic(f"local {name} has no value here"), "unknown"
+        results = []
+        for value_node in reaching:
+            if value_node is java_flow.NOT_PLAIN:
+                results.append((Dynamic(f"local {name} is updated in place"), "unknown"))
+            elif value_node.id in self._in_progress:
+                results.append((Dynamic(f"local {name} refers to itself"), "unknown"))
+            else:
+                self._in_progress.add(value_node.id)
+                try:
+                    results.append(self._eval(value_node, depth + 1))
+                finally:
+                    self._in_progress.discard(value_node.id)
+        kinds = {kind for _value, kind in results}
+        return one_of(value for value, _kind in results), (kinds.pop() if len(kinds) == 1 else "unknown")
 
     def _inherited_field(self, name: str, at: tree_sitter.Node) -> FieldInfo | None:
         """A static field inherited from a supertype declared in this same file."""
@@ -711,6 +750,27 @@ class JavaFile:
         if not all(p in self.classes_by_name for p in parts):
             return None
         return self.classes_by_name[parts[-1]]
+
+
+def _switch_results(node: tree_sitter.Node) -> list:
+    """The expressions a switch expression may give: each `case X -> value` and each `yield value` (not those of a
+    switch nested in it); a rule that throws gives nothing."""
+    block = node.child_by_field_name("body")
+    results: list = []
+    stack = list(reversed(block.named_children)) if block is not None else []
+    while stack:
+        current = stack.pop()
+        if current.type == "switch_rule":
+            body = [c for c in current.named_children if c.type != "switch_label"]
+            if body and body[0].type == "expression_statement":
+                results.append(body[0].named_children[0] if body[0].named_children else None)
+            elif body and body[0].type != "throw_statement":
+                stack.extend(reversed(body))
+        elif current.type == "yield_statement":
+            results.append(current.named_children[0] if current.named_children else None)
+        elif current.type not in ("switch_expression", "lambda_expression", "class_body"):
+            stack.extend(reversed(current.named_children))
+    return results
 
 
 def spring_value(value: Value) -> Value:

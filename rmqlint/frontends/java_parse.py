@@ -1,7 +1,7 @@
 """Parsing one Java source file into `FileFacts`, with tree-sitter (the heavy half of `rmqlint.frontends.java`).
 
 `parse_java` never raises: unreadable bytes, binary data and syntax errors become `FileFacts.problems`, and
-whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `mentions_rocketmq`
+whatever tree-sitter's error recovery could parse is still analysed. Files that fail the `may_use_clients`
 prefilter are only indexed for their constants and listener classes, which other files may reference.
 """
 
@@ -12,10 +12,10 @@ import tree_sitter
 from rmqlint.facts import FileFacts, Location, Problem, Setting
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_clients import ClientExtractor
-from rmqlint.frontends.java_index import LANGUAGE, MAX_EVAL_DEPTH, JavaFile
+from rmqlint.frontends.java_index import LANGUAGE, TOO_DEEP_EXPRESSION, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
 from rmqlint.text import add_suppressions, decode
-from rmqlint.values import TOO_DEEP, Concat, Dynamic
+from rmqlint.values import TOO_DEEP, Concat, Dynamic, OneOf
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
 
 
@@ -64,16 +64,31 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         else:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
-            facts.problems.extend(_unfollowed_placeholders(facts))
-    if java.too_deep:  # once per file: a chain of 3,000 constants is one thing not followed, not 3,000
-        first = min(java.too_deep)
-        facts.problems.append(Problem(f"expression (or chain of constants) nested more than {MAX_EVAL_DEPTH} levels "
-                                      "deep: its value is not known, so nothing that depends on it was checked",
-                                      java.too_deep[first]))
+            facts.problems.extend(_unfollowed(facts))
+    if not any(p.message == _UNFOLLOWED[_EXPRESSION] for p in facts.problems):
+        # A constant too deep to follow that no fact of this file uses (another file's may): said once per file,
+        # at the first such constant (a chain of 3,000 constants is one thing not followed, not 3,000).
+        for info in java.classes:
+            name = next((n for n, f in info.fields.items()
+                         if _unfollowed_reason(facts.constants.get(f"{info.name}.{n}", _KNOWN)) == _EXPRESSION), None)
+            if name is not None:
+                facts.problems.append(Problem(f"constant {info.name}.{name}: {_UNFOLLOWED[_EXPRESSION]}",
+                                              java.location(info.fields[name].declaration)))
+                break
 
 
-def _unfollowed_placeholders(facts: FileFacts) -> list[Problem]:
-    """A setting whose Spring placeholders nest too deeply to follow is unknown: said so at its place."""
+_EXPRESSION = Dynamic(TOO_DEEP_EXPRESSION)
+_KNOWN = Dynamic("")
+_UNFOLLOWED = {
+    Dynamic(TOO_DEEP): f"a value with {TOO_DEEP}, not followed",
+    Dynamic(TOO_DEEP_EXPRESSION): f"{TOO_DEEP_EXPRESSION}: its value is not known, so what depends on it was not "
+                                  "checked",
+}
+
+
+def _unfollowed(facts: FileFacts) -> list[Problem]:
+    """A setting, subscription or tag whose expression (or Spring placeholders) nests deeper than the evaluator
+    follows is unknown: said so at its place, never dropped silently."""
     places = []
     for client in facts.clients:
         for item in vars(client).values():
@@ -82,14 +97,24 @@ def _unfollowed_placeholders(facts: FileFacts) -> list[Problem]:
         places += [(s.topic, s.location) for s in client.subscriptions]
         places += [(s.expression, s.location) for s in client.subscriptions]
     places += [(p.topic, p.location) for p in facts.produced] + [(p.tag, p.location) for p in facts.produced]
-    return [Problem(f"a value with {TOO_DEEP}, not followed", location)
-            for value, location in places if _too_deep(value)]
+    problems = []
+    for value, location in places:
+        reason = _unfollowed_reason(value)
+        if reason is not None:
+            problems.append(Problem(_UNFOLLOWED[reason], location))
+    return problems
 
 
-def _too_deep(value) -> bool:
-    if isinstance(value, Concat):
-        return any(_too_deep(part) for part in value.parts)
-    return value == Dynamic(TOO_DEEP)
+def _unfollowed_reason(value) -> Dynamic | None:
+    parts = value.parts if isinstance(value, Concat) else value.alternatives if isinstance(value, OneOf) else (value,)
+    for part in parts:
+        if part in _UNFOLLOWED:
+            return part
+        if isinstance(part, (Concat, OneOf)):
+            found = _unfollowed_reason(part)
+            if found is not None:
+                return found
+    return None
 
 
 def _syntax_problem(java: JavaFile, root: tree_sitter.Node) -> Problem:

@@ -25,7 +25,7 @@ import libcst as cst
 from rmqlint.facts import ClientFact, FileFacts, Listener, ProducedTag, Setting, Subscription
 from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, argument
 from rmqlint.frontends.python_listeners import listener_v2, listener_v5
-from rmqlint.values import Dynamic, Lit, Value
+from rmqlint.values import Dynamic, Lit, Value, map_literals
 
 # client class -> role, per generation
 _V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer", "Producer": "producer",
@@ -33,7 +33,10 @@ _V2_CLIENTS = {"PushConsumer": "push_consumer", "PullConsumer": "pull_consumer",
 _V5_CLIENTS = {"PushConsumer": "push_consumer", "LitePushConsumer": "push_consumer",
                "SimpleConsumer": "simple_consumer", "Producer": "producer"}
 _V2_MODEL_NUMBERS = {"0": "BROADCASTING", "1": "CLUSTERING"}  # rocketmq/ffi.py MessageModel
-_V2_SETTERS = {"set_group": "group", "set_instance_name": "instance_name", "set_message_model": "message_model"}
+# 2.x setters that configure a client: method -> (the `ClientFact` field, the keyword of its argument). A new
+# setting is one line here.
+_V2_SETTERS = {"set_group": ("group", "group_id"), "set_instance_name": ("instance_name", "name"),
+               "set_message_model": ("message_model", "model")}
 
 
 @dataclass
@@ -240,8 +243,7 @@ class ClientCollector:
     def _model(self, node: cst.BaseExpression, scope: Scope, where: cst.CSTNode | None = None) -> Setting:
         """A 2.x message model: `MessageModel.X`, or the ctypes enum's number (BROADCASTING = 0, CLUSTERING = 1)."""
         setting = self._setting(node, where or node, scope)
-        if isinstance(setting.value, Lit) and setting.value.text in _V2_MODEL_NUMBERS:
-            setting.value = Lit(_V2_MODEL_NUMBERS[setting.value.text])
+        setting.value = map_literals(setting.value, lambda text: Lit(_V2_MODEL_NUMBERS.get(text, text)))
         return setting
 
     def _client_fact(self, call: cst.Call, version: str, role: str, keys: list[tuple], cls: str) -> ClientFact:
@@ -355,12 +357,12 @@ class ClientCollector:
         fact = client.fact
         if client.version == "python2":
             if method in _V2_SETTERS:
-                arg = argument(call, 0, {"set_group": "group_id", "set_instance_name": "name",
-                                          "set_message_model": "model"}[method])
-                if arg is not None and method == "set_message_model":
+                field, keyword = _V2_SETTERS[method]
+                arg = argument(call, 0, keyword)
+                if arg is not None and field == "message_model":
                     fact.message_model = self._model(arg, scope, call)
                 elif arg is not None:
-                    setattr(fact, _V2_SETTERS[method], self._setting(arg, call, scope))
+                    setattr(fact, field, self._setting(arg, call, scope))
             elif method == "subscribe" and fact.role == "push_consumer":
                 self._add_tag_subscription(fact, call, scope, expression_at=2)
                 callback = argument(call, 1, "callback")

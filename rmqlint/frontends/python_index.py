@@ -6,9 +6,11 @@ per attribute; its `ScopeProvider` costs more than the parse itself on a large m
 file) and records every scope's bindings, the `self.x = ...` assignments of methods, and the module's assignments
 and calls in source order for the client analysis (`python_clients`). `PythonIndex` resolves names as Python does
 (class bodies are not seen by their methods; `global`/`nonlocal`), follows imports to the dotted names they denote,
-and evaluates expressions to values: literals, module constants, locals and `self.x` assigned once, imports
-(`ConstRef` for the linker), concatenations and f-strings of those; anything else is `Dynamic`. Positions come
-from libcst's `PositionProvider`, computed only once a fact needs a location.
+and evaluates expressions to values: literals, module constants, locals and `self.x` assigned once, names
+assigned in branches (the assignments that reach the read, `python_flow`), conditional expressions (`OneOf`),
+imports (`ConstRef` for the linker), concatenations and f-strings of those; anything else is `Dynamic`. Positions
+come from libcst's `PositionProvider`, run on the one top-level statement a fact points into (the walk notes
+each node's statement), only once a fact needs a location.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from rmqlint.facts import FileFacts, Location
-from rmqlint.frontends.python_positions import concrete_types, spans_of
+from rmqlint import flow
+from rmqlint.frontends.python_positions import spans_of
 from rmqlint.text import module_of
-from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat
+from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of
 
 
 
@@ -74,23 +77,32 @@ class ScopeBuilder:
         self.sequence: dict[int, int] = {}
         # `self.x = ...` in a method, per (class node id, attribute): the values and the method's scope
         self.attr_assigns: dict[tuple[int, str], list[tuple[cst.BaseExpression, Scope]]] = {}
+        self.top: dict[int, int] = {}  # node id -> index of the top-level statement holding it
 
     def walk(self, module: cst.Module) -> None:
-        work: list[tuple[cst.CSTNode, Scope]] = [(module, self.root)]
+        # Each node is noted with the index of the top-level statement holding it: positions are computed per
+        # statement, for the statements a fact points into (`PythonIndex.loc`).
+        work: list[tuple[cst.CSTNode, Scope, int]] = [(statement, self.root, index)
+                                                      for index, statement in reversed(list(enumerate(module.body)))]
         handlers: dict[type, object] = {}
+        top = self.top
         while work:
-            node, scope = work.pop()
+            node, scope, statement = work.pop()
+            top[id(node)] = statement
             kind = type(node)
             if kind is cst.Call or kind is cst.Attribute:
                 self.sequence[id(node)] = len(self.sequence)
             if kind not in handlers:
                 handlers[kind] = getattr(self, f"visit_{kind.__name__}", None)
             handler = handlers[kind]
+            if handler is None:
+                work.extend((child, scope, statement) for child in reversed(children(node)))
+                continue
             self.scope, self.pending = scope, []
-            if handler is not None and handler(node) is False:
-                work.extend(reversed(self.pending))
+            if handler(node) is False:
+                work.extend((child, child_scope, statement) for child, child_scope in reversed(self.pending))
             else:
-                work.extend((child, scope) for child in reversed(_children(node)))
+                work.extend((child, scope, statement) for child in reversed(children(node)))
 
     def _target_scope(self, name: str) -> Scope:
         if name in self.scope.globals:
@@ -252,17 +264,15 @@ def _enclosing_binder(scope: Scope, name: str) -> Scope:
     return functions[0] if functions else scope
 
 
-# Syntax that holds no names, calls or statements: not walked.
+# Syntax that holds no names, values, calls or statements: not walked.
 _LEAVES = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comma,
            cst.Semicolon, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
            cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Dot, cst.Colon, cst.AssignEqual, cst.BaseBinaryOp,
-           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp, cst.SimpleString, cst.Integer,
-           cst.Float, cst.Imaginary)
-_LEAF_TYPES = concrete_types(_LEAVES)  # exact types: isinstance against libcst's abstract bases is slow
+           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes worth walking, in source order (dataclass fields follow the source)."""
     names = _FIELDS.get(type(node))
     if names is None:
@@ -270,14 +280,26 @@ def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
             f.name for f in dataclasses.fields(node)
             if not f.name.startswith(("whitespace", "lpar", "rpar", "leading_lines", "lines_after")))
     children = []
+    walked = _WALKED
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if type(value) not in _LEAF_TYPES:
-                children.append(value)
-        elif isinstance(value, (tuple, list)):
-            children.extend(v for v in value if isinstance(v, cst.CSTNode) and type(v) not in _LEAF_TYPES)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            for item in value:
+                item_kind = type(item)
+                if walked.get(item_kind) or (item_kind not in walked and _walked(item_kind)):
+                    children.append(item)
+        elif walked.get(kind) or (kind not in walked and _walked(kind)):
+            children.append(value)
     return children
+
+
+_WALKED: dict[type, bool] = {}  # per type: a node worth walking (isinstance on libcst's abstract classes is slow)
+
+
+def _walked(kind: type) -> bool:
+    _WALKED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _LEAVES)
+    return _WALKED[kind]
 
 
 def dotted(node: cst.CSTNode | None) -> str | None:
@@ -303,11 +325,14 @@ def api_of(qualified: str | None) -> tuple[str, str] | None:
 
 
 class PythonIndex:
-    def __init__(self, path: str, module: cst.Module, line_map: list[int] | None = None):
+    def __init__(self, path: str, module: cst.Module, line_map: list[int] | None = None,
+                 starts: list[int] | None = None):
         self.path = path
         self.module = module
         self.line_map = line_map  # line in `module` -> line in the file, when `module` is a slice of it
-        self._positions = None
+        # The line each top-level statement of `module` starts on: positions are computed for the statements facts
+        # point into, and there only for the nodes they cite (`python_positions`).
+        self.starts = starts if starts is not None and len(starts) == len(module.body) else None
         mod = module_of(path).split(".") if module_of(path) else []
         self.package = mod if path.endswith("__init__.py") else mod[:-1]
         builder = ScopeBuilder(module, self.package)
@@ -316,6 +341,7 @@ class PythonIndex:
         self.root = builder.root
         self.events = builder.events
         self.attr_assigns = builder.attr_assigns
+        self.top = builder.top
         self.sequence = builder.sequence
         self.memo: dict[tuple[int, str], Value] = {}
         self.active: set[tuple[int, str]] = set()
@@ -336,13 +362,26 @@ class PythonIndex:
         return self.sequence.get(id(node), -1)
 
     def resolve_locations(self, facts: FileFacts) -> None:
-        """Replace every placeholder location in `facts` by the real one."""
-        spans = spans_of(self.module, self._requested)
+        """Replace every placeholder location in `facts` by the real one: one targeted code generation pass per
+        top-level statement that holds a cited node (all of the module when statement starts are not known)."""
+        by_statement: dict[int, list[cst.CSTNode]] = {}
+        for node in self._requested:
+            statement = self.top.get(id(node)) if self.starts is not None else None
+            by_statement.setdefault(-1 if statement is None else statement, []).append(node)
+        places: dict[int, tuple[object, int]] = {}  # node id -> (span, line offset)
+        for statement, nodes in by_statement.items():
+            if statement < 0:
+                spans, offset = spans_of(self.module, nodes), 0
+            else:
+                alone = self.module.body[statement]
+                leading = len(getattr(alone, "leading_lines", ()))
+                spans, offset = spans_of(cst.Module(body=[alone]), nodes), self.starts[statement] - 1 - leading
+            places.update({key: (span, offset) for key, span in spans.items()})
         real = []
         for node in self._requested:
-            span = spans[id(node)]
-            real.append(Location(self.path, self._line(span.line), span.column + 1, self._line(span.end_line),
-                                 span.end_column + 1))
+            span, offset = places[id(node)]
+            real.append(Location(self.path, self._line(span.line + offset), span.column + 1,
+                                 self._line(span.end_line + offset), span.end_column + 1))
         _replace_locations(facts, real)
 
     def _line(self, line: int) -> int:
@@ -381,25 +420,28 @@ class PythonIndex:
     def rocketmq(self, node: cst.BaseExpression, scope: Scope) -> tuple[str, str] | None:
         return api_of(self.qualified(node, scope))
 
-    def lookup(self, name: str, scope: Scope) -> Value:
+    def lookup(self, name: str, scope: Scope, at: cst.CSTNode | None = None) -> Value:
+        """The value of `name` read in `scope`: at the read `at` when the name is assigned more than once in that
+        same scope (the assignments that reach it), else as the scope leaves it."""
         found = self.find(name, scope)
         if found is None:
             return Dynamic(f"name {name} is not a constant")
         owner, binding = found
-        key = (id(owner.node), name)
+        here = at if owner is scope and len(binding.values) > 1 else None
+        key = (id(owner.node), name, id(here))
         if key in self.memo:
             return self.memo[key]
         if key in self.active:
             return Dynamic(f"{name} refers to itself")
         self.active.add(key)
         try:
-            value = self._binding_value(name, binding, owner)
+            value = self._binding_value(name, binding, owner, here)
         finally:
             self.active.discard(key)
         self.memo[key] = value
         return value
 
-    def _binding_value(self, name: str, binding: Binding, owner: Scope) -> Value:
+    def _binding_value(self, name: str, binding: Binding, owner: Scope, at: cst.CSTNode | None) -> Value:
         if binding.other:
             return Dynamic(f"{name} is a {binding.other}")
         if binding.definition is not None:
@@ -411,9 +453,28 @@ class PythonIndex:
                 return Dynamic(f"{name} is a module or client class")
             module, _, attr = binding.import_target.rpartition(".")
             return ConstRef("python", (module,), attr) if module else Dynamic(f"{name} is a module")
-        if len(binding.values) != 1:
-            return Dynamic(f"{name} is assigned {len(binding.values)} times")
-        return self.value(binding.values[0], owner)
+        if len(binding.values) == 1:
+            return self.value(binding.values[0], owner)
+        return self._reaching(name, binding, owner, at)
+
+    def _reaching(self, name: str, binding: Binding, owner: Scope, at: cst.CSTNode | None) -> Value:
+        """A name assigned several times (`if refund: tag = "Refunded"` / `else: tag = "Settled"`): one of the
+        values that reach the read `at`. Read from another scope (a function reading a module's name), the value
+        is known only when every assignment may be the one left at the end of the scope (the branches of an `if`):
+        which one a later call sees is not known otherwise."""
+        from rmqlint.frontends import python_flow  # it builds on this module
+
+        body = owner.node.body if isinstance(owner.node, (cst.FunctionDef, cst.ClassDef)) else owner.node
+        try:
+            reaching = python_flow.reaching_values(body, name, at, len(binding.values))
+        except flow.Unsupported as why:
+            return Dynamic(f"{name} is assigned {len(binding.values)} times ({why})")
+        if at is None and len(reaching) != len(binding.values):
+            return Dynamic(f"{name} is reassigned")
+        if not reaching:
+            return Dynamic(f"{name} has no value here")
+        return one_of(Dynamic(f"{name} is updated in place") if node is python_flow.NOT_PLAIN
+                      else self.value(node, owner) for node in reaching)
 
     def value(self, node: cst.BaseExpression, scope: Scope) -> Value:
         if isinstance(node, cst.SimpleString) and "\\" not in node.value and node.prefix.lower() in ("", "u", "r"):
@@ -439,9 +500,11 @@ class PythonIndex:
                 return Lit(node.value)
             if node.value == "None":
                 return Dynamic("None")
-            return self.lookup(node.value, scope)
+            return self.lookup(node.value, scope, at=node)
         if isinstance(node, cst.FormattedString):
             return self._fstring(node, scope)
+        if isinstance(node, cst.IfExp):
+            return one_of([self.value(node.body, scope), self.value(node.orelse, scope)])
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             if self._numeric(node.left, scope) or self._numeric(node.right, scope):
                 return Dynamic("arithmetic")
@@ -602,53 +665,36 @@ def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression 
 
 
 class ReturnsAndRaises:
-    """Return statements of one function body, and raise statements not inside a try (nested defs excluded).
-
-    Returns and raises are statements: only statements are walked (libcst's visitor would walk every expression
-    too, which dominated the analysis of large modules)."""
+    """Return statements of one function body, and raise statements not inside a `try` (nested definitions
+    excluded). Returns and raises are statements: only statements are walked, never expressions (libcst's own
+    visitor rebuilds every node it passes, which costs more than the parse on a large module)."""
 
     def __init__(self, body: cst.CSTNode):
         self.returns: list[cst.Return] = []
         self.raises: list[cst.Raise] = []
-        work: list[tuple[cst.CSTNode, bool]] = [(body, False)]
-        while work:
-            node, in_try = work.pop()
+        stack: list[tuple[cst.CSTNode, bool]] = [(body, False)]  # node, inside a try
+        while stack:
+            node, in_try = stack.pop()
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                 continue
-            if isinstance(node, cst.SimpleStatementLine):
-                for small in node.body:
-                    if isinstance(small, cst.Return):
-                        self.returns.append(small)
-                    elif isinstance(small, cst.Raise) and not in_try:
-                        self.raises.append(small)
-                continue
-            if isinstance(node, cst.SimpleStatementSuite):  # `if x: return y` on one line
-                for small in node.body:
-                    if isinstance(small, cst.Return):
-                        self.returns.append(small)
-                    elif isinstance(small, cst.Raise) and not in_try:
-                        self.raises.append(small)
-                continue
-            if isinstance(node, (cst.Try, cst.TryStar)):
-                parts = [(node.body, True), *((h, in_try) for h in node.handlers), (node.orelse, in_try),
-                         (node.finalbody, in_try)]
-            else:
-                parts = [(child, in_try) for child in _statement_children(node)]
-            work.extend(reversed([(part, flag) for part, flag in parts if part is not None]))  # source order
-
-
-def _statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The suites, statements and clauses directly inside a block or compound statement."""
-    if isinstance(node, (cst.IndentedBlock, cst.Module)):
-        return list(node.body)
-    children = []
-    for name in ("body", "orelse", "handlers", "finalbody", "cases"):
-        value = getattr(node, name, None)
-        if isinstance(value, cst.CSTNode):
-            children.append(value)
-        elif isinstance(value, (tuple, list)):
-            children.extend(v for v in value if isinstance(v, cst.CSTNode))
-    return children
+            if isinstance(node, cst.Return):
+                self.returns.append(node)
+            elif isinstance(node, cst.Raise):
+                if not in_try:
+                    self.raises.append(node)
+            elif isinstance(node, (cst.Try, cst.TryStar)):
+                parts = [(p, in_try) for p in (*node.handlers, node.orelse, node.finalbody) if p is not None]
+                stack.extend(reversed([(node.body, True), *parts]))
+            elif isinstance(node, (cst.Module, cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine)):
+                stack.extend((child, in_try) for child in reversed(node.body))
+            elif isinstance(node, cst.Match):
+                stack.extend((case.body, in_try) for case in reversed(node.cases))
+            elif isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Else, cst.Finally, cst.ExceptHandler,
+                                   cst.ExceptStarHandler)):
+                orelse = getattr(node, "orelse", None)
+                if orelse is not None:
+                    stack.append((orelse, in_try))
+                stack.append((node.body, in_try))  # children are pushed last first: found in source order
 
 
 def call_reason(name: str | None) -> str:

@@ -1,13 +1,16 @@
-"""Parsing one Python module into `FileFacts` (the heavy half of `rmqlint.frontends.python`): the input checks,
-then libcst, then the index (`python_index`), the clients (`python_clients`) and listeners (`python_listeners`).
+"""Parsing one Python module into `FileFacts` (the heavy half of `rmqlint.frontends.python`): the input checks and
+the stdlib parse, the statements worth analysing (`python_slice`), then libcst on those, the index
+(`python_index`), the clients (`python_clients`) and listeners (`python_listeners`).
 
-libcst's tree walk recurses and its native parser can overflow the C stack on absurdly nested input, so the
-stdlib parser (which has nesting limits) checks the text and its depth first.
+The stdlib parser is fast and has nesting limits; libcst is slow, memory-hungry, recurses in its tree walk and can
+overflow the C stack on absurdly nested input. So the stdlib parser reports syntax errors, picks the statements
+that can hold facts and checks their depth, and libcst parses only those.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import sys
 import tokenize
@@ -19,9 +22,8 @@ from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.frontends.python_clients import ClientCollector
 from rmqlint.frontends.python_index import PythonIndex, api_of
 from rmqlint.frontends.python_listeners import callbacks
-from rmqlint.frontends.python_windows import LARGE_MODULE_CHARS, WindowPlan, plan_windows, window_text
-from rmqlint.text import add_suppressions, decode
-from rmqlint.values import Dynamic
+from rmqlint.frontends.python_slice import Slice, slice_module
+from rmqlint.text import add_suppressions, decode, split_lines
 
 # Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
 # tree walk recurses (a few Python frames per level) and slows down more than linearly (2,000 levels of `a + b`
@@ -45,62 +47,66 @@ def parse_python(path: str, data: bytes) -> FileFacts:
 
 
 def _declared_encoding(data: bytes) -> str:
-    """The encoding a `# -*- coding: gbk -*-` line declares (PEP 263), else UTF-8, as the interpreter reads it."""
+    """The encoding a `# -*- coding: gbk -*-` line declares (PEP 263), else UTF-8: as the interpreter reads it."""
     lines = iter(data.splitlines(keepends=True)[:2])
     try:
-        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
-    except SyntaxError:  # an unknown encoding, or a BOM that contradicts the declaration
+        encoding, _lines = tokenize.detect_encoding(lambda: next(lines, b""))
+    except SyntaxError:  # an unknown encoding, or a byte-order mark that contradicts the declaration
         return "utf-8"
     return "utf-8" if encoding == "utf-8-sig" else encoding
 
 
 def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
-    decoded = decode(path, data, what="Python source", encoding=_declared_encoding(data))
+    decoded = decode(path, data, what="Python source", encoding=_declared_encoding(data[:4096]))
     if decoded.text is None:
         facts.problems.append(decoded.problem)
         return
     text = decoded.text
-    if "rmqlint" in text:
-        facts.suppressions = _suppressions(text)
-    problem, tree = _precheck(path, text)
+    tree, problem = _stdlib_parse(path, text)
     if problem is not None:
         facts.problems.append(problem)
         return
-    plan = plan_windows(tree, text) if len(text) > LARGE_MODULE_CHARS else None
-    del tree  # the plan keeps line numbers and names only: the stdlib tree goes before libcst's comes
+    if "rmqlint" in text:
+        facts.suppressions = _suppressions(text, tree.body)
+    sliced = slice_module(text, tree)
+    del tree  # the kept statements stay referenced by the slice; the rest of the tree goes before libcst runs
+    problem = _too_deep(path, sliced)
+    sliced.statements = []  # the last references to the stdlib tree: freed before libcst builds its own
+    if problem is not None:
+        facts.problems.append(problem)
+        return
+    if not sliced.text.strip():
+        return
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     try:
-        if plan is None:
-            _analyse(path, cst.parse_module(text), facts)
-        else:
-            _analyse_windows(path, text, plan, facts)
+        module = cst.parse_module(sliced.text)
+        _analyse(path, module, facts, sliced)
     except cst.ParserSyntaxError as err:
-        facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, err.raw_line, err.raw_column + 1)))
+        line = sliced.line_map[min(err.raw_line, len(sliced.line_map) - 1)]
+        facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, line, err.raw_column + 1)))
     finally:
         sys.setrecursionlimit(old_limit)
 
 
-def _precheck(path: str, text: str) -> tuple[Problem | None, ast.Module | None]:
-    """The stdlib parser rejects what libcst would choke on (and reports syntax errors with a position); its tree
-    also plans the windows of a large module."""
+def _stdlib_parse(path: str, text: str) -> tuple[ast.Module | None, Problem | None]:
+    """The stdlib parser rejects what libcst would choke on, and reports syntax errors with a position."""
     try:
         with warnings.catch_warnings():  # invalid escapes warn (an error under -W error): Python runs them
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text), None
     except SyntaxError as err:
         line = err.lineno or 1
-        return Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1))), None
+        return None, Problem(f"syntax error: {err.msg}", _loc(path, line, max(err.offset or 1, 1)))
     except (RecursionError, MemoryError):
-        return Problem("code nested too deeply to analyse", _loc(path, 1, 1)), None
+        return None, Problem("code nested too deeply to analyse", _loc(path, 1, 1))
     except ValueError as err:
-        return Problem(f"not Python source: {err}", _loc(path, 1, 1)), None
-    return _depth_problem(path, text, tree), tree
+        return None, Problem(f"not Python source: {err}", _loc(path, 1, 1))
 
 
-def _depth_problem(path: str, text: str, tree: ast.Module) -> Problem | None:
-    strings = []
-    stack = [(tree, 0)]
+def _too_deep(path: str, sliced: Slice) -> Problem | None:
+    """A kept statement nested deeper than libcst is given, or a longer run of implicitly concatenated strings."""
+    stack = [(statement, 0) for statement in sliced.statements]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, ast.BoolOp):  # libcst nests `a or b or c` pairwise
@@ -108,39 +114,30 @@ def _depth_problem(path: str, text: str, tree: ast.Module) -> Problem | None:
         if depth > MAX_DEPTH:
             line = getattr(node, "lineno", 1)
             return Problem(f"code nested more than {MAX_DEPTH} levels deep: not analysed", _loc(path, line, 1))
-        if isinstance(node, (ast.Constant, ast.JoinedStr)):
-            strings.append(node)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    return _concatenation_problem(path, text, strings)
-
-
-def _concatenation_problem(path: str, text: str, strings: list) -> Problem | None:
-    """libcst nests implicitly concatenated strings pairwise: more than MAX_DEPTH of them in one literal is too
-    deep. One literal of the stdlib tree is one concatenation; only those holding that many quotes are tokenized."""
-    if text.count('"') + text.count("'") <= 2 * MAX_DEPTH:
-        return None
-    starts = None
-    for node in strings:
-        if node.end_lineno is None or (node.end_lineno == node.lineno
-                                       and node.end_col_offset - node.col_offset <= 2 * MAX_DEPTH):
+    # libcst nests implicitly concatenated strings pairwise: a run of more than MAX_DEPTH needs as many quotes, so
+    # only a statement holding that many is tokenized.
+    lines, _ends = split_lines(sliced.text)
+    for first, last in _statement_lines(sliced):
+        chunk = "\n".join(lines[first - 1:last])
+        if chunk.count('"') + chunk.count("'") <= 2 * MAX_DEPTH:
             continue
-        if starts is None:
-            starts = [0]
-            for line in text.splitlines(keepends=True):
-                starts.append(starts[-1] + len(line))
-        segment = text[starts[node.lineno - 1]:starts[min(node.end_lineno, len(starts) - 1)]]
-        if segment.count('"') + segment.count("'") <= 2 * MAX_DEPTH:
-            continue
-        run = 0
-        for tok in _tokens(segment):
+        run, run_line = 0, 1
+        for tok in _tokens(chunk + "\n"):
             if tok.type == tokenize.STRING:
                 run += 1
                 if run > MAX_DEPTH:
-                    return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed",
-                                   _loc(path, node.lineno, 1))
+                    line = sliced.line_map[first + run_line - 1]
+                    return Problem(f"more than {MAX_DEPTH} strings concatenated: not analysed", _loc(path, line, 1))
             elif tok.type not in (tokenize.NL, tokenize.COMMENT):
-                run = 0
+                run, run_line = 0, tok.start[0]
     return None
+
+
+def _statement_lines(sliced: Slice) -> list[tuple[int, int]]:
+    """(first, last) line in the slice of each of its top-level statements."""
+    ends = [*sliced.starts[1:], len(sliced.line_map)]
+    return [(start, end - 1) for start, end in zip(sliced.starts, ends)]
 
 
 def _tokens(text: str):
@@ -150,12 +147,25 @@ def _tokens(text: str):
         return
 
 
-def _suppressions(text: str) -> dict[int, list[str]]:
+def _suppressions(text: str, statements: list[ast.stmt]) -> dict[int, list[str]]:
+    """The `rmqlint: disable` comments: only the lines that mention rmqlint are tokenized, each within the top-level
+    statement holding it (a statement tokenizes on its own) or alone between statements (comments only)."""
     found: dict[int, list[str]] = {}
-    for tok in _tokens(text):
-        if tok.type != tokenize.COMMENT:
+    lines, _ends = split_lines(text)
+    spans = [(min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]), s.end_lineno or s.lineno)
+             for s in statements]
+    firsts = [first for first, _last in spans]
+    done: set[int] = set()
+    for number, line in enumerate(lines, start=1):
+        if "rmqlint" not in line or number in done:
             continue
-        add_suppressions(found, tok.string, tok.start[0])
+        at = bisect.bisect_right(firsts, number) - 1
+        span = spans[at] if at >= 0 and spans[at][1] >= number else (number, number)
+        done.update(range(span[0], span[1] + 1))
+        chunk = "\n".join(lines[span[0] - 1:span[1]]) + "\n"
+        for tok in _tokens(chunk):
+            if tok.type == tokenize.COMMENT:
+                add_suppressions(found, tok.string, span[0] + tok.start[0] - 1)
     return found
 
 
@@ -163,15 +173,8 @@ def _loc(path: str, line: int, column: int) -> Location:
     return Location(path, line, column, line, column + 1)
 
 
-def _analyse(path: str, module: cst.Module, facts: FileFacts, line_map: list[int] | None = None,
-             elsewhere: dict[str, int] | None = None) -> None:
-    """The facts of one module (or window of one: `line_map` gives the file's lines, `elsewhere` how many more
-    times the rest of the file assigns each module-level name)."""
-    index = PythonIndex(path, module, line_map)
-    for name, count in (elsewhere or {}).items():
-        binding = index.root.bindings.get(name)
-        if binding is not None and count > 0 and binding.definition is None:
-            binding.values.extend([_ELSEWHERE] * count)
+def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice) -> None:
+    index = PythonIndex(path, module, sliced.line_map, sliced.starts)
     ClientCollector(index).collect(facts)
     for name, binding in index.root.bindings.items():
         if binding.definition is not None:
@@ -182,42 +185,5 @@ def _analyse(path: str, module: cst.Module, facts: FileFacts, line_map: list[int
             facts.constants[name] = index.lookup(name, index.root)
     callbacks(index, facts)
     index.resolve_locations(facts)
-    facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
-    facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
-
-
-_ELSEWHERE = cst.Name("__assigned_elsewhere_in_this_module__")  # stands for an assignment outside the window
-
-
-def _analyse_windows(path: str, text: str, plan: WindowPlan, facts: FileFacts) -> None:
-    """A large module, window by window (`python_windows`); each window reports what lies in it."""
-    lines = text.splitlines(keepends=True)
-    for window in plan.windows:
-        source, line_map = window_text(window, lines)
-        try:
-            module = cst.parse_module(source)
-        except cst.ParserSyntaxError as err:
-            line = line_map[min(max(err.raw_line, 1), len(line_map) - 1)]
-            facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, line, err.raw_column + 1)))
-            continue
-        binders: dict[str, int] = {}
-        for unit in (*window.preamble, *window.units):
-            for name in unit.binds:
-                binders[name] = binders.get(name, 0) + 1
-        elsewhere = {name: plan.rebound[name] - count for name, count in binders.items()}
-        part = FileFacts(path=path, language="python")
-        _analyse(path, module, part, line_map, elsewhere)
-        del module
-
-        def inside(location: Location) -> bool:
-            return window.first <= location.line <= window.last
-
-        facts.clients.extend(c for c in part.clients if inside(c.location))
-        facts.produced.extend(p for p in part.produced if inside(p.location))
-        own = set().union(*(u.binds for u in window.units))
-        facts.constants.update({k: v for k, v in part.constants.items() if k in own})
-        facts.listener_classes.update({k: v for k, v in part.listener_classes.items() if inside(v.location)})
-    for name in plan.dropped:
-        facts.constants.setdefault(name, Dynamic("a large statement that does not concern RocketMQ: not analysed"))
     facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
     facts.produced.sort(key=lambda p: (p.location.line, p.location.column))

@@ -12,10 +12,17 @@ clients that Spring creates (RocketMQProperties / RocketMQAutoConfiguration):
 Keys are matched with Spring's relaxed binding (`instance-name` = `instanceName` = `instance_name`).
 
 Properties keep their positions through a logical-line scan of the format (comments, `\\` continuations, `#---`
-documents); each logical line is then parsed by jproperties, which handles separators and escapes. YAML is read
-from PyYAML's event stream (marks carry line and column) without recursion, so deep nesting cannot exhaust the
-stack. Documents that apply under a profile (`spring.config.activate.on-profile`) are kept; a client setting that
-such a document changes is Dynamic, since it depends on the deployment.
+documents); each logical line is then parsed by jproperties, which handles separators and escapes. The Java
+specification reads `.properties` as ISO-8859-1 (other characters as `\\uXXXX` escapes); most projects write
+UTF-8, and many keep comments in GBK: a file that is valid UTF-8 is read as UTF-8, any other as ISO-8859-1, which
+never fails, so such a comment no longer costs the file its keys. YAML is read from PyYAML's event stream (marks
+carry line and column) without recursion, so deep nesting cannot exhaust the stack. Documents that apply under a
+profile (`spring.config.activate.on-profile`) are kept; a client setting that such a document changes is Dynamic,
+since it depends on the deployment.
+
+Maven and Gradle fill in resource-filtering tokens at build time (`name: @project.artifactId@`, Spring Boot's
+Maven delimiter): such a value is unresolved (Dynamic), and an unquoted token, which YAML cannot read, is read as
+the string it stands for instead of failing the whole file. `${project.version}` is a placeholder like any other.
 """
 
 from __future__ import annotations
@@ -33,10 +40,6 @@ from rmqlint.values import TOO_DEEP, Dynamic, Lit, Value, parse_spring_string
 if TYPE_CHECKING:  # the parsers are imported where they are used: importing this module (discovery) stays cheap
     import yaml
 
-# Maven and Gradle resource filtering (`@project.artifactId@`) fill these in at build time.
-_BUILD_TOKEN = re.compile(r"@[A-Za-z0-9_.\-]+@")
-# A YAML value that is only such a token, unquoted: not valid YAML until the build replaces it.
-_UNQUOTED_TOKEN = re.compile(r"^(\s*(?:-\s+)*(?:[^\s#'\"][^#]*?:\s+)?(?:-\s+)*)(@[A-Za-z0-9_.\-]+@)(\s*(?:#.*)?)$")
 _CONFIG_NAME = re.compile(r"^(application|bootstrap)([-.][^/]*)?\.(properties|ya?ml)$")
 
 
@@ -75,27 +78,16 @@ def _text(facts: FileFacts, data: bytes, fallback: str | None = None) -> str | N
     return decoded.text
 
 
+# A Maven (Spring Boot's `@..@` delimiter) or Gradle resource-filtering token, filled in at build time.
+_BUILD_TOKEN = re.compile(r"@[A-Za-z0-9_][A-Za-z0-9_.\-]*@")
+
+
 def config_value(text: str) -> Value:
-    """A configuration value: text and `${key:default}` placeholders; a build token (`@project.version@`) is
-    filled in at build time, so the value is not known here."""
+    """A configuration value: text and `${key:default}` placeholders; a build token makes it unresolved."""
     token = _BUILD_TOKEN.search(text)
     if token is not None:
         return Dynamic(f"{token.group(0)} is filled in by the build (resource filtering)")
     return parse_spring_string(text)
-
-
-def _quote_build_tokens(text: str) -> str:
-    """`name: @project.artifactId@` -> `name: '@project.artifactId@'`, so that YAML reads the file the build has
-    not filtered yet (the value then reads as a build token, see `config_value`)."""
-    if "@" not in text:
-        return text
-    lines = text.split("\n")
-    for number, line in enumerate(lines):
-        if "@" in line:
-            match = _UNQUOTED_TOKEN.match(line)
-            if match is not None:
-                lines[number] = f"{match.group(1)}'{match.group(2)}'{match.group(3)}"
-    return "\n".join(lines)
 
 
 def _loc(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Location:
@@ -110,8 +102,6 @@ def _loc(path: str, line: int, column: int, end_line: int | None = None, end_col
 def parse_properties(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="properties")
     try:
-        # Java reads .properties as ISO-8859-1 (other characters as \\uXXXX escapes); many files are UTF-8 in
-        # practice, with comments in GBK now and then: UTF-8 first, else ISO-8859-1, which never fails.
         text = _text(facts, data, fallback="iso-8859-1")
         if text is not None:
             _clients(facts, _read_properties(facts, text))
@@ -223,25 +213,80 @@ def _read_yaml(facts: FileFacts, text: str) -> dict[int, str]:
     """Reads the entries; returns id(entry) -> profile expression for entries of profile-specific documents."""
     import yaml
 
-    flattener = _Flattener(facts)
-    try:
-        for event in yaml.parse(_quote_build_tokens(text), Loader=yaml.SafeLoader):
-            flattener.feed(event)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        what = err.problem or err.context or "invalid YAML"
-        if err.context and err.context_mark is not None and err.problem_mark is not None:
-            what += f" ({err.context} at line {err.context_mark.line + 1})"
-        facts.config.clear()  # Spring refuses the whole file
-        facts.problems.append(Problem(f"YAML error: {what}", _loc(facts.path, line, column)))
-    except yaml.YAMLError as err:
+    quoted = _QuotedTokens()
+    while True:
+        flattener = _Flattener(facts, quoted)
         facts.config.clear()
-        facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
-    except _TooLarge as err:
-        facts.config.clear()
-        facts.problems.append(Problem(str(err), _loc(facts.path, 1, 1)))
-    return flattener.profiles()
+        try:
+            for event in yaml.parse(text, Loader=yaml.SafeLoader):
+                flattener.feed(event)
+        except yaml.MarkedYAMLError as err:
+            # An unquoted build token (`name: @project.artifactId@`) is not YAML until the build replaces it:
+            # quote it where the scanner stops, and read the file again.
+            patched = quoted.quote(text, err)
+            if patched is not None:
+                text = patched
+                continue
+            _yaml_problem(facts, err, quoted)
+        except yaml.YAMLError as err:
+            facts.config.clear()
+            facts.problems.append(Problem(f"YAML error: {err}", _loc(facts.path, 1, 1)))
+        except _TooLarge as err:
+            facts.config.clear()
+            facts.problems.append(Problem(str(err), _loc(facts.path, 1, 1)))
+        return flattener.profiles()
+
+
+MAX_BUILD_TOKENS = 200  # quoted one by one, each with a new read of the file
+
+
+class _QuotedTokens:
+    """The build tokens quoted so far, to report positions in the file as written."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.tokens: dict[int, list[tuple[int, int]]] = {}  # 0-based line -> (0-based column as written, length)
+
+    def quote(self, text: str, err) -> str | None:
+        """`text` with the unquoted build token the scanner stopped at quoted; None when it stopped elsewhere."""
+        mark = err.problem_mark
+        if self.count >= MAX_BUILD_TOKENS or mark is None or mark.index >= len(text) or text[mark.index] != "@":
+            return None
+        token = _BUILD_TOKEN.match(text, mark.index)
+        if token is None:
+            return None
+        self.count += 1
+        self.tokens.setdefault(mark.line, []).append((self._written(mark.line, mark.column), len(token.group(0))))
+        return f"{text[:token.start()]}'{token.group(0)}'{text[token.end():]}"
+
+    def _written(self, line: int, column: int) -> int:
+        """A 0-based column of the quoted text, in the file as written: less the quotes added before it."""
+        shift = 0
+        added = 0
+        for start, length in sorted(self.tokens.get(line, ())):
+            if column > start + shift:
+                added += 1  # past the opening quote
+            if column > start + shift + length + 1:
+                added += 1  # past the closing quote
+            shift += 2
+        return column - added
+
+    def original(self, location: Location) -> Location:
+        if not self.tokens:
+            return location
+        return Location(location.path, location.line, self._written(location.line - 1, location.column - 1) + 1,
+                        location.end_line, self._written(location.end_line - 1, location.end_column - 1) + 1)
+
+
+def _yaml_problem(facts: FileFacts, err, quoted: _QuotedTokens) -> None:
+    mark = err.problem_mark or err.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    what = err.problem or err.context or "invalid YAML"
+    if err.context and err.context_mark is not None and err.problem_mark is not None:
+        what += f" ({err.context} at line {err.context_mark.line + 1})"
+    facts.config.clear()  # Spring refuses the whole file
+    where = quoted.original(_loc(facts.path, line, column))
+    facts.problems.append(Problem(f"YAML error: {what}", _loc(facts.path, where.line, where.column)))
 
 
 MAX_YAML_DEPTH = 200
@@ -264,11 +309,12 @@ class _Flattener:
     """Flattens PyYAML's event stream into dotted keys without recursion (deep input cannot exhaust the
     stack); anchors are recorded and replayed for aliases, `<<` merge keys fold into their mapping."""
 
-    def __init__(self, facts: FileFacts):
+    def __init__(self, facts: FileFacts, unquoted: "_QuotedTokens"):
         import yaml  # PyYAML is imported only when a YAML file is parsed (not on a warm run)
 
         self.yaml = yaml
         self.facts = facts
+        self.unquoted = unquoted
         self.stack: list[_Frame] = []
         self.anchors: dict[str, list[yaml.Event]] = {}
         self.recording: list[tuple[str, list[yaml.Event], list[int]]] = []  # anchor, events, [depth]
@@ -374,7 +420,7 @@ class _Flattener:
         location = Location(self.facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
         if (location.end_line, location.end_column) <= (location.line, location.column):
             location = _loc(self.facts.path, start.line + 1, start.column + 1)
-        self.facts.config.append(_entry(self.facts, prefix, text, location))
+        self.facts.config.append(_entry(self.facts, prefix, text, self.unquoted.original(location)))
         self.documents.append(self.document)
 
     def profiles(self) -> dict[int, str]:
@@ -460,12 +506,18 @@ def _section(facts: FileFacts, prefix: str, profiles: dict[int, str]) -> _Sectio
     return _Section(entries, profiles)
 
 
+# `rocketmq.producer.*` and `rocketmq.(pull-)consumer.*` keys (relaxed) -> the `ClientFact` field they set, beside
+# the group and topic. A new setting is one line here.
+_PRODUCER_SETTINGS = {"instance-name": "instance_name"}
+_PULL_CONSUMER_SETTINGS = {"message-model": "message_model", "instance-name": "instance_name"}
+
+
 def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
     producer = _section(facts, "rocketmq.producer", profiles)
     group = producer.setting("group")
     if group is not None:
         fact = ClientFact(role="producer", api="spring-config", location=group.location, name="rocketmq.producer",
-                          group=group, instance_name=producer.setting("instance-name"))
+                          group=group, **{f: producer.setting(key) for key, f in _PRODUCER_SETTINGS.items()})
         facts.clients.append(fact)
     for prefix in ("rocketmq.pull-consumer", "rocketmq.consumer"):
         section = _section(facts, prefix, profiles)
@@ -473,8 +525,8 @@ def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
         if group is None and topic is None:
             continue
         fact = ClientFact(role="lite_pull_consumer", api="spring-config", location=(group or topic).location,
-                          name=prefix, group=group, message_model=section.setting("message-model"),
-                          instance_name=section.setting("instance-name"))
+                          name=prefix, group=group,
+                          **{f: section.setting(key) for key, f in _PULL_CONSUMER_SETTINGS.items()})
         if topic is not None:
             expression = section.setting("selector-expression")
             selector, expression_value = _selector(section.setting("selector-type"),

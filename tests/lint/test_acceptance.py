@@ -111,7 +111,7 @@ def pristine_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     return target, run_rmqlint(target, ".", "--format", "json", "--no-cache")
 
 
-def test_monorepo_reports_exactly_the_seeded_cases(pristine_run):
+def test_monorepo_reports_exactly_the_planted_cases(pristine_run):
     monorepo, result = pristine_run
     assert result.returncode == 1, result.stdout + result.stderr
     findings = json_findings(result)
@@ -169,21 +169,21 @@ def test_monorepo_inline_suppression_is_what_keeps_a_reviewed_case_quiet(monorep
 
 # --- the bundled examples ---------------------------------------------------------------------------------------
 
-SEED004 = "examples/seed004-fixed-instance-name"
-SEED001 = "examples/seed001-tag-case"
-SEED003 = "examples/seed003-broadcast-retry"
+FIXED_NAME = "examples/fixed-instance-name"
+TAG_DRIFT = "examples/tag-case-drift"
+BROADCAST_RETRY = "examples/broadcasting-retry"
 
 EXAMPLE_FINDINGS = [
-    ("RMQ001", f"{SEED004}/java/src/main/java/org/example/seed004/Consumer.java", 'setInstanceName("XUJIAN_MACBOOK")'),
-    ("RMQ001", f"{SEED004}/spring/src/main/java/org/example/seed004/spring/OrderListener.java", "instanceName ="),
-    ("RMQ001", f"{SEED004}/python/consumer.py", 'set_instance_name("XUJIAN_MACBOOK")'),
-    ("RMQ002", f"{SEED001}/java/src/main/java/org/example/seed001/Consumer.java", 'subscribe("Seed001Topic", "Aaaaa")'),
-    ("RMQ002", f"{SEED001}/spring/src/main/java/org/example/seed001/spring/PaySuccessListener.java",
+    ("RMQ001", f"{FIXED_NAME}/java/src/main/java/org/example/instancename/Consumer.java", 'setInstanceName("XUJIAN_MACBOOK")'),
+    ("RMQ001", f"{FIXED_NAME}/spring/src/main/java/org/example/instancename/spring/OrderListener.java", "instanceName ="),
+    ("RMQ001", f"{FIXED_NAME}/python/consumer.py", 'set_instance_name("XUJIAN_MACBOOK")'),
+    ("RMQ002", f"{TAG_DRIFT}/java/src/main/java/org/example/tagcase/Consumer.java", 'subscribe("TagCaseTopic", "Aaaaa")'),
+    ("RMQ002", f"{TAG_DRIFT}/spring/src/main/java/org/example/tagcase/spring/PaySuccessListener.java",
      "selectorExpression"),
-    ("RMQ002", f"{SEED001}/python/consumer.py", 'on_order, "OrderCreated"'),
-    ("RMQ003", f"{SEED003}/java/src/main/java/org/example/seed003/ConfigRefresher.java", "RECONSUME_LATER;"),
-    ("RMQ003", f"{SEED003}/spring/src/main/java/org/example/seed003/spring/PriceChangeListener.java", "throw new"),
-    ("RMQ003", f"{SEED003}/python/refresher.py", "RECONSUME_LATER"),
+    ("RMQ002", f"{TAG_DRIFT}/python/consumer.py", 'on_order, "OrderCreated"'),
+    ("RMQ003", f"{BROADCAST_RETRY}/java/src/main/java/org/example/broadcast/ConfigRefresher.java", "RECONSUME_LATER;"),
+    ("RMQ003", f"{BROADCAST_RETRY}/spring/src/main/java/org/example/broadcast/spring/PriceChangeListener.java", "throw new"),
+    ("RMQ003", f"{BROADCAST_RETRY}/python/refresher.py", "RECONSUME_LATER"),
 ]
 
 

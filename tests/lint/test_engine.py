@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rmqlint.engine import MAX_FILE_BYTES, LintOptions, lint, lint_sources
+from rmqlint.engine import LintOptions, lint, lint_sources
+from rmqlint.frontends import frontend_named
 from tests.lint.test_engine_fixtures import (
     CONSUMER_FINDING_LINE,
     CONSUMER_JAVA,
@@ -56,7 +57,8 @@ def test_suppression_on_the_line_and_the_line_above(tmp_path):
 def test_bad_files_give_rmq900_and_the_run_goes_on(tmp_path):
     root = java_project(tmp_path)
     broken = "package com.app;\nimport org.apache.rocketmq.client.producer.DefaultMQProducer;\nclass Broken {\n  void f( {\n}\n"
-    huge = b"// DefaultMQPushConsumer\n" + b"class Huge {}\n" * ((MAX_FILE_BYTES + 1024) // 13)
+    limit = frontend_named("java").max_bytes
+    huge = b"// DefaultMQPushConsumer\n" + b"class Huge {}\n" * (limit // 13)
     write_project(root, {
         "src/main/java/com/app/Broken.java": broken,
         "src/main/java/com/app/Binary.java": b"\x00\x01\x02DefaultMQPushConsumer\xff",
@@ -71,7 +73,7 @@ def test_bad_files_give_rmq900_and_the_run_goes_on(tmp_path):
     assert "binary" in by_path["Binary.java"].message
     latin = by_path["Latin.java"]
     assert "UTF-8" in latin.message and (latin.location.line, latin.location.column) == (1, 31)
-    assert f"{MAX_FILE_BYTES >> 20} MB limit" in by_path["Huge.java"].message
+    assert f"{limit >> 20} MB limit for java files" in by_path["Huge.java"].message
     assert "Unrelated.java" not in by_path  # not about RocketMQ: its encoding is no concern
     assert {f.severity for f in result.findings if f.code == "RMQ900"} == {"info"}
     assert not result.failed() or any(f.code == "RMQ001" for f in result.findings)

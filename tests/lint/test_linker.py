@@ -234,3 +234,22 @@ class TestConfigScopes:
         assert value(user_a.path) == Lit("alpha")
         assert value(user_b.path) == Lit("beta")
         assert value(user_c.path) == Lit("fallback")  # another service's key is not this one's
+
+
+def test_every_setting_of_a_client_is_resolved_whatever_its_name():
+    """A new `Setting` field of `ClientFact` is resolved without a change to the linker."""
+    import typing
+
+    from rmqlint.facts import ClientFact, FileFacts, Location, Setting
+    from rmqlint.linker import SETTING_FIELDS, Linker
+    from rmqlint.values import Lit, Placeholder
+
+    where = Location("A.java", 1, 1, 1, 2)
+    hints = typing.get_type_hints(ClientFact)
+    fields = [name for name, hint in hints.items() if Setting in typing.get_args(hint)]
+    assert set(fields) == set(SETTING_FIELDS) and "instance_name" in fields
+    client = ClientFact("push_consumer", "java", where,
+                        **{name: Setting(Placeholder("k", Lit("v")), where) for name in fields})
+    project = Linker({"A.java": FileFacts("A.java", "java", clients=[client])}).link()
+    (linked,) = project.files["A.java"].clients
+    assert all(getattr(linked, name).value == Lit("v") for name in fields)

@@ -181,7 +181,7 @@ class TestTagCaseDrift:
         )
         return lint(TagCaseDrift, project_of(producer, FileFacts("C.py", "python", clients=[client])))
 
-    def test_seed_001(self):
+    def test_tag_differing_in_case(self):
         (finding,) = self.run([("TopicTest", "aaaaa")], [("TopicTest", "Aaaaa")])
         assert (finding.code, finding.location.path, finding.location.line) == ("RMQ002", "C.py", 20)
         assert finding.message == (

@@ -195,10 +195,9 @@ def test_broken_yaml_is_one_problem_with_its_line():
 
 
 @pytest.mark.parametrize("parse", [parse_yaml, parse_properties], ids=["yaml", "properties"])
-def test_binary_and_latin1_bytes(parse):
+def test_binary_bytes(parse):
     (problem,) = parse("application.yml", b"a: 1\n\x00\x01\x02").problems
     assert "binary" in problem.message and problem.location.line == 2
-
 
 
 def test_yaml_must_be_utf8():
@@ -208,10 +207,10 @@ def test_yaml_must_be_utf8():
     assert facts.config == []
 
 
-def test_properties_that_are_not_utf8_are_read_as_iso_8859_1():
-    facts = parse_properties("application.properties", "a=1\nb=caf\xe9\n".encode("latin-1"))
+def test_properties_that_are_not_utf8_are_read_as_iso_8859_1_with_escapes():
+    facts = parse_properties("application.properties", "a=1\nb=caf\xe9\nc=n\\u00f6de\n".encode("latin-1"))
     assert facts.problems == []
-    assert [(e.key, e.value.text) for e in facts.config] == [("a", "1"), ("b", "café")]
+    assert [(e.key, e.value.text) for e in facts.config] == [("a", "1"), ("b", "caf\xe9"), ("c", "n\xf6de")]
 
 
 @pytest.mark.parametrize("text", [
