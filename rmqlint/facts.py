@@ -17,7 +17,7 @@ from typing import Optional
 from rmqlint import values as _values
 from rmqlint.values import Value
 
-FACTS_VERSION = 4  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 5  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,10 @@ class ClientFact:
     """
 
     role: str  # push_consumer | lite_pull_consumer | pull_consumer | simple_consumer | producer
-    api: str  # java | spring-listener | spring-config | python2 | python5
+    # java | spring-listener | spring-config | python2: the remoting clients (4.x/5.x `rocketmq-client`, the Spring
+    # starter, the C++ core under Python 2.x); java5 | spring5-listener | python5: the gRPC clients of
+    # rocketmq-clients (and rocketmq-v5-client-spring-boot), whose consumers get messages from a proxy (POP).
+    api: str
     location: Location  # the constructor call, the annotation, or the config key that creates it
     name: str = ""  # variable, field or class name, for messages
     group: Optional[Setting] = None

@@ -411,7 +411,7 @@ class ClientExtractor:
         if not links or links[-1][0] != "build":
             return  # a builder kept in a variable and configured elsewhere: not followed
         _key, variable = self._target_of(current)
-        fact = ClientFact(role=role, api="java", location=java.location(builder), name=variable)
+        fact = ClientFact(role=role, api="java5", location=java.location(builder), name=variable)
         for method, name, invocation in links:
             args = _arguments(invocation)
             where = java.span(name, invocation)
@@ -507,8 +507,11 @@ class ClientExtractor:
         if declaration is None or declaration.type != "class_declaration":
             return
         name_node = declaration.child_by_field_name("name")
-        fact = ClientFact(role="push_consumer", api="spring-listener", location=java.location(annotation),
-                          name=java.text(name_node) if name_node is not None else "")
+        # rocketmq-v5-client-spring-boot has its own annotation: `tag` / `filterExpressionType` ("tag"|"sql92"),
+        # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
+        v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)
+        fact = ClientFact(role="push_consumer", api="spring5-listener" if v5 else "spring-listener",
+                          location=java.location(annotation), name=java.text(name_node) if name_node is not None else "")
         attributes: dict[str, tree_sitter.Node] = {}
         arguments = annotation.child_by_field_name("arguments")
         for pair in arguments.named_children if arguments is not None else []:
@@ -535,9 +538,6 @@ class ClientExtractor:
         fact.instance_name = value_of("instanceName")
         fact.max_reconsume_times = value_of("maxReconsumeTimes", spring=False)
         fact.delay_level = value_of("delayLevelWhenNextConsume", spring=False)
-        # rocketmq-v5-client-spring-boot has its own annotation: `tag` / `filterExpressionType` ("tag"|"sql92"),
-        # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
-        v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)
         topic = value_of("topic")
         expression = value_of("tag") if v5 else value_of("selectorExpression")
         selector = enum_of("filterExpressionType") if v5 else enum_of("selectorType")
