@@ -60,6 +60,11 @@ class Listener:
     # class's facts (`FileFacts.listener_classes` of the declaring file). Empty when the listener is known.
     class_ref: str = ""
     delay_level: Optional[Setting] = None  # context.setDelayLevelWhenNextConsume(n) in the listener's code
+    # context.setAckIndex(n) in the listener's code: a batch acknowledged up to a message, the rest sent back.
+    ack_index: list[Location] = field(default_factory=list)
+    # Reads of a message's retry count (Java `getReconsumeTimes()`, Python `msg.reconsume_times`): the listener
+    # can stop retrying a message by itself.
+    reconsume_times: list[Location] = field(default_factory=list)
 
 
 @dataclass
@@ -86,6 +91,9 @@ class ClientFact:
     delay_level: Optional[Setting] = None  # Spring delayLevelWhenNextConsume or context.setDelayLevelWhenNextConsume
     subscriptions: list[Subscription] = field(default_factory=list)
     listeners: list[Listener] = field(default_factory=list)
+    # Other code may configure this client where its settings are not seen (a factory method returns it, or
+    # subclasses may set the field that holds it): an absent setting is then not known to be the client default.
+    configured_elsewhere: bool = False
 
 
 @dataclass

@@ -138,28 +138,30 @@ class ClientExtractor:
             self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
 
     def _returned_clients(self) -> None:
-        """Consumers other code may configure, whose model is not known without a model set here: one a
-        factory method returns (`c = base(g); c.setMessageModel(BROADCASTING)`; a Spring @Bean method hands its
-        consumer to the container, which keeps the model as built), or a field subclasses may configure."""
+        """Clients other code may configure (`ClientFact.configured_elsewhere`): one a factory method returns
+        (`c = base(g); c.setMessageModel(BROADCASTING)`), or a field subclasses may configure. A consumer's model is
+        then not known without a model set here. A Spring @Bean method hands its client to the container, which
+        keeps it as built."""
         java = self.java
         for key, created in self._clients.items():
             if key[0] == "field":
                 if self._subclasses_may_configure(key):
                     for client in created:
+                        client.fact.configured_elsewhere = True
                         if client.fact.message_model is None and client.fact.role != "producer":
                             client.fact.message_model = Setting(
                                 Dynamic("a field subclasses may configure"), client.fact.location)
                 continue
             for client in created:
                 fact = client.fact
-                if fact.message_model is not None or fact.role == "producer":
-                    continue
                 callable_node = java.enclosing_callable(client.node)
                 if callable_node is None or _is_bean_method(java, callable_node):
                     continue
                 if any(_returns_name(java, ret, key[2], callable_node) for ret in _returns(callable_node)):
-                    fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
-                                                 fact.location)
+                    fact.configured_elsewhere = True
+                    if fact.message_model is None and fact.role != "producer":
+                        fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
+                                                     fact.location)
 
     def _subclasses_may_configure(self, key: Key) -> bool:
         """A `protected` field, or a non-private field of an abstract class: subclasses in other files may set
