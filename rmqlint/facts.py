@@ -110,6 +110,26 @@ class ProducedTag:
 
 
 @dataclass
+class Connection:
+    """Where clients connect and as whom, as one place in code or configuration writes it.
+
+    A name server list (remoting clients: `setNamesrvAddr`, Spring `rocketmq.name-server` and the listener's
+    `nameServer`, Python 2.x `set_name_server_address`), proxy endpoints (5.x: `ClientConfiguration`'s
+    `setEndpoints`, Python `ClientConfiguration(endpoints, ..)`, the v5 starter's `endpoints`), and credentials
+    (`new SessionCredentials(ak, sk)`, 5.x `StaticSessionCredentialsProvider`, Python `Credentials(ak, sk)` and
+    `set_session_credentials`, Spring `access-key`/`secret-key` keys and `accessKey`/`secretKey` attributes).
+    Absent parts are None. Both lists are separated by `;`.
+    """
+
+    api: str  # as ClientFact.api
+    location: Location  # the call, constructor, annotation or configuration key that writes it
+    name_server: Optional[Setting] = None
+    endpoints: Optional[Setting] = None
+    access_key: Optional[Setting] = None
+    secret_key: Optional[Setting] = None
+
+
+@dataclass
 class ConfigEntry:
     """One Spring configuration key (flattened, as written) and its raw value."""
 
@@ -142,6 +162,7 @@ class FileFacts:
     # MessageListenerConcurrently/Orderly (directly or through a superclass of the same file), for consumers in
     # other files that register it (`Listener.class_ref`). Locations point into this file.
     listener_classes: dict[str, Listener] = field(default_factory=dict)
+    connections: list[Connection] = field(default_factory=list)
     config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)

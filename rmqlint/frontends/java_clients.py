@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from rmqlint.facts import ClientFact, ProducedTag, Setting, Subscription
+from rmqlint.facts import ClientFact, Connection, ProducedTag, Setting, Subscription
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
 from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
@@ -39,6 +39,10 @@ CLIENT_SETTERS = frozenset(
      "setMaxReconsumeTimes", "subscribe", "registerMessageListener", "setMessageListener"}
 )
 MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
+# Where clients connect and with which credentials (`Connection`): credential classes (-> the client API they
+# belong to) and setters of a name server list or of 5.x proxy endpoints.
+CREDENTIAL_CLASSES = {"SessionCredentials": "java", "StaticSessionCredentialsProvider": "java5"}
+CONNECTION_SETTERS = frozenset({"setNamesrvAddr", "setEndpoints"})
 # RocketMQ 5 clients (rocketmq-clients): consumers are built by a method chain on these builders.
 V5_BUILDERS = {"newPushConsumerBuilder": "push_consumer", "newSimpleConsumerBuilder": "simple_consumer"}
 SPRING_LISTENER = "RocketMQMessageListener"
@@ -46,8 +50,9 @@ SPRING_V5_PACKAGE = "org.apache.rocketmq.client.annotation."
 ENUM_CONSTANTS = frozenset({"CLUSTERING", "BROADCASTING", "ORDERLY", "CONCURRENTLY", "TAG", "SQL92"})
 ENUM_TYPES = frozenset({"MessageModel", "ConsumeMode", "SelectorType", "ExpressionType", "FilterExpressionType"})
 
-_NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS}))
-_METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS)))
+_NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS} | set(CREDENTIAL_CLASSES)))
+_METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS)
+                                             | CONNECTION_SETTERS))
 _USAGE_QUERY = tree_sitter.Query(
     LANGUAGE,
     f"""
@@ -85,6 +90,7 @@ class ClientExtractor:
         self.java = java
         self.clients: list[ClientFact] = []
         self.produced: list[ProducedTag] = []
+        self.connections: list[Connection] = []
         self._clients: dict[Key, list[_Client]] = {}
         self._messages: dict[Key, list[_Message]] = {}
         self._calls: list[tuple[tree_sitter.Node, str]] = []
@@ -108,6 +114,8 @@ class ClientExtractor:
         for node, type_simple in news:
             if type_simple in CLIENT_ROLES:
                 self._client_created(node, CLIENT_ROLES[type_simple])
+            elif type_simple in CREDENTIAL_CLASSES:
+                self._credentials(node, CREDENTIAL_CLASSES[type_simple])
             elif self._is_rocketmq_message(node):
                 self._message_created(node)
         for node, method in calls:
@@ -120,6 +128,7 @@ class ClientExtractor:
             self._spring_listener(node)
         self.clients.sort(key=lambda c: (c.location.line, c.location.column))
         self.produced.sort(key=lambda p: (p.location.line, p.location.column))
+        self.connections.sort(key=lambda c: (c.location.line, c.location.column))
 
     # --- creations ----------------------------------------------------------------------------------------
 
@@ -223,16 +232,67 @@ class ClientExtractor:
             self.produced.append(ProducedTag(topic, java.value(args[1]), java.location(node)))
 
     def _is_rocketmq_message(self, node: tree_sitter.Node) -> bool:
+        return self._is_rocketmq_type(node, MESSAGE_CLASS)
+
+    def _is_rocketmq_type(self, node: tree_sitter.Node, simple: str) -> bool:
+        """Whether a creation `new <simple>(..)` makes RocketMQ's class of that name (not another library's)."""
         type_node = node.child_by_field_name("type")
         written = self.java.text(type_node).replace(" ", "") if type_node is not None else ""
         if "." in written:
             return written.startswith(ROCKETMQ_PACKAGE)
-        imported = self.java.imports.get(MESSAGE_CLASS)
+        imported = self.java.imports.get(simple)
         if imported is not None:
             return imported.startswith(ROCKETMQ_PACKAGE)
         # Not imported by name: RocketMQ's only through a wildcard import (else a class of this package).
         packages = [*self.java.wildcard_imports, self.java.package]
         return any(p.startswith(ROCKETMQ_PACKAGE) or p + "." == ROCKETMQ_PACKAGE for p in packages)
+
+    def _credentials(self, node: tree_sitter.Node, api: str) -> None:
+        """`new SessionCredentials(accessKey, secretKey[, channel])`, 5.x `new StaticSessionCredentialsProvider(
+        accessKey, secretKey[, securityToken])`."""
+        args = _arguments(node)
+        if len(args) < 2 or not self._is_rocketmq_type(node, self.java.text(node.child_by_field_name("type"))
+                                                           .rpartition(".")[2]):
+            return
+        java = self.java
+        self.connections.append(Connection(api, java.location(node),
+                                           access_key=Setting(java.value(args[0]), java.location(args[0])),
+                                           secret_key=Setting(java.value(args[1]), java.location(args[1]))))
+
+    def _connection_setter(self, call: tree_sitter.Node, method: str) -> None:
+        """`x.setNamesrvAddr(list)` on any client, admin or ClientConfig (one base class sets it for all), and 5.x
+        `ClientConfiguration.newBuilder().setEndpoints(list)`."""
+        java = self.java
+        args = _arguments(call)
+        if len(args) != 1:
+            return
+        setting = Setting(java.value(args[0]), java.location(call))
+        if method == "setNamesrvAddr":
+            client = self._receiver(call, self._clients)
+            api = client.fact.api if client is not None else "java"
+            self.connections.append(Connection(api, java.location(call), name_server=setting))
+        elif self._configures_v5_endpoints(call):
+            self.connections.append(Connection("java5", java.location(call), endpoints=setting))
+
+    def _configures_v5_endpoints(self, call: tree_sitter.Node) -> bool:
+        """`ClientConfiguration.newBuilder()...setEndpoints(..)`, or on a `ClientConfigurationBuilder` variable."""
+        java = self.java
+        current = call.child_by_field_name("object")
+        for _ in range(16):
+            if current is None:
+                return False
+            if current.type == "method_invocation":
+                name = current.child_by_field_name("name")
+                target = current.child_by_field_name("object")
+                if name is not None and java.text(name) == "newBuilder" and target is not None:
+                    return java.text(target).rpartition(".")[2] == "ClientConfiguration"
+                current = target
+                continue
+            if current.type in ("identifier", "field_access"):
+                declared = self._declared(current)
+                return declared is not None and declared.type_text.endswith("ClientConfigurationBuilder")
+            return False
+        return False
 
     def _message_topic(self, call: tree_sitter.Node) -> None:
         message = self._receiver(call, self._messages)
@@ -255,6 +315,9 @@ class ClientExtractor:
             return
         if method in V5_BUILDERS:
             self._v5_consumer(call, V5_BUILDERS[method])
+            return
+        if method in CONNECTION_SETTERS:
+            self._connection_setter(call, method)
             return
         if method not in CLIENT_SETTERS:
             return
@@ -568,6 +631,19 @@ class ClientExtractor:
         if owner is not None:
             self._prepare_start(owner, fact)
         self.clients.append(fact)
+        def connection_value(name: str) -> Setting | None:
+            # `${rocketmq.consumer.secret-key}` without a default: the configuration file reports its own value.
+            setting = value_of(name)
+            if setting is not None and isinstance(setting.value, Placeholder) and setting.value.default is None \
+                    and setting.value.key.startswith("rocketmq."):
+                return None
+            return setting
+
+        connection = Connection(fact.api, fact.location, name_server=None if v5 else connection_value("nameServer"),
+                                endpoints=connection_value("endpoints") if v5 else None,
+                                access_key=connection_value("accessKey"), secret_key=connection_value("secretKey"))
+        if connection.name_server or connection.endpoints or connection.access_key or connection.secret_key:
+            self.connections.append(connection)
 
     def _prepare_start(self, owner, fact: ClientFact) -> None:
         """RocketMQPushConsumerLifecycleListener.prepareStart(consumer): the container calls it after applying

@@ -64,6 +64,7 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         else:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
+            facts.connections = extractor.connections
             facts.problems.extend(_unfollowed_placeholders(facts))
     if java.too_deep:  # once per file: a chain of 3,000 constants is one thing not followed, not 3,000
         first = min(java.too_deep)
@@ -82,6 +83,8 @@ def _unfollowed_placeholders(facts: FileFacts) -> list[Problem]:
         places += [(s.topic, s.location) for s in client.subscriptions]
         places += [(s.expression, s.location) for s in client.subscriptions]
     places += [(p.topic, p.location) for p in facts.produced] + [(p.tag, p.location) for p in facts.produced]
+    places += [(item.value, item.location) for c in facts.connections for item in vars(c).values()
+               if isinstance(item, Setting)]
     return [Problem(f"a value with {TOO_DEEP}, not followed", location)
             for value, location in places if _too_deep(value)]
 

@@ -36,10 +36,10 @@ def parse_python(path: str, data: bytes) -> FileFacts:
     try:
         _parse_into(facts, path, data)
     except RecursionError:
-        facts.clients, facts.produced = [], []
+        facts.clients, facts.produced, facts.connections = [], [], []
         facts.problems.append(Problem("code nested too deeply to analyse", _loc(path, 1, 1)))
     except Exception as err:  # never a traceback for a user's file
-        facts.clients, facts.produced = [], []
+        facts.clients, facts.produced, facts.connections = [], [], []
         facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
     return facts
 
@@ -184,6 +184,7 @@ def _analyse(path: str, module: cst.Module, facts: FileFacts, line_map: list[int
     index.resolve_locations(facts)
     facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
     facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
+    facts.connections.sort(key=lambda c: (c.location.line, c.location.column))
 
 
 _ELSEWHERE = cst.Name("__assigned_elsewhere_in_this_module__")  # stands for an assignment outside the window
@@ -214,6 +215,7 @@ def _analyse_windows(path: str, text: str, plan: WindowPlan, facts: FileFacts) -
 
         facts.clients.extend(c for c in part.clients if inside(c.location))
         facts.produced.extend(p for p in part.produced if inside(p.location))
+        facts.connections.extend(c for c in part.connections if inside(c.location))
         own = set().union(*(u.binds for u in window.units))
         facts.constants.update({k: v for k, v in part.constants.items() if k in own})
         facts.listener_classes.update({k: v for k, v in part.listener_classes.items() if inside(v.location)})
@@ -221,3 +223,4 @@ def _analyse_windows(path: str, text: str, plan: WindowPlan, facts: FileFacts) -
         facts.constants.setdefault(name, Dynamic("a large statement that does not concern RocketMQ: not analysed"))
     facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
     facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
+    facts.connections.sort(key=lambda c: (c.location.line, c.location.column))
