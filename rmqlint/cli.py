@@ -33,7 +33,8 @@ The whole project (the nearest directory above PATH holding .git, pyproject.toml
 constants and producers in other files are seen; findings are reported for PATH only. A git repository or a
 directory with .rmqlint.toml or [tool.rmqlint] below it is a project of its own, linted alone. Paths print
 relative to the current directory (absolute outside it). Settings come from
-[tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on); options override them.
+[tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on, tests); options override
+them. Test sources (src/test/, tests/, test_*.py, *_test.py) report only RMQ011 unless tests = "lint".
 A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
 
 exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or configuration error.

@@ -33,6 +33,9 @@ class Rule:
     DOCS: ClassVar[str]
     VALID: ClassVar[list[Example]] = []
     INVALID: ClassVar[list[Example]] = []
+    # Whether the rule also speaks in test sources when the `tests` setting is "quiet" (the default): test code
+    # fakes groups, names and failures on purpose, but a committed secret is leaked wherever it is.
+    IN_QUIET_TESTS: ClassVar[bool] = False
 
     def check(self, project: Project) -> Iterable[Finding]:
         raise NotImplementedError

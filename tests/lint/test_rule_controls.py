@@ -104,3 +104,77 @@ def test_secrets_are_never_printed(output, cache, tmp_path, capsys):
             # at most the first two characters: never three of them in a row
             assert not [secret[i:i + 3] for i in range(len(secret) - 2) if secret[i:i + 3] in out], secret
         assert f"({len(SECRETS['java'])} characters)" in out
+
+
+# --- test sources: `tests = "quiet"` (the default) or "lint" ----------------------------------------------------
+
+MAIN_LISTENER = """\
+package com.acme;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "OrderTopic", consumerGroup = "order_consumer")
+public class OrderListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+# A test that fakes a consumer of the production group on another topic, with a fixed instance name.
+TEST_CONSUMER = """\
+package com.acme;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class OrderListenerTest {
+    void consumes() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("order_consumer");
+        consumer.setInstanceName("test-node");
+        consumer.subscribe("TestTopic", "*");
+    }
+}
+"""
+TEST_CONFIG = """\
+rocketmq:
+  consumer:
+    access-key: test-ak
+    secret-key: Tq9Zx4Wk2Jv8
+"""
+TESTS_PROJECT = {
+    "src/main/java/com/acme/OrderListener.java": MAIN_LISTENER,
+    "src/test/java/com/acme/OrderListenerTest.java": TEST_CONSUMER,
+    "src/test/resources/application.yml": TEST_CONFIG,
+    "scripts/tests/replay.py": 'from rocketmq.client import PushConsumer\n\nc = PushConsumer("g")\n'
+                               'c.subscribe("bad.topic", print)\n',
+    "scripts/test_replay.py": 'from rocketmq.client import Message\n\nm = Message("bad.topic")\nm.set_tags("a")\n',
+}
+
+
+@pytest.mark.parametrize("setting, expected", [
+    (None, [("RMQ011", "src/test/resources/application.yml")]),
+    ('tests = "quiet"\n', [("RMQ011", "src/test/resources/application.yml")]),
+    ('tests = "lint"\n', [
+        ("RMQ001", "src/test/java/com/acme/OrderListenerTest.java"),
+        # the test's registration comes second: reported there, citing the production listener
+        ("RMQ004", "src/test/java/com/acme/OrderListenerTest.java"),
+        ("RMQ009", "scripts/test_replay.py"),
+        ("RMQ009", "scripts/tests/replay.py"),
+        ("RMQ011", "src/test/resources/application.yml"),
+    ]),
+])
+def test_test_sources(setting, expected, tmp_path, capsys, monkeypatch):
+    files = dict(TESTS_PROJECT)
+    if setting is not None:
+        files[".rmqlint.toml"] = setting
+    root = write(tmp_path / "p", files)
+    monkeypatch.chdir(root)
+    found = findings(capsys, root)
+    assert sorted((f["code"], f["path"]) for f in found) == expected
+
+
+def test_tests_setting_must_be_quiet_or_lint(tmp_path, capsys, monkeypatch):
+    root = write(tmp_path / "p", {".rmqlint.toml": 'tests = "skip"\n'})
+    monkeypatch.chdir(root)
+    assert main([str(root)]) == 2
+    assert capsys.readouterr().err == (
+        "rmqlint: .rmqlint.toml: tests: expected one of quiet, lint, got 'skip'\n")
