@@ -10,13 +10,15 @@ from rmqlint.facts import Connection, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
 from rules._examples import line_of
-from rules._known import wrong
+from rules._known import alternatives, known, wrong
 from rules.base import Example, Rule
 
 SHOWN_CHARACTERS = 2  # of a secret, and only when it is long enough that two characters give little away
 SHOWN_FROM_LENGTH = 8
-# Texts that stand for a key rather than being one: "your-secret-key", "<SECRET>", "xxxx", "******", "ACCESS_KEY".
-_DUMMY_WORDS = re.compile(r"your|change[-_ ]?me|placeholder|replace|todo|fixme|dummy|example|sample", re.I)
+# Texts that stand for a key rather than being one: "your-secret-key", "<SECRET>", "xxxx", "******", "ACCESS_KEY",
+# "eyJrZXlJZC...." (cut short in a sample), "foo-bar-sk".
+_DUMMY_WORDS = re.compile(r"your|change[-_ ]?me|placeholder|replace|todo|fixme|dummy|example|sample|fake|foo|\.\.\.|…",
+                          re.I)
 _KEY_NAMES = frozenset({"ak", "sk", "accesskey", "secretkey", "accesssecret", "secret", "key", "password",
                         "accesskeyid", "accesskeysecret", "secretaccesskey"})
 
@@ -31,6 +33,14 @@ def is_dummy(text: str) -> bool:
     if _DUMMY_WORDS.search(value):
         return True
     return re.sub(r"[-_ .]", "", value).lower() in _KEY_NAMES
+
+
+def _stand_in(access_key: Setting | None) -> bool:
+    """An access key written as a stand-in: the pair is a template to fill in, whatever the secret says."""
+    if access_key is None:
+        return False
+    texts = known(access_key.value)
+    return bool(texts) and len(texts) == len(alternatives(access_key.value)) and all(is_dummy(t) for t in texts)
 
 
 def masked(text: str) -> str:
@@ -125,6 +135,10 @@ rocketmq:
   consumer:
     access-key: pay-consumer
     secret-key: ""
+  pull-consumer:
+    # a vendor's sample: the token cut short, the secret is the role to fill in
+    access-key: eyJrZXlJZC....
+    secret-key: admin
 """
 
 _PYTHON_OK = """\
@@ -134,6 +148,7 @@ from rocketmq import ClientConfiguration, Credentials
 
 config = ClientConfiguration("10.0.0.1:8081", Credentials(os.environ["MQ_AK"], os.environ["MQ_SK"]))
 anonymous = ClientConfiguration("10.0.0.1:8081", Credentials())
+fake = Credentials("foo-bar-ak", "foo-bar-sk")
 """
 
 
@@ -153,7 +168,8 @@ are resolved: `new SessionCredentials(accessKey, secretKey)` (also inside `new A
 `tests` setting).
 
 A value read from the environment, a placeholder whose value is not in the project, an empty string, and an
-obvious stand-in (`your-secret-key`, `<SECRET>`, `xxxx`, `******`) are not reported.
+obvious stand-in (`your-secret-key`, `<SECRET>`, `xxxx`, `******`, a key cut short with `...`) are not reported,
+nor is a secret whose access key is such a stand-in (the pair is a template to fill in).
 
 ## Why is this bad?
 With ACL enabled, the access key and secret key are all a client needs to produce to and consume from the topics
@@ -219,9 +235,9 @@ rocketmq:
         ),
         Example(
             {"src/main/resources/application.yml": _SPRING_OK_CONFIG},
-            note="Spring: environment variables, an empty default, an access key with an empty secret",
+            note="Spring: environment variables, an empty default, an empty secret, a sample's stand-in access key",
         ),
-        Example({"config.py": _PYTHON_OK}, note="Python: the environment, no credentials"),
+        Example({"config.py": _PYTHON_OK}, note="Python: the environment, no credentials, a test's fake pair"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -230,7 +246,7 @@ rocketmq:
 
     def check(self, project: Project) -> Iterable[Finding]:
         for _facts, connection in project.connections():
-            if connection.secret_key is None:
+            if connection.secret_key is None or _stand_in(connection.access_key):
                 continue
             for secret in wrong(connection.secret_key.value, lambda text: bool(text) and not is_dummy(text)):
                 yield self._finding(connection, connection.secret_key, secret)
