@@ -197,7 +197,7 @@ def _rules_command(argv: list[str]) -> int:
     parser.parse_args(argv)
     from rules import ALL_RULES
 
-    rows = [(r.CODE, r.NAME, r.SEVERITY, r.SUMMARY) for r in ALL_RULES]
+    rows = [(r.CODE, r.NAME, r.severity_label(), r.SUMMARY) for r in ALL_RULES]
     header = ("CODE", "NAME", "SEVERITY", "SUMMARY")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
     lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
@@ -217,7 +217,7 @@ def _explain_command(argv: list[str]) -> int:
     if rule is None:
         _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
         return 2
-    _emit(f"# {code} {rule.NAME} ({rule.SEVERITY})\n\n{rule.DOCS.strip()}\n")
+    _emit(f"# {code} {rule.NAME} ({rule.severity_label()})\n\n{rule.DOCS.strip()}\n")
     return 0
 
 

@@ -89,6 +89,13 @@ class ClientFact:
     unit_name: Optional[Setting] = None
     max_reconsume_times: Optional[Setting] = None
     delay_level: Optional[Setting] = None  # Spring delayLevelWhenNextConsume or context.setDelayLevelWhenNextConsume
+    # The consume thread pool (push consumers): Java setConsumeThreadMin/Max; Spring `consumeThreadNumber` (min) and
+    # `consumeThreadMax` as written on the annotation (the starter's release decides how it applies them); Python
+    # 2.x `set_thread_count(n)`, a fixed pool of n, is both.
+    consume_thread_min: Optional[Setting] = None
+    consume_thread_max: Optional[Setting] = None
+    consume_batch_max_size: Optional[Setting] = None  # consumeMessageBatchMaxSize: messages per listener call
+    pull_batch_size: Optional[Setting] = None  # pullBatchSize: messages per pull request
     subscriptions: list[Subscription] = field(default_factory=list)
     listeners: list[Listener] = field(default_factory=list)
     # Other code may configure this client where its settings are not seen (a factory method returns it, or

@@ -120,7 +120,8 @@ class Linker:
 
     def _resolve_client(self, client: ClientFact, ctx: FileFacts) -> ClientFact:
         names = ("group", "message_model", "consume_mode", "instance_name", "unit_name", "max_reconsume_times",
-                 "delay_level")
+                 "delay_level", "consume_thread_min", "consume_thread_max", "consume_batch_max_size",
+                 "pull_batch_size")
         changes = {name: self._setting(getattr(client, name), ctx) for name in names}
         listeners = []
         for listener in client.listeners:

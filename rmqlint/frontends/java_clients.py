@@ -34,10 +34,24 @@ TEMPLATE_SENDS = frozenset(
      "sendOneWayOrderly", "sendMessageInTransaction", "syncSendDelayTimeSeconds", "syncSendDelayTimeMills",
      "syncSendDeliverTimeMills", "sendAndReceive"}
 )
+# Consumer setters of a number: method -> the `ClientFact` field.
+CONSUMER_NUMBER_SETTERS = {
+    "setConsumeThreadMin": "consume_thread_min",
+    "setConsumeThreadMax": "consume_thread_max",
+    "setConsumeMessageBatchMaxSize": "consume_batch_max_size",
+    "setPullBatchSize": "pull_batch_size",
+}
+# `@RocketMQMessageListener` attributes of a number: attribute -> the `ClientFact` field.
+LISTENER_NUMBER_ATTRIBUTES = {
+    "consumeThreadNumber": "consume_thread_min",
+    "consumeThreadMax": "consume_thread_max",
+    "consumeMessageBatchMaxSize": "consume_batch_max_size",
+    "pullBatchSize": "pull_batch_size",
+}
 CLIENT_SETTERS = frozenset(
     {"setConsumerGroup", "setProducerGroup", "setMessageModel", "setInstanceName", "setUnitName",
      "setMaxReconsumeTimes", "subscribe", "registerMessageListener", "setMessageListener"}
-)
+) | frozenset(CONSUMER_NUMBER_SETTERS)
 MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
 # Where clients connect and with which credentials (`Connection`): credential classes (-> the client API they
 # belong to) and setters of a name server list or of 5.x proxy endpoints.
@@ -355,6 +369,8 @@ class ClientExtractor:
             fact.unit_name = Setting(java.value(arg), where)
         elif method == "setMaxReconsumeTimes" and consumer:
             fact.max_reconsume_times = Setting(java.value(arg), where)
+        elif method in CONSUMER_NUMBER_SETTERS and consumer:
+            setattr(fact, CONSUMER_NUMBER_SETTERS[method], Setting(java.value(arg), where))
 
     def _subscription(self, args: list[tree_sitter.Node], fact: ClientFact,
                       call: tree_sitter.Node) -> Subscription | None:
@@ -603,6 +619,8 @@ class ClientExtractor:
         fact.instance_name = value_of("instanceName")
         fact.max_reconsume_times = value_of("maxReconsumeTimes", spring=False)
         fact.delay_level = value_of("delayLevelWhenNextConsume", spring=False)
+        for attribute, field in LISTENER_NUMBER_ATTRIBUTES.items():
+            setattr(fact, field, value_of(attribute, spring=False))
         topic = value_of("topic")
         expression = value_of("tag") if v5 else value_of("selectorExpression")
         selector = enum_of("filterExpressionType") if v5 else enum_of("selectorType")

@@ -389,6 +389,14 @@ class ClientCollector:
                     fact.listeners.append(listener or Listener(kind="unknown", location=self.index.loc(call)))
             elif method == "pull" and fact.role == "pull_consumer":
                 self._add_tag_subscription(fact, call, scope, expression_at=1)
+            elif method == "set_thread_count" and fact.role == "push_consumer":
+                count = argument(call, 0, "thread_count")
+                if count is not None:  # the C++ core's pool has this many threads, no more and no fewer
+                    fact.consume_thread_min = fact.consume_thread_max = self._setting(count, call, scope)
+            elif method == "set_message_batch_max_size" and fact.role == "push_consumer":
+                size = argument(call, 0, "max_size")
+                if size is not None:
+                    fact.consume_batch_max_size = self._setting(size, call, scope)
             elif method == "set_name_server_address":
                 address = argument(call, 0, "addr")
                 if address is not None:

@@ -496,7 +496,8 @@ def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
             continue
         fact = ClientFact(role="lite_pull_consumer", api="spring-config", location=(group or topic).location,
                           name=prefix, group=group, message_model=section.setting("message-model"),
-                          instance_name=section.setting("instance-name"))
+                          instance_name=section.setting("instance-name"),
+                          pull_batch_size=section.setting("pull-batch-size"))
         if topic is not None:
             expression = section.setting("selector-expression")
             selector, expression_value = _selector(section.setting("selector-type"),
