@@ -287,7 +287,8 @@ In Spring, `@RocketMQMessageListener(consumeThreadNumber = 64, consumeThreadMax 
         ),
         Example(
             {"src/main/java/com/example/mail/SmsListener.java": _SPRING_MAX_ONLY},
-            expect=(("src/main/java/com/example/mail/SmsListener.java", line_of(_SPRING_MAX_ONLY, "consumeThreadMax")),),
+            expect=(("src/main/java/com/example/mail/SmsListener.java",
+                     line_of(_SPRING_MAX_ONLY, "consumeThreadMax")),),
             note="Spring: consumeThreadMax raised alone",
         ),
     ]

@@ -70,7 +70,8 @@ import org.apache.rocketmq.spring.core.RocketMQListener;
 import org.springframework.stereotype.Component;
 
 @Component
-@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "pay_notifier", selectorExpression = "PaySuccess | PayFail")
+@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "pay_notifier",
+    selectorExpression = "PaySuccess | PayFail")
 public class PayResultListener implements RocketMQListener<String> {
     @Override
     public void onMessage(String message) {

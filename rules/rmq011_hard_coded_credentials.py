@@ -17,8 +17,8 @@ SHOWN_CHARACTERS = 2  # of a secret, and only when it is long enough that two ch
 SHOWN_FROM_LENGTH = 8
 # Texts that stand for a key rather than being one: "your-secret-key", "<SECRET>", "xxxx", "******", "ACCESS_KEY",
 # "eyJrZXlJZC...." (cut short in a sample), "foo-bar-sk".
-_DUMMY_WORDS = re.compile(r"your|change[-_ ]?me|placeholder|replace|todo|fixme|dummy|example|sample|fake|foo|\.\.\.|…",
-                          re.I)
+_DUMMY_WORDS = re.compile(
+    r"your|change[-_ ]?me|placeholder|replace|todo|fixme|dummy|example|sample|fake|foo|\.\.\.|…", re.I)
 _KEY_NAMES = frozenset({"ak", "sk", "accesskey", "secretkey", "accesssecret", "secret", "key", "password",
                         "accesskeyid", "accesskeysecret", "secretaccesskey"})
 

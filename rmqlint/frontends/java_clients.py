@@ -592,7 +592,8 @@ class ClientExtractor:
         # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
         v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)
         fact = ClientFact(role="push_consumer", api="spring5-listener" if v5 else "spring-listener",
-                          location=java.location(annotation), name=java.text(name_node) if name_node is not None else "")
+                          location=java.location(annotation),
+                          name=java.text(name_node) if name_node is not None else "")
         attributes: dict[str, tree_sitter.Node] = {}
         arguments = annotation.child_by_field_name("arguments")
         for pair in arguments.named_children if arguments is not None else []:
