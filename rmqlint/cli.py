@@ -33,7 +33,8 @@ The whole project (the nearest directory above PATH holding .git, pyproject.toml
 constants and producers in other files are seen; findings are reported for PATH only. A git repository or a
 directory with .rmqlint.toml or [tool.rmqlint] below it is a project of its own, linted alone. Paths print
 relative to the current directory (absolute outside it). Settings come from
-[tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on); options override them.
+[tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on, tests); options override
+them. Test sources (src/test/, tests/, test_*.py, *_test.py) report only RMQ011 unless tests = "lint".
 A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
 
 exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or configuration error.
@@ -196,7 +197,7 @@ def _rules_command(argv: list[str]) -> int:
     parser.parse_args(argv)
     from rules import ALL_RULES
 
-    rows = [(r.CODE, r.NAME, r.SEVERITY, r.SUMMARY) for r in ALL_RULES]
+    rows = [(r.CODE, r.NAME, r.severity_label(), r.SUMMARY) for r in ALL_RULES]
     header = ("CODE", "NAME", "SEVERITY", "SUMMARY")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
     lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
@@ -216,7 +217,7 @@ def _explain_command(argv: list[str]) -> int:
     if rule is None:
         _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
         return 2
-    _emit(f"# {code} {rule.NAME} ({rule.SEVERITY})\n\n{rule.DOCS.strip()}\n")
+    _emit(f"# {code} {rule.NAME} ({rule.severity_label()})\n\n{rule.DOCS.strip()}\n")
     return 0
 
 

@@ -2,8 +2,9 @@
 exist), at the project root. Command-line options override them key by key.
 
 Keys: `select`, `ignore` (lists of codes or code prefixes such as "RMQ0"), `exclude` (gitignore-style globs
-relative to the root), `fail-on` ("error" | "warning" | "info"). Anything else is a configuration error:
-one line naming the file and the key, exit 2.
+relative to the root), `fail-on` ("error" | "warning" | "info"), `tests` ("quiet": in test sources only the rules
+that matter there, hard-coded credentials; "lint": test sources like any other). Anything else is a
+configuration error: one line naming the file and the key, exit 2.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 from rmqlint.findings import SEVERITIES
 
 DEFAULT_FAIL_ON = "warning"  # errors and warnings fail a build; info notes (unparseable files) do not
+TESTS_MODES = ("quiet", "lint")
+DEFAULT_TESTS = "quiet"  # test code fakes groups, names and failures on purpose
 _SELECTOR = re.compile(r"^[A-Z]+[0-9]*$")
 
 
@@ -29,6 +32,7 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     fail_on: str = DEFAULT_FAIL_ON
+    tests: str = DEFAULT_TESTS  # how test sources are linted: "quiet" | "lint"
     source: str = ""  # the file the settings came from, for messages
 
     def enabled(self, code: str) -> bool:
@@ -91,7 +95,7 @@ def _read_toml(path: Path, cache=None, keep=lambda doc: doc) -> dict:
     return table
 
 
-_KEYS = ("select", "ignore", "exclude", "fail-on")
+_KEYS = ("select", "ignore", "exclude", "fail-on", "tests")
 
 
 def _settings_from(table: dict, source: str, prefix: str, known_codes: set[str]) -> Settings:
@@ -106,6 +110,11 @@ def _settings_from(table: dict, source: str, prefix: str, known_codes: set[str])
             settings.exclude = _string_list(value, where)
         elif key in ("fail-on", "fail_on"):
             settings.fail_on = parse_severity(value, where)
+        elif key == "tests":
+            if value not in TESTS_MODES:
+                shown = repr(value) if isinstance(value, str) else _toml_type(value)
+                raise ConfigError(f"{where}: expected one of {', '.join(TESTS_MODES)}, got {shown}")
+            settings.tests = value
         else:
             raise ConfigError(f"{where}: unknown key (expected one of: {', '.join(_KEYS)})")
     return settings

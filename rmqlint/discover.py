@@ -61,6 +61,16 @@ def _marked_ancestor(start: Path) -> Path | None:
     return None
 
 
+def is_test_source(rel_path: str) -> bool:
+    """Test code: under `src/test/` (Maven, Gradle), under a `tests/` directory, or a Python test module
+    (`test_*.py`, `*_test.py`, `conftest.py`)."""
+    path = "/" + rel_path
+    if "/src/test/" in path or "/tests/" in path:
+        return True
+    name = rel_path.rpartition("/")[2]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+
+
 def source_kind(rel_path: str) -> str | None:
     """The name of the frontend that reads this file (`rmqlint.frontends`), or None: not a file rmqlint reads."""
     from rmqlint.frontends import frontend_for

@@ -17,7 +17,7 @@ from typing import Iterable
 
 from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
 from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
-from rmqlint.discover import Discovery, discover, find_root, source_kind
+from rmqlint.discover import Discovery, discover, find_root, is_test_source, source_kind
 from rmqlint.frontends import frontend_named
 from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
@@ -142,7 +142,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
     stats = loader.stat_all()
-    state = repr((sorted(r.CODE for r in rules), findings_stamp()))
+    state = repr((sorted(r.CODE for r in rules), settings.tests, findings_stamp()))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
     if findings is not None:
         cache.accept_memo()
@@ -151,7 +151,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
 
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root)).link()
-        findings = run_rules(project, rules)
+        findings = run_rules(project, rules, tests=settings.tests)
         cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
@@ -170,11 +170,20 @@ def _from_memo(items: list | None) -> list[Finding] | None:
         return None
 
 
-def run_rules(project: Project, rules: Iterable) -> list[Finding]:
-    """Every rule's findings, suppressions applied, sorted and de-duplicated."""
+def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Finding]:
+    """Every rule's findings, suppressions applied, sorted and de-duplicated.
+
+    `tests="quiet"`: test sources (`discover.is_test_source`) are left out of the project the rules see, so they
+    neither get findings nor cause findings elsewhere (a test consumer faking a production group); only the rules
+    that speak in quiet test sources (`Rule.IN_QUIET_TESTS`, hard-coded credentials) see the whole project. Values
+    are resolved before, so a test constant still resolves. "lint": test sources like any other."""
+    without_tests = project
+    if tests == "quiet":
+        without_tests = Project(root=project.root, config=project.config,
+                                files={p: f for p, f in project.files.items() if not is_test_source(p)})
     findings: set[Finding] = set()
     for rule in rules:
-        findings.update(rule.check(project))
+        findings.update(rule.check(project if rule.IN_QUIET_TESTS else without_tests))
     return sorted(apply_suppressions(list(findings), project.files), key=Finding.sort_key)
 
 

@@ -60,6 +60,11 @@ class Listener:
     # class's facts (`FileFacts.listener_classes` of the declaring file). Empty when the listener is known.
     class_ref: str = ""
     delay_level: Optional[Setting] = None  # context.setDelayLevelWhenNextConsume(n) in the listener's code
+    # context.setAckIndex(n) in the listener's code: a batch acknowledged up to a message, the rest sent back.
+    ack_index: list[Location] = field(default_factory=list)
+    # Reads of a message's retry count (Java `getReconsumeTimes()`, Python `msg.reconsume_times`): the listener
+    # can stop retrying a message by itself.
+    reconsume_times: list[Location] = field(default_factory=list)
 
 
 @dataclass
@@ -71,7 +76,10 @@ class ClientFact:
     """
 
     role: str  # push_consumer | lite_pull_consumer | pull_consumer | simple_consumer | producer
-    api: str  # java | spring-listener | spring-config | python2 | python5
+    # java | spring-listener | spring-config | python2: the remoting clients (4.x/5.x `rocketmq-client`, the Spring
+    # starter, the C++ core under Python 2.x); java5 | spring5-listener | python5: the gRPC clients of
+    # rocketmq-clients (and rocketmq-v5-client-spring-boot), whose consumers get messages from a proxy (POP).
+    api: str
     location: Location  # the constructor call, the annotation, or the config key that creates it
     name: str = ""  # variable, field or class name, for messages
     group: Optional[Setting] = None
@@ -81,8 +89,18 @@ class ClientFact:
     unit_name: Optional[Setting] = None
     max_reconsume_times: Optional[Setting] = None
     delay_level: Optional[Setting] = None  # Spring delayLevelWhenNextConsume or context.setDelayLevelWhenNextConsume
+    # The consume thread pool (push consumers): Java setConsumeThreadMin/Max; Spring `consumeThreadNumber` (min) and
+    # `consumeThreadMax` as written on the annotation (the starter's release decides how it applies them); Python
+    # 2.x `set_thread_count(n)`, a fixed pool of n, is both.
+    consume_thread_min: Optional[Setting] = None
+    consume_thread_max: Optional[Setting] = None
+    consume_batch_max_size: Optional[Setting] = None  # consumeMessageBatchMaxSize: messages per listener call
+    pull_batch_size: Optional[Setting] = None  # pullBatchSize: messages per pull request
     subscriptions: list[Subscription] = field(default_factory=list)
     listeners: list[Listener] = field(default_factory=list)
+    # Other code may configure this client where its settings are not seen (a factory method returns it, or
+    # subclasses may set the field that holds it): an absent setting is then not known to be the client default.
+    configured_elsewhere: bool = False
 
 
 @dataclass
@@ -96,6 +114,26 @@ class ProducedTag:
     # A RocketMQTemplate destination "topic:tags" that is not literal text up to its ':' (a constant, a
     # placeholder): the linker splits it on the first ':' once resolved; topic and tag are Dynamic meanwhile.
     destination: Optional[Value] = None
+
+
+@dataclass
+class Connection:
+    """Where clients connect and as whom, as one place in code or configuration writes it.
+
+    A name server list (remoting clients: `setNamesrvAddr`, Spring `rocketmq.name-server` and the listener's
+    `nameServer`, Python 2.x `set_name_server_address`), proxy endpoints (5.x: `ClientConfiguration`'s
+    `setEndpoints`, Python `ClientConfiguration(endpoints, ..)`, the v5 starter's `endpoints`), and credentials
+    (`new SessionCredentials(ak, sk)`, 5.x `StaticSessionCredentialsProvider`, Python `Credentials(ak, sk)` and
+    `set_session_credentials`, Spring `access-key`/`secret-key` keys and `accessKey`/`secretKey` attributes).
+    Absent parts are None. Both lists are separated by `;`.
+    """
+
+    api: str  # as ClientFact.api
+    location: Location  # the call, constructor, annotation or configuration key that writes it
+    name_server: Optional[Setting] = None
+    endpoints: Optional[Setting] = None
+    access_key: Optional[Setting] = None
+    secret_key: Optional[Setting] = None
 
 
 @dataclass
@@ -131,6 +169,7 @@ class FileFacts:
     # MessageListenerConcurrently/Orderly (directly or through a superclass of the same file), for consumers in
     # other files that register it (`Listener.class_ref`). Locations point into this file.
     listener_classes: dict[str, Listener] = field(default_factory=dict)
+    connections: list[Connection] = field(default_factory=list)
     config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)

@@ -103,7 +103,10 @@ class Linker:
         ctx = facts
         clients = [self._resolve_client(c, ctx) for c in facts.clients]
         produced = [linked for p in facts.produced for linked in self._resolve_produced(p, ctx)]
-        return dataclasses.replace(facts, clients=clients, produced=produced)
+        connections = [dataclasses.replace(c, **{name: self._setting(getattr(c, name), ctx) for name in
+                                                 ("name_server", "endpoints", "access_key", "secret_key")})
+                       for c in facts.connections]
+        return dataclasses.replace(facts, clients=clients, produced=produced, connections=connections)
 
     def resolve(self, value: Value | None, ctx: FileFacts) -> Value | None:
         if value is None or isinstance(value, (Lit, Dynamic)):

@@ -1,8 +1,9 @@
 """The whole project as rules see it: every file's facts with values resolved by the linker.
 
-In a `Project`, every `Value` inside clients, subscriptions and produced tags is either `Lit` (known exactly) or
-`Dynamic` (unknowable): the linker (`rmqlint.linker`) has replaced constant references, Spring placeholders and
-concatenations. Rules iterate `clients()` and `produced()`; `config` is the merged Spring configuration.
+In a `Project`, every `Value` inside clients, subscriptions, produced tags and connections is either `Lit` (known
+exactly) or `Dynamic` (unknowable): the linker (`rmqlint.linker`) has replaced constant references, Spring
+placeholders and concatenations. Rules iterate `clients()`, `produced()` and `connections()`; `config` is the merged
+Spring configuration.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from rmqlint.facts import ClientFact, FileFacts, ProducedTag
+from rmqlint.facts import ClientFact, Connection, FileFacts, ProducedTag
 
 
 @dataclass
@@ -30,3 +31,9 @@ class Project:
             facts = self.files[path]
             for tag in facts.produced:
                 yield facts, tag
+
+    def connections(self) -> Iterator[tuple[FileFacts, Connection]]:
+        for path in sorted(self.files):
+            facts = self.files[path]
+            for connection in facts.connections:
+                yield facts, connection

@@ -19,6 +19,10 @@ REBALANCING_ROLES = frozenset({"push_consumer", "lite_pull_consumer"})
 
 CONSUMER_ROLES = frozenset({"push_consumer", "lite_pull_consumer", "pull_consumer", "simple_consumer"})
 
+# The gRPC clients of rocketmq-clients (and their Spring starter): a proxy hands out messages (POP), so neither the
+# client's rebalance nor its thread pool or retry settings are those of the remoting client.
+GRPC_APIS = frozenset({"java5", "spring5-listener", "python5"})
+
 
 def is_consumer(client: ClientFact) -> bool:
     return client.role in CONSUMER_ROLES

@@ -27,12 +27,20 @@ class Example:
 class Rule:
     CODE: ClassVar[str]
     NAME: ClassVar[str]  # kebab-case, e.g. "fixed-instance-name"
-    SEVERITY: ClassVar[str]  # "error" | "warning" | "info"
+    SEVERITY: ClassVar[str]  # "error" | "warning" | "info": the severity of its findings, or of the worst of them
+    # Severities some of its findings take instead (RMQ005: "warning" for a bound that is merely never used).
+    OTHER_SEVERITIES: ClassVar[tuple[str, ...]] = ()
     SUMMARY: ClassVar[str]  # one line
     # Ruff-style documentation, Markdown: "## What it does", "## Why is this bad?", "## Example", "## Fix"
     DOCS: ClassVar[str]
     VALID: ClassVar[list[Example]] = []
     INVALID: ClassVar[list[Example]] = []
+    # Why no Python code can make this rule's mistake (the Python clients have no such setting): then its INVALID
+    # examples need not include Python. Empty for most rules.
+    NO_PYTHON_MISTAKE: ClassVar[str] = ""
+    # Whether the rule also speaks in test sources when the `tests` setting is "quiet" (the default): test code
+    # fakes groups, names and failures on purpose, but a committed secret is leaked wherever it is.
+    IN_QUIET_TESTS: ClassVar[bool] = False
 
     def check(self, project: Project) -> Iterable[Finding]:
         raise NotImplementedError
@@ -42,7 +50,15 @@ class Rule:
         empty project). The test suite checks it for every VALID example."""
         return bool(project.files)
 
-    def finding(self, message, location, related=()) -> Finding:
+    @classmethod
+    def severity_label(cls) -> str:
+        """"error", or "error/warning" for a rule whose findings take one of several severities."""
+        return "/".join((cls.SEVERITY, *cls.OTHER_SEVERITIES))
+
+    def finding(self, message, location, related=(), severity: str | None = None) -> Finding:
         """`message`: text, or parts from `rmqlint.findings.message` citing other places; every cited place must
-        be one of `related` (each a `Related` with a short note), which may name more places than the message."""
-        return Finding(self.CODE, self.SEVERITY, message, location, tuple(related))
+        be one of `related` (each a `Related` with a short note), which may name more places than the message.
+        `severity`: SEVERITY unless given (one of OTHER_SEVERITIES)."""
+        if severity is not None and severity != self.SEVERITY and severity not in self.OTHER_SEVERITIES:
+            raise ValueError(f"{self.CODE} does not report {severity!r} findings")
+        return Finding(self.CODE, severity or self.SEVERITY, message, location, tuple(related))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from rmqlint.facts import ClientFact, ProducedTag, Setting, Subscription
+from rmqlint.facts import ClientFact, Connection, ProducedTag, Setting, Subscription
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
 from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
@@ -44,6 +44,10 @@ SETTINGS = {
     "setInstanceName": ("instance_name", "any", False),
     "setUnitName": ("unit_name", "any", False),
     "setMaxReconsumeTimes": ("max_reconsume_times", "consumer", False),
+    "setConsumeThreadMin": ("consume_thread_min", "consumer", False),
+    "setConsumeThreadMax": ("consume_thread_max", "consumer", False),
+    "setConsumeMessageBatchMaxSize": ("consume_batch_max_size", "consumer", False),
+    "setPullBatchSize": ("pull_batch_size", "consumer", False),
 }
 # `@RocketMQMessageListener` attributes: attribute -> (the `ClientFact` field, how its value is read: "spring" text
 # with placeholders, "enum", or "plain").
@@ -54,9 +58,17 @@ LISTENER_ATTRIBUTES = {
     "instanceName": ("instance_name", "spring"),
     "maxReconsumeTimes": ("max_reconsume_times", "plain"),
     "delayLevelWhenNextConsume": ("delay_level", "plain"),
+    "consumeThreadNumber": ("consume_thread_min", "plain"),
+    "consumeThreadMax": ("consume_thread_max", "plain"),
+    "consumeMessageBatchMaxSize": ("consume_batch_max_size", "plain"),
+    "pullBatchSize": ("pull_batch_size", "plain"),
 }
 CLIENT_SETTERS = frozenset(SETTINGS) | {"subscribe", "registerMessageListener", "setMessageListener"}
 MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
+# Where clients connect and with which credentials (`Connection`): credential classes (-> the client API they
+# belong to) and setters of a name server list or of 5.x proxy endpoints.
+CREDENTIAL_CLASSES = {"SessionCredentials": "java", "StaticSessionCredentialsProvider": "java5"}
+CONNECTION_SETTERS = frozenset({"setNamesrvAddr", "setEndpoints"})
 # RocketMQ 5 clients (rocketmq-clients): consumers are built by a method chain on these builders.
 V5_BUILDERS = {"newPushConsumerBuilder": "push_consumer", "newSimpleConsumerBuilder": "simple_consumer"}
 SPRING_LISTENER = "RocketMQMessageListener"
@@ -64,8 +76,10 @@ SPRING_V5_PACKAGE = "org.apache.rocketmq.client.annotation."
 ENUM_CONSTANTS = frozenset({"CLUSTERING", "BROADCASTING", "ORDERLY", "CONCURRENTLY", "TAG", "SQL92"})
 ENUM_TYPES = frozenset({"MessageModel", "ConsumeMode", "SelectorType", "ExpressionType", "FilterExpressionType"})
 
-_NAMES = " ".join(f'"{n}"' for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS}))
-_METHODS = " ".join(f'"{n}"' for n in sorted(TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS)))
+_TYPE_NAMES = set(CLIENT_ROLES) | {MESSAGE_CLASS} | set(CREDENTIAL_CLASSES)
+_METHOD_NAMES = TEMPLATE_SENDS | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS) | CONNECTION_SETTERS
+_NAMES = " ".join(f'"{n}"' for n in sorted(_TYPE_NAMES))
+_METHODS = " ".join(f'"{n}"' for n in sorted(_METHOD_NAMES))
 _USAGE_QUERY = tree_sitter.Query(
     LANGUAGE,
     f"""
@@ -81,8 +95,7 @@ _USAGE_QUERY = tree_sitter.Query(
 
 # The names the query matches, as bytes: the query runs only around them (a large file is mostly other code).
 _USAGE_NAMES = re.compile(rb"\b(?:" + b"|".join(
-    re.escape(n.encode()) for n in sorted(set(CLIENT_ROLES) | {MESSAGE_CLASS, SPRING_LISTENER} | TEMPLATE_SENDS
-                                           | CLIENT_SETTERS | MESSAGE_SETTERS | set(V5_BUILDERS))) + rb")\b")
+    re.escape(n.encode()) for n in sorted(_TYPE_NAMES | _METHOD_NAMES | {SPRING_LISTENER})) + rb")\b")
 _WINDOW_GAP = 4096  # occurrences closer than this are searched in one run of the query
 
 
@@ -133,6 +146,7 @@ class ClientExtractor:
         self.java = java
         self.clients: list[ClientFact] = []
         self.produced: list[ProducedTag] = []
+        self.connections: list[Connection] = []
         self._clients: dict[Key, list[_Client]] = {}
         self._messages: dict[Key, list[_Message]] = {}
         self._calls: list[tuple[tree_sitter.Node, str]] = []
@@ -156,6 +170,8 @@ class ClientExtractor:
         for node, type_simple in news:
             if type_simple in CLIENT_ROLES:
                 self._client_created(node, CLIENT_ROLES[type_simple])
+            elif type_simple in CREDENTIAL_CLASSES:
+                self._credentials(node, CREDENTIAL_CLASSES[type_simple])
             elif self._is_rocketmq_message(node):
                 self._message_created(node)
         for node, method in calls:
@@ -168,6 +184,7 @@ class ClientExtractor:
             self._spring_listener(node)
         self.clients.sort(key=lambda c: (c.location.line, c.location.column))
         self.produced.sort(key=lambda p: (p.location.line, p.location.column))
+        self.connections.sort(key=lambda c: (c.location.line, c.location.column))
 
     # --- creations ----------------------------------------------------------------------------------------
 
@@ -186,28 +203,30 @@ class ClientExtractor:
             self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
 
     def _returned_clients(self) -> None:
-        """Consumers other code may configure, whose model is not known without a model set here: one a
-        factory method returns (`c = base(g); c.setMessageModel(BROADCASTING)`; a Spring @Bean method hands its
-        consumer to the container, which keeps the model as built), or a field subclasses may configure."""
+        """Clients other code may configure (`ClientFact.configured_elsewhere`): one a factory method returns
+        (`c = base(g); c.setMessageModel(BROADCASTING)`), or a field subclasses may configure. A consumer's model is
+        then not known without a model set here. A Spring @Bean method hands its client to the container, which
+        keeps it as built."""
         java = self.java
         for key, created in self._clients.items():
             if key[0] == "field":
                 if self._subclasses_may_configure(key):
                     for client in created:
+                        client.fact.configured_elsewhere = True
                         if client.fact.message_model is None and client.fact.role != "producer":
                             client.fact.message_model = Setting(
                                 Dynamic("a field subclasses may configure"), client.fact.location)
                 continue
             for client in created:
                 fact = client.fact
-                if fact.message_model is not None or fact.role == "producer":
-                    continue
                 callable_node = java.enclosing_callable(client.node)
                 if callable_node is None or _is_bean_method(java, callable_node):
                     continue
                 if any(_returns_name(java, ret, key[2], callable_node) for ret in _returns(callable_node)):
-                    fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
-                                                 fact.location)
+                    fact.configured_elsewhere = True
+                    if fact.message_model is None and fact.role != "producer":
+                        fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
+                                                     fact.location)
 
     def _subclasses_may_configure(self, key: Key) -> bool:
         """A `protected` field, or a non-private field of an abstract class: subclasses in other files may set
@@ -269,16 +288,67 @@ class ClientExtractor:
             self.produced.append(ProducedTag(topic, java.value(args[1]), java.location(node)))
 
     def _is_rocketmq_message(self, node: tree_sitter.Node) -> bool:
+        return self._is_rocketmq_type(node, MESSAGE_CLASS)
+
+    def _is_rocketmq_type(self, node: tree_sitter.Node, simple: str) -> bool:
+        """Whether a creation `new <simple>(..)` makes RocketMQ's class of that name (not another library's)."""
         type_node = node.child_by_field_name("type")
         written = self.java.text(type_node).replace(" ", "") if type_node is not None else ""
         if "." in written:
             return written.startswith(ROCKETMQ_PACKAGE)
-        imported = self.java.imports.get(MESSAGE_CLASS)
+        imported = self.java.imports.get(simple)
         if imported is not None:
             return imported.startswith(ROCKETMQ_PACKAGE)
         # Not imported by name: RocketMQ's only through a wildcard import (else a class of this package).
         packages = [*self.java.wildcard_imports, self.java.package]
         return any(p.startswith(ROCKETMQ_PACKAGE) or p + "." == ROCKETMQ_PACKAGE for p in packages)
+
+    def _credentials(self, node: tree_sitter.Node, api: str) -> None:
+        """`new SessionCredentials(accessKey, secretKey[, channel])`, 5.x `new StaticSessionCredentialsProvider(
+        accessKey, secretKey[, securityToken])`."""
+        args = _arguments(node)
+        if len(args) < 2 or not self._is_rocketmq_type(node, self.java.text(node.child_by_field_name("type"))
+                                                           .rpartition(".")[2]):
+            return
+        java = self.java
+        self.connections.append(Connection(api, java.location(node),
+                                           access_key=Setting(java.value(args[0]), java.location(args[0])),
+                                           secret_key=Setting(java.value(args[1]), java.location(args[1]))))
+
+    def _connection_setter(self, call: tree_sitter.Node, method: str) -> None:
+        """`x.setNamesrvAddr(list)` on any client, admin or ClientConfig (one base class sets it for all), and 5.x
+        `ClientConfiguration.newBuilder().setEndpoints(list)`."""
+        java = self.java
+        args = _arguments(call)
+        if len(args) != 1:
+            return
+        setting = Setting(java.value(args[0]), java.location(call))
+        if method == "setNamesrvAddr":
+            client = self._receiver(call, self._clients)
+            api = client.fact.api if client is not None else "java"
+            self.connections.append(Connection(api, java.location(call), name_server=setting))
+        elif self._configures_v5_endpoints(call):
+            self.connections.append(Connection("java5", java.location(call), endpoints=setting))
+
+    def _configures_v5_endpoints(self, call: tree_sitter.Node) -> bool:
+        """`ClientConfiguration.newBuilder()...setEndpoints(..)`, or on a `ClientConfigurationBuilder` variable."""
+        java = self.java
+        current = call.child_by_field_name("object")
+        for _ in range(16):
+            if current is None:
+                return False
+            if current.type == "method_invocation":
+                name = current.child_by_field_name("name")
+                target = current.child_by_field_name("object")
+                if name is not None and java.text(name) == "newBuilder" and target is not None:
+                    return java.text(target).rpartition(".")[2] == "ClientConfiguration"
+                current = target
+                continue
+            if current.type in ("identifier", "field_access"):
+                declared = self._declared(current)
+                return declared is not None and declared.type_text.endswith("ClientConfigurationBuilder")
+            return False
+        return False
 
     def _message_topic(self, call: tree_sitter.Node) -> None:
         message = self._receiver(call, self._messages)
@@ -301,6 +371,9 @@ class ClientExtractor:
             return
         if method in V5_BUILDERS:
             self._v5_consumer(call, V5_BUILDERS[method])
+            return
+        if method in CONNECTION_SETTERS:
+            self._connection_setter(call, method)
             return
         if method not in CLIENT_SETTERS:
             return
@@ -455,7 +528,7 @@ class ClientExtractor:
         if not links or links[-1][0] != "build":
             return  # a builder kept in a variable and configured elsewhere: not followed
         _key, variable = self._target_of(current)
-        fact = ClientFact(role=role, api="java", location=java.location(builder), name=variable)
+        fact = ClientFact(role=role, api="java5", location=java.location(builder), name=variable)
         for method, name, invocation in links:
             args = _arguments(invocation)
             where = java.span(name, invocation)
@@ -551,7 +624,11 @@ class ClientExtractor:
         if declaration is None or declaration.type != "class_declaration":
             return
         name_node = declaration.child_by_field_name("name")
-        fact = ClientFact(role="push_consumer", api="spring-listener", location=java.location(annotation),
+        # rocketmq-v5-client-spring-boot has its own annotation: `tag` / `filterExpressionType` ("tag"|"sql92"),
+        # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
+        v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)
+        fact = ClientFact(role="push_consumer", api="spring5-listener" if v5 else "spring-listener",
+                          location=java.location(annotation),
                           name=java.text(name_node) if name_node is not None else "")
         attributes: dict[str, tree_sitter.Node] = {}
         arguments = annotation.child_by_field_name("arguments")
@@ -575,9 +652,6 @@ class ClientExtractor:
 
         for attribute, (field, kind) in LISTENER_ATTRIBUTES.items():
             setattr(fact, field, enum_of(attribute) if kind == "enum" else value_of(attribute, spring=kind == "spring"))
-        # rocketmq-v5-client-spring-boot has its own annotation: `tag` / `filterExpressionType` ("tag"|"sql92"),
-        # topic and tag default to configuration keys, and listeners implement `ConsumeResult consume(..)`.
-        v5 = java.imports.get(SPRING_LISTENER, "").startswith(SPRING_V5_PACKAGE)
         topic = value_of("topic")
         expression = value_of("tag") if v5 else value_of("selectorExpression")
         selector = enum_of("filterExpressionType") if v5 else enum_of("selectorType")
@@ -606,6 +680,20 @@ class ClientExtractor:
         if owner is not None:
             self._prepare_start(owner, fact)
         self.clients.append(fact)
+
+        def connection_value(name: str) -> Setting | None:
+            # `${rocketmq.consumer.secret-key}` without a default: the configuration file reports its own value.
+            setting = value_of(name)
+            if setting is not None and isinstance(setting.value, Placeholder) and setting.value.default is None \
+                    and setting.value.key.startswith("rocketmq."):
+                return None
+            return setting
+
+        connection = Connection(fact.api, fact.location, name_server=None if v5 else connection_value("nameServer"),
+                                endpoints=connection_value("endpoints") if v5 else None,
+                                access_key=connection_value("accessKey"), secret_key=connection_value("secretKey"))
+        if connection.name_server or connection.endpoints or connection.access_key or connection.secret_key:
+            self.connections.append(connection)
 
     def _prepare_start(self, owner, fact: ClientFact) -> None:
         """RocketMQPushConsumerLifecycleListener.prepareStart(consumer): the container calls it after applying

@@ -3,7 +3,8 @@
 A listener can be an anonymous class, a lambda (maybe cast), a method reference, `this`, a variable or field that
 holds one of these, or a class of the same file. Its body is searched (without entering nested lambdas or classes,
 whose returns are not the listener's) for `RECONSUME_LATER`, `throw` statements that escape it, and
-`context.setDelayLevelWhenNextConsume(n)`.
+`context.setDelayLevelWhenNextConsume(n)`; and (lambdas over the batch included) for `context.setAckIndex(n)` and
+reads of `getReconsumeTimes()`.
 
 A listener class of another file (`new CacheRefreshListener()`, or a field, variable or parameter of that type) is
 recorded by name (`Listener.class_ref`); every file publishes its own listener classes (`listener_classes`) and the
@@ -63,6 +64,8 @@ _BODY_QUERY = tree_sitter.Query(
     (throw_statement) @throw
     (method_invocation name: (identifier) @delay_name (#eq? @delay_name "setDelayLevelWhenNextConsume")) @delay
     (return_statement (method_invocation) @delegate)
+    (method_invocation name: (identifier) @ack_name (#eq? @ack_name "setAckIndex")) @ack
+    (method_invocation name: (identifier) @count_name (#eq? @count_name "getReconsumeTimes")) @count
     """,
 )
 _CATCH_ALL = frozenset({"Throwable", "Exception", "RuntimeException", "java.lang.Throwable", "java.lang.Exception",
@@ -224,6 +227,10 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
         inner = _inside(java, node, body)
         if inner is not None and _escapes(java, node, inner):
             listener.throws.append(java.location(node))
+    # Anywhere in the body, lambdas over the batch included (`msgs.forEach(m -> ...)`).
+    listener.ack_index = [java.location(n) for n in sorted(captures.get("ack", []), key=lambda n: n.start_byte)]
+    listener.reconsume_times = [java.location(n)
+                                for n in sorted(captures.get("count", []), key=lambda n: n.start_byte)]
     for node in sorted(captures.get("delay", []), key=lambda n: n.start_byte):
         args = node.child_by_field_name("arguments")
         if args is not None and len(args.named_children) == 1 and _inside(java, node, body) is not None:
@@ -239,6 +246,8 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
                 continue
             found = scan_body(java, helper_body, kind, where, flavor, _seen + (body.id, helper.id))
             listener.reconsume_later.extend(found.listener.reconsume_later)
+            listener.ack_index.extend(found.listener.ack_index)
+            listener.reconsume_times.extend(found.listener.reconsume_times)
             if not any(n.type in ("try_statement", "try_with_resources_statement") for n in inner):
                 listener.throws.extend(found.listener.throws)
             code.delay_levels.extend(found.delay_levels)

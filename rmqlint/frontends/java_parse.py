@@ -64,6 +64,7 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         else:
             facts.clients = extractor.clients
             facts.produced = extractor.produced
+            facts.connections = extractor.connections
             facts.problems.extend(_unfollowed(facts))
     if not any(p.message == _UNFOLLOWED[_EXPRESSION] for p in facts.problems):
         # A constant too deep to follow that no fact of this file uses (another file's may): said once per file,
@@ -97,6 +98,8 @@ def _unfollowed(facts: FileFacts) -> list[Problem]:
         places += [(s.topic, s.location) for s in client.subscriptions]
         places += [(s.expression, s.location) for s in client.subscriptions]
     places += [(p.topic, p.location) for p in facts.produced] + [(p.tag, p.location) for p in facts.produced]
+    places += [(item.value, item.location) for c in facts.connections for item in vars(c).values()
+               if isinstance(item, Setting)]
     problems = []
     for value, location in places:
         reason = _unfollowed_reason(value)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from rmqlint.facts import ClientFact, FileFacts, Listener, ProducedTag, Setting, Subscription
+from rmqlint.facts import ClientFact, Connection, FileFacts, Listener, ProducedTag, Setting, Subscription
 from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, argument
 from rmqlint.frontends.python_listeners import listener_v2, listener_v5
 from rmqlint.values import Dynamic, Lit, Value, map_literals
@@ -70,6 +70,7 @@ class ClientCollector:
         self.aliases: list[tuple[list[tuple], list[tuple]]] = []  # target keys <- source keys
         self.returned: dict[int, list[tuple]] = {}  # function -> receivers it returns
         self.parameters: set[tuple] = set()  # keys of helper parameters: every object passed in is configured
+        self.connections: list[Connection] = []
 
     def collect(self, facts: FileFacts) -> None:
         for kind, node, scope in self.index.events:
@@ -210,6 +211,9 @@ class ClientCollector:
             return
         version, name = api
         self.handled.add(id(value))
+        if version == "python5" and name in ("Credentials", "ClientConfiguration"):
+            self._v5_connection(value, name)
+            return
         if name == "Message":
             topic = argument(value, 0, "topic") if version == "python2" else None
             message = _Message(version, self.index.value(topic, self.scope) if topic is not None else None,
@@ -226,6 +230,21 @@ class ClientCollector:
             keys = [("call", id(value))]  # `PushConsumer("g").subscribe(..)`
         for key in keys:
             self.clients.setdefault(key, []).append(client)
+
+    def _v5_connection(self, call: cst.Call, name: str) -> None:
+        """5.x `Credentials(ak, sk)` and `ClientConfiguration(endpoints, credentials, ..)`."""
+        if name == "Credentials":
+            ak, sk = argument(call, 0, "ak"), argument(call, 1, "sk")
+            if ak is not None or sk is not None:
+                self.connections.append(Connection(
+                    "python5", self.index.loc(call),
+                    access_key=self._setting(ak, ak, self.scope) if ak is not None else None,
+                    secret_key=self._setting(sk, sk, self.scope) if sk is not None else None))
+            return
+        endpoints = argument(call, 0, "endpoints")
+        if endpoints is not None:
+            self.connections.append(Connection("python5", self.index.loc(call),
+                                               endpoints=self._setting(endpoints, endpoints, self.scope)))
 
     def _add_tag_subscription(self, fact: ClientFact, call: cst.Call, scope: Scope, expression_at: int) -> None:
         """2.x `subscribe(topic, callback, expression)` / `pull(topic, expression)`: a TAG subscription, `*` when
@@ -347,6 +366,7 @@ class ClientCollector:
             else:
                 topic = Dynamic("message topic is not set exactly once")
             facts.produced.append(ProducedTag(topic, self.index.value(value, scope), self.index.loc(target)))
+        facts.connections.extend(self.connections)
         seen: set[int] = set()
         for client in [*self.anonymous, *(c for group in self.clients.values() for c in group)]:
             if id(client) not in seen:
@@ -371,6 +391,25 @@ class ClientCollector:
                     fact.listeners.append(listener or Listener(kind="unknown", location=self.index.loc(call)))
             elif method == "pull" and fact.role == "pull_consumer":
                 self._add_tag_subscription(fact, call, scope, expression_at=1)
+            elif method == "set_thread_count" and fact.role == "push_consumer":
+                count = argument(call, 0, "thread_count")
+                if count is not None:  # the C++ core's pool has this many threads, no more and no fewer
+                    fact.consume_thread_min = fact.consume_thread_max = self._setting(count, call, scope)
+            elif method == "set_message_batch_max_size" and fact.role == "push_consumer":
+                size = argument(call, 0, "max_size")
+                if size is not None:
+                    fact.consume_batch_max_size = self._setting(size, call, scope)
+            elif method == "set_name_server_address":
+                address = argument(call, 0, "addr")
+                if address is not None:
+                    self.connections.append(Connection("python2", self.index.loc(call),
+                                                       name_server=self._setting(address, call, scope)))
+            elif method == "set_session_credentials":
+                ak, sk = argument(call, 0, "access_key"), argument(call, 1, "access_secret")
+                if ak is not None and sk is not None:
+                    self.connections.append(Connection("python2", self.index.loc(call),
+                                                       access_key=self._setting(ak, ak, scope),
+                                                       secret_key=self._setting(sk, sk, scope)))
             return
         if method == "subscribe" and fact.role != "producer":
             topic = argument(call, 0, "topic")

@@ -1,5 +1,6 @@
 """Listeners in Python code: 2.x callbacks returning `ConsumeStatus`, 5.x `MessageListener` classes whose
-`consume` returns `ConsumeResult`, and what their code returns (RECONSUME_LATER / FAILURE) or raises.
+`consume` returns `ConsumeResult`, and what their code returns (RECONSUME_LATER / FAILURE) or raises, and whether
+it reads a message's retry count (`msg.reconsume_times`).
 
 A callback of this module that a consumer of another module subscribes with is published in
 `FileFacts.listener_classes` (the linker joins them); one imported from another module is a `Listener.class_ref`.
@@ -85,6 +86,19 @@ def scan_returns(index: PythonIndex, function: cst.CSTNode, status: str, listene
         else:
             listener.reconsume_later.extend(index.loc(h) for h in hits)  # a branch of `a if c else b`
     listener.throws.extend(index.loc(r) for r in collector.raises)
+    listener.reconsume_times.extend(index.loc(node) for node in _attribute_reads(function.body, "reconsume_times"))
+
+
+def _attribute_reads(body: cst.CSTNode, attribute: str) -> list[cst.Attribute]:
+    """`<anything>.<attribute>` inside a function body, in source order."""
+    found: list[cst.Attribute] = []
+    work: list[cst.CSTNode] = [body]
+    while work:
+        node = work.pop()
+        if isinstance(node, cst.Attribute) and node.attr.value == attribute:
+            found.append(node)
+        work.extend(reversed(node.children))
+    return found
 
 
 def statuses(index: PythonIndex, node: cst.BaseExpression, status: str, scope: Scope,

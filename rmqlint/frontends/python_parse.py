@@ -38,10 +38,10 @@ def parse_python(path: str, data: bytes) -> FileFacts:
     try:
         _parse_into(facts, path, data)
     except RecursionError:
-        facts.clients, facts.produced = [], []
+        facts.clients, facts.produced, facts.connections = [], [], []
         facts.problems.append(Problem("code nested too deeply to analyse", _loc(path, 1, 1)))
     except Exception as err:  # never a traceback for a user's file
-        facts.clients, facts.produced = [], []
+        facts.clients, facts.produced, facts.connections = [], [], []
         facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
     return facts
 
@@ -187,3 +187,4 @@ def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice) -> 
     index.resolve_locations(facts)
     facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
     facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
+    facts.connections.sort(key=lambda c: (c.location.line, c.location.column))

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Location, Problem, Setting, Subscription
+from rmqlint.facts import ClientFact, ConfigEntry, Connection, FileFacts, Location, Problem, Setting, Subscription
 from rmqlint.frontends.base import Frontend
 from rmqlint.text import canonical_key, decode, suppression_codes
 from rmqlint.values import TOO_DEEP, Dynamic, Lit, Value, parse_spring_string
@@ -509,10 +509,32 @@ def _section(facts: FileFacts, prefix: str, profiles: dict[int, str]) -> _Sectio
 # `rocketmq.producer.*` and `rocketmq.(pull-)consumer.*` keys (relaxed) -> the `ClientFact` field they set, beside
 # the group and topic. A new setting is one line here.
 _PRODUCER_SETTINGS = {"instance-name": "instance_name"}
-_PULL_CONSUMER_SETTINGS = {"message-model": "message_model", "instance-name": "instance_name"}
+_PULL_CONSUMER_SETTINGS = {"message-model": "message_model", "instance-name": "instance_name",
+                           "pull-batch-size": "pull_batch_size"}
+
+# Sections whose clients read credentials (and, for the v5 starter, proxy endpoints) from `access-key`,
+# `secret-key` and `endpoints` (RocketMQProperties of both starters; listeners default to the consumer's keys).
+_CREDENTIAL_SECTIONS = ("rocketmq.producer", "rocketmq.consumer", "rocketmq.pull-consumer", "rocketmq.simple-consumer",
+                        "rocketmq.push-consumer")
+
+
+def _connections(facts: FileFacts, profiles: dict[int, str]) -> None:
+    """`rocketmq.name-server`, and each section's credentials and endpoints, as written in this file."""
+    name_server = _section(facts, "rocketmq", profiles).setting("name-server")
+    if name_server is not None:
+        facts.connections.append(Connection("spring-config", name_server.location, name_server=name_server))
+    for prefix in _CREDENTIAL_SECTIONS:
+        section = _section(facts, prefix, profiles)
+        parts = {"endpoints": section.setting("endpoints"), "access_key": section.setting("access-key"),
+                 "secret_key": section.setting("secret-key")}
+        written = [part for part in parts.values() if part is not None]
+        if written:
+            first = min(written, key=lambda p: (p.location.line, p.location.column))
+            facts.connections.append(Connection("spring-config", first.location, **parts))
 
 
 def _clients(facts: FileFacts, profiles: dict[int, str]) -> None:
+    _connections(facts, profiles)
     producer = _section(facts, "rocketmq.producer", profiles)
     group = producer.setting("group")
     if group is not None:

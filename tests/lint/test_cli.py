@@ -88,7 +88,7 @@ def test_rules_table(capsys):
     lines = out.splitlines()
     assert code == 0 and lines[0].split() == ["CODE", "NAME", "SEVERITY", "SUMMARY"]
     for rule, line in zip(ALL_RULES, lines[1:]):
-        assert line.split()[:3] == [rule.CODE, rule.NAME, rule.SEVERITY] and line.endswith(rule.SUMMARY)
+        assert line.split()[:3] == [rule.CODE, rule.NAME, rule.severity_label()] and line.endswith(rule.SUMMARY)
     assert lines[-1].startswith("RMQ900")
 
 

@@ -79,3 +79,25 @@ def test_command_line_overrides(tmp_path):
 
 def test_known_codes_include_rmq900():
     assert {"RMQ001", "RMQ002", "RMQ003", "RMQ900"} <= known_codes()
+
+
+def test_tests_setting(tmp_path):
+    assert load_settings(tmp_path, CODES).tests == "quiet"
+    write(tmp_path / "pyproject.toml", '[tool.rmqlint]\ntests = "lint"\n')
+    assert load_settings(tmp_path, CODES).tests == "lint"
+    write(tmp_path / "pyproject.toml", '[tool.rmqlint]\ntests = true\n')
+    with pytest.raises(ConfigError, match=r"^pyproject.toml: tool.rmqlint.tests: expected one of quiet, lint, "
+                                          r"got a boolean$"):
+        load_settings(tmp_path, CODES)
+
+
+@pytest.mark.parametrize("path, test", [
+    ("src/test/java/A.java", True), ("svc/src/test/resources/application.yml", True), ("tests/a.py", True),
+    ("pkg/tests/data/x.py", True), ("test_a.py", True), ("pkg/a_test.py", True), ("pkg/conftest.py", True),
+    ("src/main/java/TestA.java", False), ("src/main/java/test/A.java", False), ("pkg/testing.py", False),
+    ("pkg/latest.py", False), ("contests/a.py", False), ("src/main/resources/test_a.yml", False),
+])
+def test_test_sources(path, test):
+    from rmqlint.discover import is_test_source
+
+    assert is_test_source(path) is test

@@ -295,6 +295,8 @@ def test_spring_v5_listener_annotation():
     facts, source = load("SpringV5Listener.java")
     path = "src/SpringV5Listener.java"
     written, configured = facts.clients
+    # the gRPC client's starter: its consumers get messages from a proxy, not by rebalancing
+    assert (written.api, configured.api) == ("spring5-listener", "spring5-listener")
     (subscription,) = written.subscriptions
     assert (subscription.topic, subscription.expression, subscription.selector) == (
         Lit("normalTopic"), Lit("TagA || tagB"), "TAG")
@@ -347,7 +349,7 @@ def test_rocketmq5_consumer_builder_chains():
     facts, source = load("V5Consumers.java")
     path = "src/V5Consumers.java"
     push, simple = facts.clients
-    assert (push.role, push.api, push.name) == ("push_consumer", "java", "pushConsumer")
+    assert (push.role, push.api, push.name) == ("push_consumer", "java5", "pushConsumer")
     assert push.location == span(source, "provider.newPushConsumerBuilder()", path)
     assert push.group.value == Lit("v5_group")
     assert push.group.location == span(source, 'setConsumerGroup("v5_group")', path)

@@ -58,6 +58,8 @@ def test_examples_cover_java_and_python():
         for kind in ("VALID", "INVALID"):
             paths = [p for example in getattr(rule, kind) for p in example.files]
             assert any(p.endswith(".java") for p in paths), (rule.CODE, kind)
+            if kind == "INVALID" and rule.NO_PYTHON_MISTAKE:
+                continue
             assert any(p.endswith(".py") for p in paths), (rule.CODE, kind)
 
 
@@ -334,7 +336,7 @@ def test_invalid_example_reports_exactly_the_expected_findings(rule, example):
     got = sorted((f.location.path, f.location.line) for f in findings)
     assert got == sorted(example.expect), example.note
     for finding in findings:
-        assert finding.severity == rule.SEVERITY and finding.message
+        assert finding.severity in (rule.SEVERITY, *rule.OTHER_SEVERITIES) and finding.message
         # Every place a message cites is a related location, and every related location is a real place.
         related = [r.location for r in finding.related]
         assert set(finding.cited()) <= set(related), finding.message

@@ -1,0 +1,349 @@
+"""RMQ005: consume thread bounds that make start() throw (min above max), or a max the pool never reaches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from rmqlint.facts import ClientFact, Location, Setting
+from rmqlint.findings import Finding, Related
+from rmqlint.project import Project
+from rules._consumers import describe_group
+from rules._examples import line_of
+from rules._known import fully_known
+from rules.base import Example, Rule
+
+# DefaultMQPushConsumer's defaults: consumeThreadMin 20; consumeThreadMax 20 since client 4.5.0 (64 before).
+# Without the client's release, the current default is assumed.
+JAVA_MIN_DEFAULT = 20
+JAVA_MAX_DEFAULT = 20
+# @RocketMQMessageListener's defaults; from rocketmq-spring-boot-starter 2.3.0 the container applies
+# consumeThreadNumber as consumeThreadMin and consumeThreadMax as consumeThreadMax (2.2.2 and 2.2.3 used
+# consumeThreadNumber for both; earlier releases had only consumeThreadMax and kept the client's min of 20).
+SPRING_NUMBER_DEFAULT = 20
+SPRING_MAX_DEFAULT = 64
+
+
+@dataclass(frozen=True)
+class Bound:
+    value: int
+    setting: Setting | None  # None: the default
+    name: str  # as the user writes it
+    default: str = "the default"  # whose default it is, when not written
+
+    @property
+    def written(self) -> bool:
+        return self.setting is not None
+
+    def describe(self) -> str:
+        return f"{self.name} {self.value}" + ("" if self.written else f" ({self.default})")
+
+
+def _number(setting: Setting | None) -> int | None | bool:
+    """The setting's value as an int; None when absent; False when not known exactly."""
+    if setting is None:
+        return None
+    texts = fully_known(setting.value)
+    if texts is None or len(texts) != 1:
+        return False
+    try:
+        return int(texts[0].strip().rstrip("lL"), 0)
+    except ValueError:
+        return False
+
+
+def bounds(client: ClientFact) -> tuple[Bound, Bound] | None:
+    """The pool's (min, max) as the client applies them, when both are known."""
+    spring = client.api == "spring-listener"
+    low, high = _number(client.consume_thread_min), _number(client.consume_thread_max)
+    if low is False or high is False:
+        return None
+    if spring:
+        return (Bound(SPRING_NUMBER_DEFAULT if low is None else low, client.consume_thread_min, "consumeThreadNumber",
+                      "the annotation's default"),
+                Bound(SPRING_MAX_DEFAULT if high is None else high, client.consume_thread_max, "consumeThreadMax",
+                      "the annotation's default"))
+    return (Bound(JAVA_MIN_DEFAULT if low is None else low, client.consume_thread_min, "consumeThreadMin",
+                  "the client's default"),
+            Bound(JAVA_MAX_DEFAULT if high is None else high, client.consume_thread_max, "consumeThreadMax",
+                  "the client's default since 4.5.0"))
+
+
+_JAVA_MIN_ONLY = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class OrderConsumer {
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("order_consumer");
+        consumer.setConsumeThreadMin(32);
+        consumer.subscribe("OrderTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_MAX_ABOVE_MIN = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class InvoiceConsumer {
+    private static final int THREADS_MIN = 10;
+    private static final int THREADS_MAX = 64;
+
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("invoice_consumer");
+        consumer.setConsumeThreadMin(THREADS_MIN);
+        consumer.setConsumeThreadMax(THREADS_MAX);
+        consumer.subscribe("InvoiceTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_SPRING_NUMBER_ABOVE_MAX = """\
+package com.example.mail;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "MailTopic", consumerGroup = "mail_sender", consumeThreadNumber = 100)
+public class MailListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_SPRING_MAX_ONLY = """\
+package com.example.mail;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "SmsTopic", consumerGroup = "sms_sender", consumeThreadMax = 50)
+public class SmsListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+# --- near misses that must stay quiet ---
+
+_JAVA_OK = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class Consumers {
+    public void start() throws Exception {
+        DefaultMQPushConsumer equal = new DefaultMQPushConsumer("order_consumer");
+        equal.setConsumeThreadMin(64);
+        equal.setConsumeThreadMax(64);
+        equal.subscribe("OrderTopic", "*");
+        equal.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+
+        DefaultMQPushConsumer fewer = new DefaultMQPushConsumer("audit_consumer");
+        fewer.setConsumeThreadMin(4);
+        fewer.setConsumeThreadMax(4);
+        fewer.subscribe("OrderTopic", "*");
+        fewer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+
+        DefaultMQPushConsumer configured = new DefaultMQPushConsumer("report_consumer");
+        configured.setConsumeThreadMin(Integer.getInteger("mq.threads", 20));
+        configured.setConsumeThreadMax(64);
+        configured.subscribe("OrderTopic", "*");
+        configured.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+    }
+}
+"""
+
+_SPRING_OK = """\
+package com.example.mail;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "MailTopic", consumerGroup = "mail_sender", consumeThreadNumber = 32,
+    consumeThreadMax = 32)
+public class MailListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_SPRING_DEFAULTS = _SPRING_MAX_ONLY.replace(", consumeThreadMax = 50", ", consumeThreadNumber = 8")
+
+_PYTHON = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_ORDER")
+consumer.set_thread_count(64)
+consumer.subscribe("OrderTopic", on_message)
+consumer.start()
+"""
+
+
+class ConsumeThreadBounds(Rule):
+    CODE = "RMQ005"
+    NAME = "consume-thread-bounds"
+    SEVERITY = "error"
+    OTHER_SEVERITIES = ("warning",)
+    NO_PYTHON_MISTAKE = "the Python clients take one thread count: a fixed pool"
+    SUMMARY = ("consumeThreadMin above consumeThreadMax makes start() throw; a consumeThreadMax above the min is "
+               "never used")
+    DOCS = f"""\
+## What it does
+Checks the consume thread pool of push consumers, with the client's defaults for the bound that is not set:
+- error: the minimum above the maximum. `setConsumeThreadMin(32)` alone is above the default maximum of
+  {JAVA_MAX_DEFAULT}; a Spring `consumeThreadNumber` above `consumeThreadMax` (default {SPRING_MAX_DEFAULT});
+  a maximum below the default minimum of {JAVA_MIN_DEFAULT}.
+- warning: a maximum written above the minimum. It is never used.
+
+Java `setConsumeThreadMin` / `setConsumeThreadMax` and Spring `@RocketMQMessageListener(consumeThreadNumber,
+consumeThreadMax)` are checked; a bound that is not known statically keeps the rule quiet, and so do the Spring
+annotation's own defaults ({SPRING_NUMBER_DEFAULT} and {SPRING_MAX_DEFAULT}) when neither is written. The Python
+clients take a single thread count (a fixed pool) and are never reported.
+
+## Why is this bad?
+The consume service runs listeners on a `ThreadPoolExecutor` whose core size is `consumeThreadMin`, whose maximum is
+`consumeThreadMax`, and whose work queue is an unbounded `LinkedBlockingQueue`. Such a pool starts a thread above the
+core size only when the queue is full, which never happens: the pool never grows past `consumeThreadMin`. So
+raising only `consumeThreadMax` changes nothing, and a consumer that falls behind stays behind. Raising only
+`consumeThreadMin` past the default maximum ({JAVA_MAX_DEFAULT} since client 4.5.0, 64 before) makes the client's
+own check fail: `start()` throws `consumeThreadMin (..) is larger than consumeThreadMax (..)`, and the consumer
+never starts.
+
+The Spring starter applies `consumeThreadNumber` as the minimum and `consumeThreadMax` as the maximum from release
+2.3.0 (2.2.2 and 2.2.3 used `consumeThreadNumber` for both and ignored `consumeThreadMax`; earlier releases had
+only `consumeThreadMax`, which left the pool at 20). The errors about Spring listeners assume 2.3.0 or later, and the
+Java default maximum assumes client 4.5.0 or later; a `consumeThreadMax` above the minimum has no effect in every
+release.
+
+## Example
+```java
+consumer.setConsumeThreadMin(10);
+consumer.setConsumeThreadMax(64);   // the pool stays at 10 threads
+```
+
+## Fix
+Set the number of threads you want as the minimum, and the maximum to the same value:
+```java
+consumer.setConsumeThreadMin(64);
+consumer.setConsumeThreadMax(64);
+```
+In Spring, `@RocketMQMessageListener(consumeThreadNumber = 64, consumeThreadMax = 64, ...)`.
+"""
+
+    INVALID = [
+        Example(
+            {"src/main/java/com/example/orders/OrderConsumer.java": _JAVA_MIN_ONLY},
+            expect=(("src/main/java/com/example/orders/OrderConsumer.java",
+                     line_of(_JAVA_MIN_ONLY, "setConsumeThreadMin")),),
+            note="a minimum above the default maximum of 20: start() throws",
+        ),
+        Example(
+            {"src/main/java/com/example/orders/InvoiceConsumer.java": _JAVA_MAX_ABOVE_MIN},
+            expect=(("src/main/java/com/example/orders/InvoiceConsumer.java",
+                     line_of(_JAVA_MAX_ABOVE_MIN, "setConsumeThreadMax")),),
+            note="a maximum above the minimum (constants): never used",
+        ),
+        Example(
+            {"src/main/java/com/example/mail/MailListener.java": _SPRING_NUMBER_ABOVE_MAX},
+            expect=(("src/main/java/com/example/mail/MailListener.java",
+                     line_of(_SPRING_NUMBER_ABOVE_MAX, "consumeThreadNumber")),),
+            note="Spring: consumeThreadNumber above the annotation's consumeThreadMax of 64",
+        ),
+        Example(
+            {"src/main/java/com/example/mail/SmsListener.java": _SPRING_MAX_ONLY},
+            expect=(("src/main/java/com/example/mail/SmsListener.java",
+                     line_of(_SPRING_MAX_ONLY, "consumeThreadMax")),),
+            note="Spring: consumeThreadMax raised alone",
+        ),
+    ]
+
+    VALID = [
+        Example(
+            {"src/main/java/com/example/orders/Consumers.java": _JAVA_OK},
+            note="equal bounds, above or below the defaults; a minimum from a system property",
+        ),
+        Example({"src/main/java/com/example/mail/MailListener.java": _SPRING_OK}, note="Spring: equal bounds"),
+        Example({"src/main/java/com/example/mail/SmsListener.java": _SPRING_DEFAULTS},
+                note="Spring: consumeThreadNumber below the annotation's default maximum, which is not written"),
+        Example({"consumer.py": _PYTHON}, note="Python 2.x: one thread count, a fixed pool"),
+    ]
+
+    def looks_at(self, project: Project) -> bool:
+        """A push consumer with a thread bound written."""
+        return any(c.consume_thread_min or c.consume_thread_max for _f, c in project.clients()
+                   if c.role == "push_consumer")
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        for _facts, client in project.clients():
+            if client.role != "push_consumer" or client.api not in ("java", "spring-listener"):
+                continue
+            if client.consume_thread_min is None and client.consume_thread_max is None:
+                continue
+            if client.configured_elsewhere and (client.consume_thread_min is None or client.consume_thread_max is None):
+                continue  # the other bound may be set where we cannot see
+            found = bounds(client)
+            if found is None:
+                continue
+            low, high = found
+            if low.value > high.value:
+                yield self._too_low_max(client, low, high)
+            elif high.value > low.value and high.written:
+                yield self._unused_max(client, low, high)
+
+    def _too_low_max(self, client: ClientFact, low: Bound, high: Bound) -> Finding:
+        at = low.setting if low.written else high.setting
+        other = high.setting if low.written else low.setting
+        release = " (rocketmq-spring-boot-starter 2.3.0 and later)" if client.api == "spring-listener" else ""
+        text = (f"{low.describe()} is above {high.describe()} on consumer {describe_group(client)}: start() throws "
+                f"\"consumeThreadMin ({low.value}) is larger than consumeThreadMax ({high.value})\"{release} and the "
+                "consumer never starts")
+        return self.finding(text, at.location, _related(other, at.location))
+
+    def _unused_max(self, client: ClientFact, low: Bound, high: Bound) -> Finding:
+        text = (f"{high.describe()} is above {low.describe()} on consumer {describe_group(client)}: the consume "
+                f"pool queues work without bound, so it never grows past {low.value} threads and the other "
+                f"{high.value - low.value} are never used; raise {low.name} instead")
+        return self.finding(text, high.setting.location, _related(low.setting, high.setting.location),
+                            severity="warning")
+
+
+def _related(setting: Setting | None, at: Location) -> list[Related]:
+    if setting is None or setting.location == at:
+        return []
+    return [Related(setting.location, "the other bound")]

@@ -1,0 +1,253 @@
+"""RMQ006: an orderly consumer with no maxReconsumeTimes, so a message that always fails blocks its queue forever."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rmqlint.facts import ClientFact
+from rmqlint.findings import Finding, Related
+from rmqlint.project import Project
+from rules._consumers import GRPC_APIS, describe_group
+from rules._examples import line_of
+from rules._known import fully_known
+from rules.base import Example, Rule
+
+ORDERLY = "ORDERLY"
+CONCURRENTLY = "CONCURRENTLY"
+
+
+def consume_mode(client: ClientFact) -> str | None:
+    """ORDERLY or CONCURRENTLY when certain (a consume mode setting, else the kind of its listeners), else None."""
+    if client.consume_mode is not None:
+        texts = fully_known(client.consume_mode.value)
+        modes = {t.strip().rsplit(".", 1)[-1].upper() for t in texts} if texts is not None else set()
+        return modes.pop() if len(modes) == 1 and modes <= {ORDERLY, CONCURRENTLY} else None
+    kinds = {listener.kind for listener in client.listeners}
+    if "orderly" in kinds:
+        return ORDERLY if kinds <= {"orderly"} else None
+    return CONCURRENTLY if kinds and kinds <= {"concurrently", "spring", "python"} else None
+
+
+_JAVA = """\
+package com.example.ledger;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+
+public class LedgerConsumer {
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_consumer");
+        consumer.subscribe("LedgerTopic", "*");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
+            post(msgs);
+            return ConsumeOrderlyStatus.SUCCESS;
+        });
+        consumer.start();
+    }
+
+    private void post(Object msgs) {
+    }
+}
+"""
+
+_SPRING = """\
+package com.example.ledger;
+
+import org.apache.rocketmq.spring.annotation.ConsumeMode;
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "AccountTopic", consumerGroup = "account_consumer", consumeMode = ConsumeMode.ORDERLY)
+public class AccountListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_PYTHON2 = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_step(msg):
+    apply(msg.body)
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+def apply(body):
+    print(body)
+
+
+consumer = PushConsumer("CID_WORKFLOW", orderly=True)
+consumer.subscribe("WorkflowTopic", on_step)
+consumer.start()
+"""
+
+# --- near misses that must stay quiet ---
+
+_JAVA_BOUNDED = """\
+package com.example.ledger;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+
+public class LedgerConsumers {
+    public void start() throws Exception {
+        DefaultMQPushConsumer bounded = new DefaultMQPushConsumer("ledger_consumer");
+        bounded.setMaxReconsumeTimes(5);
+        bounded.subscribe("LedgerTopic", "*");
+        bounded.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+        bounded.start();
+
+        DefaultMQPushConsumer counting = new DefaultMQPushConsumer("ledger_auditor");
+        counting.subscribe("LedgerTopic", "*");
+        counting.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
+            if (msgs.get(0).getReconsumeTimes() >= 3) {
+                return ConsumeOrderlyStatus.SUCCESS;
+            }
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+        });
+        counting.start();
+
+        DefaultMQPushConsumer concurrent = new DefaultMQPushConsumer("ledger_reporter");
+        concurrent.subscribe("LedgerTopic", "*");
+        concurrent.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        concurrent.start();
+    }
+
+    public DefaultMQPushConsumer forCaller() {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_replayer");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+        return consumer;
+    }
+}
+"""
+
+_SPRING_BOUNDED = _SPRING.replace("consumeMode = ConsumeMode.ORDERLY)",
+                                  "consumeMode = ConsumeMode.ORDERLY,\n    maxReconsumeTimes = 3)")
+
+_PYTHON2_COUNTING = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_step(msg):
+    if msg.reconsume_times > 5:
+        return ConsumeStatus.CONSUME_SUCCESS
+    return ConsumeStatus.RECONSUME_LATER
+
+
+consumer = PushConsumer("CID_WORKFLOW", orderly=True)
+consumer.subscribe("WorkflowTopic", on_step)
+consumer.start()
+
+plain = PushConsumer("CID_REPORT")
+plain.subscribe("WorkflowTopic", on_step)
+"""
+
+
+class OrderlyUnboundedRetry(Rule):
+    CODE = "RMQ006"
+    NAME = "orderly-unbounded-retry"
+    SEVERITY = "warning"
+    SUMMARY = "An orderly consumer sets no maxReconsumeTimes, so one message that always fails blocks its queue forever"
+    DOCS = """\
+## What it does
+Finds orderly push consumers with no `maxReconsumeTimes`: Java consumers registering a `MessageListenerOrderly`,
+Spring `@RocketMQMessageListener(consumeMode = ConsumeMode.ORDERLY)` (the container applies its
+`maxReconsumeTimes`, default -1, and whatever `prepareStart` sets), and Python 2.x `PushConsumer(.., orderly=True)`.
+A maximum set to any value, or a listener that reads the message's retry count (`getReconsumeTimes()`,
+`msg.reconsume_times`) and so can give up on a message by itself, keeps the rule quiet; so does a consumer that
+other code may still configure (a factory returns it) and one whose mode is not known statically.
+
+## Why is this bad?
+An orderly consumer retries a failed message in place: it suspends the queue for a moment and hands the same
+messages back to the listener, because the next message of the queue must not overtake it. The client gives up on
+a message (and sends it to the dead-letter queue) only after `maxReconsumeTimes` attempts, and for orderly
+consumption the default, -1, means `Integer.MAX_VALUE` (`ConsumeMessageOrderlyService.getMaxReconsumeTimes`).
+One message that always fails (a bug, a malformed payload, a row that no longer exists) then blocks its queue
+forever: every later message of that queue waits behind it, the consumer's lag grows, and nothing fails loudly.
+
+The C++ core behind the Python 2.x client retries a failed orderly message locally with no limit at all, and the
+2.x API has no setting for one: only the callback can stop it, by reading `msg.reconsume_times`.
+
+## Example
+```java
+DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_consumer");
+consumer.subscribe("LedgerTopic", "*");
+consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) -> { ... });
+```
+
+## Fix
+Set a bound, and monitor the dead-letter queue `%DLQ%<group>` for the messages that reach it:
+```java
+consumer.setMaxReconsumeTimes(16);
+```
+In Spring, `@RocketMQMessageListener(consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 16, ...)`. In Python 2.x,
+return `CONSUME_SUCCESS` (after recording the message) once `msg.reconsume_times` passes a bound.
+"""
+
+    INVALID = [
+        Example(
+            {"src/main/java/com/example/ledger/LedgerConsumer.java": _JAVA},
+            expect=(("src/main/java/com/example/ledger/LedgerConsumer.java", line_of(_JAVA, "new DefaultMQ")),),
+            note="a MessageListenerOrderly and no maxReconsumeTimes",
+        ),
+        Example(
+            {"src/main/java/com/example/ledger/AccountListener.java": _SPRING},
+            expect=(("src/main/java/com/example/ledger/AccountListener.java", line_of(_SPRING, "consumeMode")),),
+            note="Spring: consumeMode ORDERLY keeps the annotation's maxReconsumeTimes -1",
+        ),
+        Example(
+            {"workflow.py": _PYTHON2},
+            expect=(("workflow.py", line_of(_PYTHON2, "orderly=True")),),
+            note="Python 2.x: orderly=True, and a callback that never looks at the retry count",
+        ),
+    ]
+
+    VALID = [
+        Example(
+            {"src/main/java/com/example/ledger/LedgerConsumers.java": _JAVA_BOUNDED},
+            note="a bound set; a listener counting retries; a concurrent listener; a consumer returned to callers",
+        ),
+        Example({"src/main/java/com/example/ledger/AccountListener.java": _SPRING_BOUNDED},
+                note="Spring: maxReconsumeTimes set"),
+        Example({"workflow.py": _PYTHON2_COUNTING},
+                note="Python 2.x: the callback stops retrying by the count; a concurrent consumer"),
+    ]
+
+    def looks_at(self, project: Project) -> bool:
+        """A push consumer whose consume mode is known."""
+        return any(consume_mode(c) is not None for _f, c in project.clients() if c.role == "push_consumer")
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        for _facts, client in project.clients():
+            if client.role != "push_consumer" or client.api in GRPC_APIS or client.configured_elsewhere:
+                continue
+            if client.max_reconsume_times is not None or consume_mode(client) != ORDERLY:
+                continue
+            if any(listener.reconsume_times for listener in client.listeners):
+                continue
+            at = client.consume_mode.location if client.consume_mode is not None else client.location
+            related = [Related(client.location, f"orderly consumer {describe_group(client)}")] \
+                if at != client.location else []
+            related += [Related(listener.location, "its orderly listener") for listener in client.listeners
+                        if listener.location.path != at.path or listener.location.line != at.line]
+            yield self.finding(self._message(client), at, related)
+
+    @staticmethod
+    def _message(client: ClientFact) -> str:
+        head = f"orderly consumer {describe_group(client)} sets no maxReconsumeTimes: "
+        if client.api == "python2":
+            return head + ("the C++ core behind the 2.x client retries a failed orderly message in place with no "
+                           "limit, so one message that always fails blocks its queue and every later message of "
+                           "it; stop retrying in the callback once msg.reconsume_times passes a bound")
+        return head + ("for orderly consumption the default -1 means Integer.MAX_VALUE retries in place, so one "
+                       "message that always fails blocks its queue and every later message of it forever")

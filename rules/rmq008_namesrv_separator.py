@@ -1,0 +1,239 @@
+"""RMQ008: a name server list (or 5.x endpoint list) separated by ',' or spaces instead of ';'."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rmqlint.facts import Setting
+from rmqlint.findings import Finding
+from rmqlint.project import Project
+from rules._examples import line_of
+from rules._known import wrong
+from rules.base import Example, Rule
+
+LIST_SEPARATOR = ";"
+
+
+def wrong_separator(addresses: str) -> str | None:
+    """The separator a name server (or endpoint) list uses instead of `;`: `,` or a space between two
+    addresses; None when every `;`-separated part is a single address."""
+    for part in addresses.split(LIST_SEPARATOR):
+        part = part.strip()
+        if "," in part and sum(1 for piece in part.split(",") if piece.strip()) >= 2:
+            return ","
+        if len(part.split()) >= 2:
+            return " "
+    return None
+
+
+_JAVA = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class OrderProducerFactory {
+    private static final String NAMESRV = "10.0.0.1:9876,10.0.0.2:9876";
+
+    public DefaultMQProducer create() throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("order_producer");
+        producer.setNamesrvAddr(NAMESRV);
+        producer.start();
+        return producer;
+    }
+}
+"""
+
+_JAVA5 = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.apis.ClientConfiguration;
+
+public class ProxyConfig {
+    public ClientConfiguration configuration() {
+        return ClientConfiguration.newBuilder().setEndpoints("10.0.0.1:8081, 10.0.0.2:8081").build();
+    }
+}
+"""
+
+_SPRING_CONFIG = """\
+rocketmq:
+  name-server: 10.0.0.1:9876 10.0.0.2:9876
+  producer:
+    group: pay_producer
+"""
+
+_SPRING_LISTENER = """\
+package com.example.pay;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "pay_consumer",
+    nameServer = "${pay.namesrv:10.0.0.1:9876,10.0.0.2:9876}")
+public class PayListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_PYTHON2 = """\
+from rocketmq.client import Producer
+
+producer = Producer("PID_STOCK")
+producer.set_name_server_address("10.0.0.1:9876,10.0.0.2:9876")
+producer.start()
+"""
+
+_PYTHON5 = """\
+from rocketmq import ClientConfiguration, Credentials
+
+config = ClientConfiguration("10.0.0.1:8081,10.0.0.2:8081", Credentials())
+"""
+
+# --- near misses that must stay quiet ---
+
+_JAVA_OK = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class Clients {
+    public void start() throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("order_producer");
+        producer.setNamesrvAddr("10.0.0.1:9876;10.0.0.2:9876;");
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("order_consumer");
+        consumer.setNamesrvAddr(System.getenv("NAMESRV_ADDR"));
+        DefaultMQPushConsumer cloud = new DefaultMQPushConsumer("cloud_consumer");
+        cloud.setNamesrvAddr("http://MQ_INST_1234_abcd.mq.example.com:80");
+    }
+}
+"""
+
+_SPRING_OK = """\
+rocketmq:
+  name-server: ${NAMESRV_ADDR:10.0.0.1:9876,10.0.0.2:9876}
+  producer:
+    group: pay_producer
+"""
+
+_SPRING_OK_LISTENER = _SPRING_LISTENER.replace("10.0.0.1:9876,10.0.0.2:9876", "10.0.0.1:9876;10.0.0.2:9876")
+
+_PYTHON_OK = """\
+import os
+
+from rocketmq.client import Producer
+
+producer = Producer("PID_STOCK")
+producer.set_name_server_address("10.0.0.1:9876; 10.0.0.2:9876")
+other = Producer("PID_AUDIT")
+other.set_name_server_address(os.environ["NAMESRV_ADDR"])
+"""
+
+
+class NamesrvSeparator(Rule):
+    CODE = "RMQ008"
+    NAME = "namesrv-separator"
+    SEVERITY = "error"
+    SUMMARY = "A name server (or 5.x endpoint) list is separated by ',' or spaces instead of ';'"
+    DOCS = """\
+## What it does
+Checks every name server list and 5.x proxy endpoint list written in the project, once resolved (constants,
+Spring placeholders and their defaults): `setNamesrvAddr(..)` on any client, Spring `rocketmq.name-server` and a
+listener's `nameServer`, Python 2.x `set_name_server_address(..)`, and the 5.x endpoints
+(`ClientConfiguration.newBuilder().setEndpoints(..)`, Python `ClientConfiguration(endpoints, ..)`, the v5
+starter's `endpoints`). It reports a list whose addresses are separated by `,` or by spaces.
+
+## Why is this bad?
+The clients split such a list on `;` and on nothing else: the Java client (`MQClientAPIImpl`) and the 5.x
+`Endpoints` split on `;`, the C++ core behind Python 2.x splits on `;` and trims each part, and the 5.x Python
+client splits on `;`. `"10.0.0.1:9876,10.0.0.2:9876"` is therefore one address whose host is
+`10.0.0.1:9876,10.0.0.2`: the client never reaches a name server, every send fails with "No route info of this
+topic", and consumers never get a route. With a single address in the list the mistake stays hidden until a second
+name server is added.
+
+A value that comes from the environment, or a placeholder whose value is not in the project, is not checked.
+
+## Example
+```java
+producer.setNamesrvAddr("10.0.0.1:9876,10.0.0.2:9876");
+```
+
+## Fix
+Separate the addresses with `;`:
+```java
+producer.setNamesrvAddr("10.0.0.1:9876;10.0.0.2:9876");
+```
+"""
+
+    INVALID = [
+        Example(
+            {"src/main/java/com/example/orders/OrderProducerFactory.java": _JAVA},
+            expect=(("src/main/java/com/example/orders/OrderProducerFactory.java",
+                     line_of(_JAVA, "setNamesrvAddr")),),
+            note="a constant with a comma-separated list",
+        ),
+        Example(
+            {"src/main/java/com/example/orders/ProxyConfig.java": _JAVA5},
+            expect=(("src/main/java/com/example/orders/ProxyConfig.java", line_of(_JAVA5, "setEndpoints")),),
+            note="5.x endpoints separated by ', '",
+        ),
+        Example(
+            {"src/main/resources/application.yml": _SPRING_CONFIG},
+            expect=(("src/main/resources/application.yml", line_of(_SPRING_CONFIG, "name-server")),),
+            note="Spring: rocketmq.name-server separated by a space",
+        ),
+        Example(
+            {"src/main/java/com/example/pay/PayListener.java": _SPRING_LISTENER},
+            expect=(("src/main/java/com/example/pay/PayListener.java", line_of(_SPRING_LISTENER, "nameServer")),),
+            note="Spring: a listener's nameServer whose placeholder default is comma-separated",
+        ),
+        Example(
+            {"producer.py": _PYTHON2},
+            expect=(("producer.py", line_of(_PYTHON2, "set_name_server_address")),),
+            note="Python 2.x",
+        ),
+        Example(
+            {"config.py": _PYTHON5},
+            expect=(("config.py", line_of(_PYTHON5, "ClientConfiguration(")),),
+            note="Python 5.x endpoints",
+        ),
+    ]
+
+    VALID = [
+        Example(
+            {"src/main/java/com/example/orders/Clients.java": _JAVA_OK},
+            note="';' with a trailing ';'; the environment; an HTTP endpoint",
+        ),
+        Example({"src/main/resources/application.yml": _SPRING_OK},
+                note="an environment variable decides (its default is not used when it is set)"),
+        Example({"src/main/java/com/example/pay/PayListener.java": _SPRING_OK_LISTENER},
+                note="Spring: a listener's default separated by ';'"),
+        Example({"producer.py": _PYTHON_OK}, note="Python: '; ' (the C++ core trims), the environment"),
+    ]
+
+    def looks_at(self, project: Project) -> bool:
+        """A name server or endpoint list."""
+        return any(c.name_server or c.endpoints for _f, c in project.connections())
+
+    def check(self, project: Project) -> Iterable[Finding]:
+        for _facts, connection in project.connections():
+            for setting, what in ((connection.name_server, "name server list"), (connection.endpoints,
+                                                                                  "endpoint list")):
+                if setting is not None:
+                    yield from self._check(setting, what)
+
+    def _check(self, setting: Setting, what: str) -> Iterable[Finding]:
+        for text in wrong(setting.value, lambda t: wrong_separator(t) is not None):
+            separator = wrong_separator(text)
+            shown = "a space" if separator == " " else f'"{separator}"'
+            yield self.finding(
+                f'{what} "{text}" is separated by {shown}, but clients split it on ";" only: they read it as one '
+                f"malformed address, reach no {'name server' if what.startswith('name') else 'proxy'} and fail "
+                f'with "No route info of this topic"; separate the addresses with ";"',
+                setting.location,
+            )
