@@ -1,4 +1,4 @@
-"""`rmqplan allocate FILE|-`: run the exact strategies on JSON Lines cases (DESIGN §6).
+"""`rmqplan allocate FILE|-`: run the exact strategies on JSON Lines cases.
 
 Each input line is one case with the fields of `tests/golden/allocation-cases.jsonl` (`expected` is ignored,
 so the golden file itself is valid input; `config_queues` gives a CONFIG case its list; other fields are

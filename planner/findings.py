@@ -1,4 +1,4 @@
-"""Plan findings PLAN001..PLAN007 (DESIGN §6), each with a message that says why.
+"""Plan findings PLAN001..PLAN008, each with a message that says why.
 
 Computed from a `Simulation` (either engine's), so both engines report the same findings:
 

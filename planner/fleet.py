@@ -1,4 +1,4 @@
-"""Parse and validate `fleet.toml` version 1 (DESIGN §5) into a `planner.model.Fleet`.
+"""Parse and validate `fleet.toml` version 1 into a `planner.model.Fleet`.
 
 `load_fleet(path)` reads the file with `tomllib` and checks every key; a broken fleet raises `FleetError`, whose
 `errors` are complete one-line messages, `FILE: key.path: what is wrong`, one per problem (all of them, not just

@@ -1,4 +1,4 @@
-"""Client ids of a group's processes (DESIGN §3, seed 004).
+"""Client ids of a group's processes (ip@instanceName[@unitName], pid as the default name).
 
 A RocketMQ client id is `clientIP + "@" + instanceName`, plus `"@" + unitName` when unitName is not blank.
 instanceName is "DEFAULT" unless set (`instance_name = "DEFAULT"` written out is the same thing). At start a

@@ -1,6 +1,6 @@
 """The fleet as the planner sees it: plain, validated, immutable facts.
 
-`planner.fleet` parses and validates `fleet.toml` (DESIGN §5) into a `Fleet`; `planner.identity` expands instance
+`planner.fleet` parses and validates `fleet.toml` (schema in the README) into a `Fleet`; `planner.identity` expands instance
 sets into `Process`es with their client ids; `planner.routes` gives each topic's readable and writable queues.
 Both engines (`planner.local`, `planner.spark`) read these and must give the same answer.
 """

@@ -158,7 +158,7 @@ def summary_json(sim: Simulation, engine: str) -> dict:
 
 
 def _process_map(r: GroupTopicResult) -> list[str]:
-    """Seed 004's figure: which process holds which queues, and the queues nobody holds."""
+    """The figure of the duplicate client id incident: which process holds which queues, and the queues nobody holds."""
     width = max((len(p.instance) for p in r.processes), default=0)
     cid_width = max((len(p.client_id) for p in r.processes), default=0)
     lines = []

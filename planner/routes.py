@@ -1,4 +1,4 @@
-"""Readable and writable queues of a topic, and the retry topic of a clustering group (DESIGN §3).
+"""Readable and writable queues of a topic, and the retry topic of a clustering group.
 
 - Consumers read queue ids `0 .. read_queues-1` on each of the topic's brokers where the effective permission
   (topic permission AND broker permission) is readable; producers write `0 .. write_queues-1` where writable.

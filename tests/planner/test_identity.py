@@ -1,4 +1,4 @@
-"""Client ids (DESIGN §3): fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
+"""Client ids: fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
 
 from planner.fleet import parse_fleet_text
 from planner.identity import build_client_id, group_processes, shared_client_ids

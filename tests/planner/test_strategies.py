@@ -1,4 +1,4 @@
-"""Edge cases of the exact allocation strategies (DESIGN §3) that the golden file may not cover."""
+"""Edge cases of the exact allocation strategies that the golden file may not cover."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_non_ascii_client_ids_are_dealt_in_java_order():
 
 
 def test_duplicate_client_ids_get_the_same_share_and_leave_queues_orphaned():
-    # seed 004: two processes report one client id; both take queues 0 and 1, queues 2 and 3 go to nobody
+    # the duplicate client id incident: two processes report one client id; both take queues 0 and 1, queues 2 and 3 go to nobody
     cids = ["10.0.0.1@DEFAULT", "10.0.0.1@DEFAULT"]
     assert allocate(AVG, qs(4), cids, cids[0]) == qs(2)
     assert allocate_all(AVG, qs(4), cids) == {cids[0]: qs(2)}
