@@ -1,4 +1,5 @@
-"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases) and `simulate --fleet F`.
+"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases), `simulate --fleet F`, `fleet --from-code
+PATH` (a fleet.toml from code, deployment and cluster) and `check PATH` (lint + fleet + simulate).
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
 `--engine auto` picks the engine (`planner.engine_choice`); the Spark engine is imported only when it runs, so
@@ -61,7 +62,33 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--plan", metavar="DIR", help="write the assignments that make the fewest moves, per scenario "
                                                   "and group, as AllocateMessageQueueByConfig lists (one JSON file "
                                                   "per process, and DIR/plan.json)")
+    fleet = sub.add_parser(
+        "fleet", help="write a fleet.toml from the code, its deployment and the live cluster",
+        description="Write the fleet.toml that the code (rmqlint's facts: consumer groups, subscriptions, model, "
+                    "strategy, instanceName), its deployment (Kubernetes manifests, docker compose) and saved mqadmin "
+                    "outputs describe, with a comment on every value saying where it came from.")
+    fleet.add_argument("--from-code", required=True, metavar="PATH", help="the code: a repository or a directory")
+    _add_sources(fleet)
+    fleet.add_argument("-o", "--output", metavar="FILE", help="write the fleet here (atomically) instead of stdout")
+    check = sub.add_parser(
+        "check", help="lint + fleet + simulate: what the code, deployed, would do to the queues",
+        description="Lint PATH, write the fleet its code and deployment make, simulate it, and report the "
+                    "predicted problems at the code and the manifest lines that cause them. Exit 1 when a finding "
+                    "reaches rmqlint's fail-on (errors by default), 2 for unusable input.")
+    check.add_argument("path", metavar="PATH", help="the code: a repository or a directory")
+    _add_sources(check)
+    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write rmqlint's facts cache")
     return parser
+
+
+def _add_sources(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deploy", action="append", default=[], metavar="DIR",
+                        help="Kubernetes manifests and docker-compose files, searched recursively (repeatable)")
+    parser.add_argument("--cluster", metavar="DIR", help="saved mqadmin outputs: topicRoute-<Topic>.json, "
+                                                          "clusterList.txt, consumerConnection-<group>.txt")
+    parser.add_argument("--nodes", type=int, metavar="N", help="the nodes replicas on host networking are spread "
+                                                               "over (default: the worst case, all on one node)")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -85,8 +112,18 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
                                   compare_strategies=args.compare_strategies, plan=args.plan)
         return simulate_command(args.fleet, options, out, err)
+    if args.command in ("fleet", "check"):
+        if args.nodes is not None and args.nodes < 1:
+            err.write("rmqplan: error: --nodes must be 1 or more\n")
+            return EXIT_USAGE
+        from planner.check_cli import check_command, fleet_command
+
+        if args.command == "fleet":
+            return fleet_command(args.from_code, args.deploy, args.cluster, args.nodes, args.output, out, err)
+        return check_command(args.path, args.deploy, args.cluster, args.nodes, args.format, not args.no_cache,
+                             out, err)
     parser.print_usage(err)
-    err.write("rmqplan: error: a command is required (allocate or simulate)\n")
+    err.write("rmqplan: error: a command is required (allocate, simulate, fleet or check)\n")
     return EXIT_USAGE
 
 

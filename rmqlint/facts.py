@@ -17,7 +17,7 @@ from typing import Optional
 from rmqlint import values as _values
 from rmqlint.values import Value
 
-FACTS_VERSION = 5  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 6  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,10 @@ class ClientFact:
     consume_thread_max: Optional[Setting] = None
     consume_batch_max_size: Optional[Setting] = None  # consumeMessageBatchMaxSize: messages per listener call
     pull_batch_size: Optional[Setting] = None  # pullBatchSize: messages per pull request
+    # setAllocateMessageQueueStrategy(new X(arg)): Lit(X's simple name), or Dynamic for an object built elsewhere;
+    # absent: the client's AllocateMessageQueueAveragely. The argument is X's first constructor argument.
+    allocate_strategy: Optional[Setting] = None
+    allocate_strategy_argument: Optional[Setting] = None
     subscriptions: list[Subscription] = field(default_factory=list)
     listeners: list[Listener] = field(default_factory=list)
     # Other code may configure this client where its settings are not seen (a factory method returns it, or

@@ -14,7 +14,8 @@ networking every replica on a node reports the node's IP, so the layout is the w
   hostname, a DaemonSet): distinct IPs;
 - otherwise all replicas on one node, which Kubernetes allows whatever `maxSkew` a spread constraint sets when
   only one node is eligible;
-- `nodes = N` (the caller knows the cluster) spreads them as evenly as the scheduler does, and says which
+- `nodes = N` (the caller knows the cluster: `rmqplan fleet|check --nodes N`, or `nodes = N` in
+  `[tool.rmqplan]`) spreads them as evenly as the scheduler does, and says which
   replicas cannot be scheduled when a one-per-node rule leaves fewer nodes than replicas.
 docker compose runs every replica on one machine: with `network_mode: host` they share its IP for certain.
 """
@@ -100,6 +101,23 @@ def service_names(service: DeployedService) -> set[str]:
 
 def module_names(module: Module) -> set[str]:
     return {n for n in (module.name, os.path.basename(os.path.normpath(module.directory))) if n}
+
+
+def configured_nodes(pyproject: Path) -> tuple[Optional[int], list[SourceProblem]]:
+    """`[tool.rmqplan] nodes = N`: how many nodes replicas on host networking may spread over."""
+    try:
+        data = tomllib.loads(pyproject.read_text("utf-8")) if pyproject.is_file() else {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        return None, [SourceProblem(Origin(str(pyproject)), f"cannot read [tool.rmqplan]: {err}")]
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    rmqplan = tool.get("rmqplan") if isinstance(tool.get("rmqplan"), dict) else {}
+    nodes = rmqplan.get("nodes")
+    if nodes is None:
+        return None, []
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        return None, [SourceProblem(Origin(str(pyproject)), f"[tool.rmqplan] nodes: expected a number of nodes (1 "
+                                                             f"or more), got {nodes!r}")]
+    return nodes, []
 
 
 def explicit_services(pyproject: Path) -> tuple[dict[str, tuple[str, Origin]], list[SourceProblem]]:
@@ -224,7 +242,7 @@ def process_layout(service: DeployedService, nodes: Optional[int] = None,
             spread = (f" (the spread constraint's maxSkew {service.spread_max_skew} allows it when one node is "
                       "eligible)" if service.spread_max_skew else "")
             why = (f"{count} replicas on host networking: all on one node, the worst case Kubernetes allows"
-                   f"{spread}; set nodes = N to spread them")
+                   f"{spread}; --nodes N spreads them")
         else:
             why = f"{count} replicas on host networking on the one node"
         return ProcessLayout((HostSet(f"{name}-node-1", count),), why, worst_case=nodes is None)

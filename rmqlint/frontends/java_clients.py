@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from rmqlint.facts import ClientFact, Connection, ProducedTag, Setting, Subscription
+from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
 from rmqlint.frontends.java import may_use_clients
 from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
 from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
@@ -63,7 +63,8 @@ LISTENER_ATTRIBUTES = {
     "consumeMessageBatchMaxSize": ("consume_batch_max_size", "plain"),
     "pullBatchSize": ("pull_batch_size", "plain"),
 }
-CLIENT_SETTERS = frozenset(SETTINGS) | {"subscribe", "registerMessageListener", "setMessageListener"}
+STRATEGY_SETTER = "setAllocateMessageQueueStrategy"
+CLIENT_SETTERS = frozenset(SETTINGS) | {"subscribe", "registerMessageListener", "setMessageListener", STRATEGY_SETTER}
 MESSAGE_SETTERS = frozenset({"setTags", "setTopic", "setTag"})
 # Where clients connect and with which credentials (`Connection`): credential classes (-> the client API they
 # belong to) and setters of a name server list or of 5.x proxy endpoints.
@@ -400,6 +401,10 @@ class ClientExtractor:
             return
         if len(args) != 1:
             return
+        if method == STRATEGY_SETTER:
+            if consumer:
+                self._allocate_strategy(fact, args[0], where)
+            return
         setting = SETTINGS.get(method)
         if setting is None:
             return
@@ -616,6 +621,20 @@ class ClientExtractor:
         return "rocketmqtemplate" in self.java.text(receiver).lower()
 
     # --- Spring listeners ---------------------------------------------------------------------------------
+
+    def _allocate_strategy(self, fact: ClientFact, strategy: tree_sitter.Node, where: Location) -> None:
+        """`setAllocateMessageQueueStrategy(new AllocateMessageQueueConsistentHash(10))`: the class's simple name and
+        its first constructor argument (virtual nodes, a machine-room resolver...); any other expression is an
+        object built elsewhere, whose class is not known here."""
+        java = self.java
+        if strategy.type != "object_creation_expression" or strategy.child_by_field_name("type") is None:
+            fact.allocate_strategy = Setting(Dynamic("a strategy object built elsewhere"), where)
+            return
+        type_name = java.text(strategy.child_by_field_name("type")).split("<", 1)[0].rsplit(".", 1)[-1]
+        fact.allocate_strategy = Setting(Lit(type_name), where)
+        arguments = _arguments(strategy)
+        if arguments:
+            fact.allocate_strategy_argument = Setting(java.value(arguments[0]), java.location(arguments[0]))
 
     def _spring_listener(self, annotation: tree_sitter.Node) -> None:
         java = self.java

@@ -1,0 +1,77 @@
+"""The `rmqplan fleet` and `rmqplan check` commands: arguments in, one report out, rmqlint's exit codes."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from typing import Optional, Sequence, TextIO
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _missing(paths: Sequence[Optional[str]]) -> list[str]:
+    return [f"rmqplan: {p}: no such directory" for p in paths if p is not None and not os.path.isdir(p)]
+
+
+def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int],
+                  output: Optional[str], out: TextIO, err: TextIO) -> int:
+    from planner.fleet import FleetError, parse_fleet_text
+    from planner.fleet_writer import save_fleet, write_fleet
+    from planner.from_code import fleet_from_code
+    from rmqlint.config import ConfigError
+    from rmqlint.discover import DiscoveryError
+
+    missing = _missing([code, *deploy, cluster])
+    if missing:
+        err.write("\n".join(missing) + "\n")
+        return EXIT_USAGE
+    try:
+        result = fleet_from_code(code, deploy, cluster, nodes)
+    except (ConfigError, DiscoveryError) as e:
+        err.write(f"rmqplan: {e}\n")
+        return EXIT_USAGE
+    for line in result.problems:
+        err.write(f"rmqplan: {line}\n")
+    if not result.planned.groups:
+        err.write(f"rmqplan: {code}: no consumer group of a remoting client (push or lite pull) found in the code\n")
+    try:
+        if output:
+            save_fleet(result.planned, output)
+            err.write(f"rmqplan: wrote {output}: {len(result.planned.groups)} group(s), "
+                      f"{len(result.planned.topics)} topic(s)\n")
+        else:
+            text = write_fleet(result.planned)
+            parse_fleet_text(text, "the written fleet")
+            out.write(text)
+    except FleetError as e:
+        for line in e.errors:
+            err.write(f"rmqplan: {line}\n")
+        return EXIT_USAGE
+    except OSError as e:
+        err.write(f"rmqplan: {output}: {e.strerror or e}\n")
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def check_command(path: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int], fmt: str,
+                  use_cache: bool, out: TextIO, err: TextIO) -> int:
+    from planner.check import PLAN_RULES, CheckError, run_check
+    from rmqlint.config import ConfigError
+    from rmqlint.discover import DiscoveryError
+    from rmqlint.reporters import render
+
+    try:
+        result = run_check(path, deploy, cluster, nodes, use_cache=use_cache)
+    except CheckError as e:
+        err.write("".join(f"rmqplan: {line}\n" for line in e.lines))
+        return EXIT_USAGE
+    except (ConfigError, DiscoveryError) as e:
+        err.write(f"rmqplan: {e}\n")
+        return EXIT_USAGE
+    for line in result.fleet.problems:
+        err.write(f"rmqplan: {line}\n")
+    report = dataclasses.replace(result.lint, findings=result.findings, failing=None,
+                                 rules=[*result.lint.rules, *PLAN_RULES])
+    out.write(render(fmt, report))
+    return EXIT_FINDINGS if report.failed() else EXIT_OK

@@ -1,0 +1,163 @@
+"""`rmqplan fleet` and `rmqplan check` on a repository with services, Kubernetes manifests, docker compose and saved
+mqadmin outputs (tests/planner/fixtures/shop): the fleet the code and its deployment make, its simulation, and the
+findings at the lines that cause them; the fixed variant is clean."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from planner.cli import run
+from planner.findings import find
+from planner.fleet import load_fleet
+from planner.local import simulate
+from tests.lint.test_reporters import sarif_schema
+
+SHOP = Path(__file__).parent / "fixtures" / "shop"
+CONSUMER = "services/orders/src/main/java/com/example/shop/orders/OrderConsumer.java"
+
+
+@pytest.fixture
+def shop(tmp_path, monkeypatch) -> Path:
+    """The shop repository as a user has it: its own project (outside this repository), the current directory."""
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def rmqplan(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def line_of(path: Path, needle: str) -> int:
+    (line,) = [n for n, text in enumerate(path.read_text().splitlines(), 1) if needle in text]
+    return line
+
+
+def fix(root: Path) -> None:
+    """The fix a reviewer asks for: no fixed instanceName, and PaymentEvents readable where it is written."""
+    consumer = root / CONSUMER
+    consumer.write_text("".join(line for line in consumer.read_text().splitlines(keepends=True)
+                                if "setInstanceName" not in line))
+    route = root / "cluster" / "topicRoute-PaymentEvents.json"
+    route.write_text(route.read_text().replace('"readQueueNums":4', '"readQueueNums":6'))
+
+
+def test_fleet_writes_what_the_code_and_deployment_make_and_simulate_takes_it(shop):
+    code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster",
+                             "-o", "fleet.toml")
+    assert code == 0, err
+    assert "wrote fleet.toml: 2 group(s)" in err
+    text = (shop / "fleet.toml").read_text()
+    instance = line_of(shop / CONSUMER, "setInstanceName")
+    # every value says where it came from
+    assert f'instance_name = "orders-node"  # {CONSUMER}:{instance} fixed' in text
+    assert f"count = 3  # deploy/k8s/orders.yaml:{line_of(shop / 'deploy/k8s/orders.yaml', 'replicas:')}" in text
+    assert 'client_version = "4.9.4"  # pom.xml:' in text
+    assert "# unknown: 3 replicas on host networking: all on one node, the worst case" in text
+    fleet = load_fleet(str(shop / "fleet.toml"))
+    assert [g.name for g in fleet.groups] == ["notifier_cg", "orders_cg"]
+    findings = {(f.code, f.group, f.topic): f for f in find(simulate(fleet))}
+    assert len(findings[("PLAN001", "orders_cg", "OrderEvents")].queues) == 10  # 16 queues, one shared id takes 6
+    assert ("PLAN002", "orders_cg", "OrderEvents") in findings
+    assert ("PLAN004", None, "PaymentEvents") in findings
+
+
+def test_fleet_to_stdout_and_nodes_spread_the_replicas(shop):
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster", "--nodes", "3")
+    assert code == 0 and "spread over 3 of 3 nodes" in out
+    (shop / "fleet.toml").write_text(out)
+    findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
+    assert not [f for f in findings if f.group == "orders_cg" and f.code in ("PLAN001", "PLAN002")]
+
+
+def test_nodes_from_the_projects_configuration(shop):
+    (shop / "pyproject.toml").write_text("[tool.rmqplan]\nnodes = 3\n")
+    _, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
+    assert "spread over 3 of 3 nodes" in out
+
+
+def test_check_reports_the_predicted_problems_at_their_causes(shop):
+    code, out, err = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--format", "json",
+                             "--no-cache")
+    assert code == 1, err
+    found = {(f["code"], f["path"], f["line"]) for f in json.loads(out)["findings"]}
+    instance = line_of(shop / CONSUMER, "setInstanceName")
+    replicas = line_of(shop / "deploy/k8s/orders.yaml", "replicas:")
+    subscribe = line_of(shop / "services/notifier/consumer.py", "subscribe(")
+    assert found == {
+        ("RMQ001", CONSUMER, instance),
+        ("PLAN001", CONSUMER, instance), ("PLAN002", CONSUMER, instance),
+        ("PLAN001", "deploy/k8s/orders.yaml", replicas), ("PLAN002", "deploy/k8s/orders.yaml", replicas),
+        ("PLAN004", "services/notifier/consumer.py", subscribe),
+    }
+
+
+def test_check_speaks_the_reviewers_terms(shop):
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    assert code == 1
+    (line,) = [x for x in out.splitlines() if x.startswith(f"{CONSUMER}:") and "PLAN001" in x]
+    instance = line_of(shop / CONSUMER, "setInstanceName")
+    assert (f"group orders_cg (services/orders, Deployment orders, 3 replicas, hostNetwork, fixed instanceName at "
+            f"OrderConsumer.java:{instance}): 3 processes share client id orders-node-1@orders-node; queues 6-7 "
+            "(broker-a), 0-7 (broker-b) of OrderEvents would be consumed by nobody") in line
+
+
+def test_the_fixed_variant_is_clean(shop):
+    fix(shop)
+    code, out, err = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    assert (code, out) == (0, "No findings in 2 files.\n"), err
+
+
+def test_check_sarif_and_github(shop):
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--format", "sarif",
+                           "--no-cache")
+    log = json.loads(out)
+    jsonschema.validate(log, sarif_schema())
+    run_ = log["runs"][0]
+    rules = {r["id"] for r in run_["tool"]["driver"]["rules"]}
+    assert {"RMQ001", "PLAN001", "PLAN002", "PLAN004"} <= rules
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run_["results"]}
+    assert "deploy/k8s/orders.yaml" in uris and CONSUMER in uris
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--format", "github",
+                           "--no-cache")
+    assert code == 1
+    assert any(x.startswith("::error file=deploy/k8s/orders.yaml,line=") for x in out.splitlines())
+
+
+def test_strategy_and_a_run_time_instance_name_come_from_the_code(shop):
+    consumer = shop / CONSUMER
+    text = consumer.read_text().replace(
+        'consumer.setInstanceName("orders-node");',
+        'consumer.setInstanceName(System.getenv("HOSTNAME"));\n'
+        '        consumer.setAllocateMessageQueueStrategy(new AllocateMessageQueueConsistentHash(NODES));')
+    text = text.replace('private static final String GROUP = "orders_cg";',
+                        'private static final String GROUP = "orders_cg";\n    static final int NODES = 16;')
+    consumer.write_text(text)
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
+    assert code == 0
+    assert 'strategy = "CONSISTENT_HASH"' in out and "virtual_nodes = 16" in out
+    assert "sets the instanceName at run time: unique per process" in out
+    (shop / "fleet.toml").write_text(out)
+    findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
+    assert not [f for f in findings if f.group == "orders_cg" and f.code in ("PLAN001", "PLAN002")]
+
+
+def test_bad_inputs_are_one_line_each(shop):
+    code, _, err = rmqplan("check", ".", "--deploy", "nowhere")
+    assert (code, err) == (2, "rmqplan: nowhere: no such directory\n")
+    (shop / "deploy" / "k8s" / "broken.yaml").write_text("kind: Deployment\nspec: [unclosed\n")
+    code, out, err = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    assert code == 1 and "PLAN001" in out
+    (broken,) = [x for x in err.splitlines() if "broken.yaml" in x]
+    assert broken.startswith("rmqplan: deploy/k8s/broken.yaml:") and "Traceback" not in err
+    code, _, err = rmqplan("fleet", "--from-code", ".", "--nodes", "0")
+    assert code == 2 and err.count("\n") == 1
