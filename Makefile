@@ -18,10 +18,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Lints the bundled examples (they reproduce the incidents, so findings are expected: exit 1 is fine),
-# then simulates the example fleet.
+# then simulates the example fleet and checks the deployed example service.
 run: install
 	$(BIN)/rmqlint examples/ --no-cache || [ $$? -eq 1 ]
 	$(BIN)/rmqplan simulate --fleet examples/fleet.toml || [ $$? -eq 1 ]
+	$(BIN)/rmqplan check examples/orders-on-host-network --deploy examples/orders-on-host-network/deploy \
+		--cluster examples/orders-on-host-network/cluster || [ $$? -eq 1 ]
 
 test: install
 	$(BIN)/python -m pytest -q

@@ -113,7 +113,9 @@ def _detail(finding: PlanFinding, sim: Simulation) -> str:
     if finding.code == "PLAN001":
         return f"{prefix}{_queues_text(finding)} of {finding.topic} would be consumed by nobody"
     if finding.code == "PLAN002":
-        return f"{prefix}{_queues_text(finding)} of {finding.topic} would be consumed twice or more"
+        holders = max((len(ps) for ps in shared.values()), default=0)
+        by = f"by all {holders} of them" if holders > 2 else "twice"
+        return f"{prefix}{_queues_text(finding)} of {finding.topic} would be consumed {by if shared else 'twice or more'}"
     return finding.message
 
 

@@ -34,7 +34,12 @@ def _run(*args: str) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("command", ["rmqlint examples/ --no-cache", "rmqplan simulate --fleet examples/fleet.toml"])
+@pytest.mark.parametrize("command", [
+    "rmqlint examples/ --no-cache",
+    "rmqplan simulate --fleet examples/fleet.toml",
+    "rmqplan check examples/orders-on-host-network --deploy examples/orders-on-host-network/deploy "
+    "--cluster examples/orders-on-host-network/cluster",
+])
 def test_the_readme_prints_what_the_command_prints(command):
     assert _run(*command.split()) == _shown_output(command)
 

@@ -184,6 +184,8 @@ EXAMPLE_FINDINGS = [
     ("RMQ003", f"{BROADCAST_RETRY}/java/src/main/java/org/example/broadcast/ConfigRefresher.java", "RECONSUME_LATER;"),
     ("RMQ003", f"{BROADCAST_RETRY}/spring/src/main/java/org/example/broadcast/spring/PriceChangeListener.java", "throw new"),
     ("RMQ003", f"{BROADCAST_RETRY}/python/refresher.py", "RECONSUME_LATER"),
+    ("RMQ001", "examples/orders-on-host-network/services/orders/src/main/java/org/example/orders/"
+               "OrderEventsConsumer.java", 'setInstanceName("orders-node")'),
 ]
 
 
