@@ -385,7 +385,13 @@ class PythonIndex:
         _replace_locations(facts, real)
 
     def _line(self, line: int) -> int:
-        return self.line_map[line] if self.line_map is not None else line
+        if self.line_map is None:
+            return line
+        if line < len(self.line_map):
+            return self.line_map[line]
+        # A span that ends just past the slice's last line (a block's end at the end of the text) ends just past
+        # that line in the module too.
+        return self.line_map[-1] + line - (len(self.line_map) - 1)
 
     def find(self, name: str, scope: Scope) -> tuple[Scope, Binding] | None:
         """The scope binding `name` as Python resolves it from `scope` (class bodies are not seen by methods)."""

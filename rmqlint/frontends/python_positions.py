@@ -16,7 +16,10 @@ from typing import Iterable, Optional
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-_STATEMENT_LEVEL = (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.MatchCase)
+# Statements, and the clauses a compound statement's range may end with (libcst hoists a `try`'s end from its last
+# handler, `else` or `finally`).
+_STATEMENT_LEVEL = (cst.BaseSuite, cst.BaseStatement, cst.BaseSmallStatement, cst.MatchCase, cst.ExceptHandler,
+                    cst.ExceptStarHandler, cst.Else, cst.Finally)
 
 
 def concrete_types(bases: tuple[type, ...]) -> frozenset[type]:

@@ -27,3 +27,38 @@ def test_spans_equal_position_provider(path):
             r, s = positions[node], spans[id(node)]
             assert (r.start.line, r.start.column, r.end.line, r.end.column) == (
                 s.line, s.column, s.end_line, s.end_column), type(node).__name__
+
+
+# Compound statements whose range libcst ends at their last clause (a handler, `else`, `finally`), at the end of a
+# function and of the module: the case a real module showed (a callback ending in `except ...: return ...`).
+CLAUSE_ENDINGS = [
+    "def f(msg):\n    with db() as txn:\n        try:\n            x = 1\n        except Exception as e:\n"
+    "            txn.rollback()\n            return 2\n",
+    "def f():\n    try:\n        x = 1\n    finally:\n        y = 2\n",
+    "def f():\n    for a in b:\n        pass\n    else:\n        z = 1\n",
+    "def f():\n    try:\n        x = 1\n    except* ValueError:\n        y = 2\n",
+    "def f():\n    try:\n        x = 1\n    except A:\n        y = 2\n    else:\n        z = 3\n\n\nclass C:\n    pass",
+]
+
+
+@pytest.mark.parametrize("source", CLAUSE_ENDINGS)
+def test_spans_of_statements_ending_in_a_clause(source):
+    module = cst.parse_module(source)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node, r in positions.items():  # each node asked for alone: its clauses are not wanted themselves
+        s = spans_of(module, [node])[id(node)]
+        assert (r.start.line, r.start.column, r.end.line, r.end.column) == (
+            s.line, s.column, s.end_line, s.end_column), type(node).__name__
+
+
+def test_a_callback_ending_in_a_handler_is_analysed():
+    from rmqlint.frontends.python_parse import parse_python
+
+    source = ("from rocketmq.client import ConsumeStatus\n\n\ndef on_message(msg):\n    try:\n        handle(msg)\n"
+              "        return ConsumeStatus.CONSUME_SUCCESS\n    except Exception:\n"
+              "        return ConsumeStatus.RECONSUME_LATER\n\n\nclass Servicer:\n    def sell(self):\n        return 1")
+    facts = parse_python("inventory.py", source.encode())
+    assert facts.problems == []
+    listener = facts.listener_classes["on_message"]
+    assert (listener.location.line, listener.location.end_line, listener.location.end_column) == (4, 9, 45)
+    assert [loc.line for loc in listener.reconsume_later] == [9]
