@@ -152,7 +152,8 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root)).link()
         findings = run_rules(project, rules, tests=settings.tests)
-        cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
+        if cache.enabled:  # the memo of the findings is only written to a cache
+            cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
     findings = [f for f in findings if f.location.path in discovery.report]

@@ -181,12 +181,15 @@ that no longer exist. `rmqlint graph` shows who sends and selects what.
                         yield self.finding(message(f'tag "{tag}" is sent on topic "{topic}" but no consumer '
                                                    "group of this project selects it: those messages are stored "
                                                    "and never consumed here"), location, related)
+            senders: list[Related] = []  # the same for every subscription of the topic: built once
             for client, tags, location in subscriptions:
                 for tag in sorted((tags or set()) - sent_tags):
                     if _drift(tag, sent_tags):
                         continue
-                    related = [Related(loc, f'sends tag "{t}" on topic "{topic}"')
-                               for t in sorted(sent_tags) for loc in sent[topic][t]]
+                    if not senders:
+                        senders = [Related(loc, f'sends tag "{t}" on topic "{topic}"')
+                                   for t in sorted(sent_tags) for loc in sent[topic][t]]
+                    related = senders
                     yield self.finding(message(f'{describe_group(client)} subscribes to tag "{tag}" on topic '
                                                f'"{topic}", but no producer of this project sends it'),
                                        location, related)
