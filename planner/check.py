@@ -108,7 +108,9 @@ def _detail(finding: PlanFinding, sim: Simulation) -> str:
     result = next((r for r in sim.results if r.scenario == "baseline" and r.group == finding.group
                    and r.topic == finding.topic), None)
     shared = shared_client_ids(result.processes) if result is not None else {}
-    sharing = "; ".join(f"{len(ps)} processes share client id {cid}" for cid, ps in shared.items())
+    sharing = "; ".join(f"{len(ps)} processes share client id {cid}"
+                        + ("" if ps[0].id_source.startswith("fixed instanceName") else f" ({ps[0].id_source})")
+                        for cid, ps in shared.items())
     prefix = f"{sharing}; " if sharing else ""
     if finding.code == "PLAN001":
         return f"{prefix}{_queues_text(finding)} of {finding.topic} would be consumed by nobody"

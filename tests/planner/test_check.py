@@ -161,3 +161,19 @@ def test_bad_inputs_are_one_line_each(shop):
     assert broken.startswith("rmqplan: deploy/k8s/broken.yaml:") and "Traceback" not in err
     code, _, err = rmqplan("fleet", "--from-code", ".", "--nodes", "0")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_pid_one_containers_on_an_old_client_collide_without_any_instance_name(shop):
+    """No instanceName, but a 4.5.1 client names itself by pid: pid-1 containers on one node share an id."""
+    consumer = shop / CONSUMER
+    consumer.write_text("".join(x for x in consumer.read_text().splitlines(keepends=True) if "setInstanceName" not in x))
+    pom = shop / "pom.xml"
+    pom.write_text(pom.read_text().replace("<rocketmq.version>4.9.4<", "<rocketmq.version>4.5.1<"))
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--format", "json",
+                           "--no-cache")
+    findings = json.loads(out)["findings"]
+    created = line_of(shop / CONSUMER, "new DefaultMQPushConsumer")
+    (orphaned,) = [f for f in findings if f["code"] == "PLAN001" and f["path"] == CONSUMER]
+    assert code == 1 and orphaned["line"] == created
+    assert "3 processes share client id orders-node-1@1 (pid 1 on client 4.5.1" in orphaned["message"]
+    assert not [f for f in findings if f["code"] == "RMQ001"]
