@@ -58,9 +58,9 @@ def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] 
     listed, steps, state_parts, shown_ids = [], {}, [], []
     sink = findings = None
     if out is not None:
-        from planner.out_tables import ParquetSink
+        from planner.out_tables import BackgroundSink, ParquetSink
 
-        sink = ParquetSink(out.directory, "part-generated")
+        sink = BackgroundSink(ParquetSink(out.directory, "part-generated"))
         ids = out_ids(fleet, topics, brokers)
         findings = open(os.path.join(out.directory, FINDINGS_FILE), "a", encoding="utf-8")
     try:

@@ -244,6 +244,44 @@ class ParquetSink:
         self.writers.clear()
 
 
+class BackgroundSink:
+    """A sink that writes in a thread of its own, for the local engine: Parquet's encoding and compression run in
+    Arrow's C++ without the GIL, so one chunk's rows are written on the second core while this one builds the next
+    chunk's findings. At most `depth` batches wait; a writing error is raised by the next call or by `close`."""
+
+    def __init__(self, sink: ParquetSink, depth: int = 8):
+        import queue
+        import threading
+
+        self.sink, self.error = sink, None
+        self.queue: "queue.Queue" = queue.Queue(depth)
+        self.thread = threading.Thread(target=self._write, name="rmqplan-out-writer", daemon=True)
+        self.thread.start()
+
+    def _write(self) -> None:
+        while True:
+            item = self.queue.get()
+            if item is None:
+                return
+            if self.error is None:
+                try:
+                    self.sink(*item)
+                except BaseException as error:  # noqa: BLE001 (handed to the caller's thread)
+                    self.error = error
+
+    def __call__(self, table: str, batch) -> None:
+        if self.error is not None:
+            raise self.error
+        self.queue.put((table, batch))
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        self.sink.close()
+
+
 def write_empty_tables(directory: str) -> None:
     """Every table that nothing wrote gets an empty file, so that readers find its columns."""
     import os
