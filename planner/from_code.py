@@ -304,6 +304,11 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                                        "instanceName at run time")
         group.instances.extend(sets)
 
+    for name, group in list(groups.items()):
+        if not group.subscriptions:  # nothing to rebalance (topics from run time, or queues assigned by hand)
+            problems.append(f"{origins[name].consumers[0]}: group {name} subscribes to no topic known from the code: "
+                            "left out")
+            del groups[name], origins[name]
     topics_needed: list[str] = []
     for group in groups.values():
         for sub in group.subscriptions:

@@ -177,3 +177,14 @@ def test_pid_one_containers_on_an_old_client_collide_without_any_instance_name(s
     assert code == 1 and orphaned["line"] == created
     assert "3 processes share client id orders-node-1@1 (pid 1 on client 4.5.1" in orphaned["message"]
     assert not [f for f in findings if f["code"] == "RMQ001"]
+
+
+def test_a_group_whose_topics_come_from_run_time_is_left_out_with_a_line(shop):
+    consumer = shop / CONSUMER
+    consumer.write_text(consumer.read_text().replace('consumer.subscribe("OrderEvents", "created || paid");',
+                                                     'consumer.subscribe(System.getenv("TOPIC"), "*");'))
+    code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
+    assert code == 0 and 'name = "orders_cg"' not in out
+    assert f"{CONSUMER}:" in err and "group orders_cg subscribes to no topic known from the code: left out" in err
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    assert code == 1 and "RMQ001" in out and "PLAN001" not in out
