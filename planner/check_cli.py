@@ -34,7 +34,13 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], node
     for line in result.problems:
         err.write(f"rmqplan: {line}\n")
     if not result.planned.groups:
-        err.write(f"rmqplan: {code}: no consumer group of a remoting client (push or lite pull) found in the code\n")
+        if result.left_out:
+            err.write(f"rmqplan: {code}: no fleet written: every consumer group found ({result.left_out}) was left "
+                      "out\n")
+        else:
+            err.write(f"rmqplan: {code}: no consumer group of a remoting client (push or lite pull) found in the "
+                      "code\n")
+        return EXIT_USAGE
     try:
         if output:
             save_fleet(result.planned, output)

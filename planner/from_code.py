@@ -92,6 +92,7 @@ class FleetFromCode:
     planned: PlannedFleet
     groups: dict[str, GroupOrigin]
     problems: list[str] = field(default_factory=list)  # one line each: what could not be used, and where
+    left_out: int = 0  # consumer groups found in the code but left out (each has its line in `problems`)
 
 
 @dataclass
@@ -150,7 +151,25 @@ def display(path: str | os.PathLike) -> str:
         else absolute
 
 
-def _strategy(consumer: _Consumer) -> tuple[Sourced[str], dict[str, Sourced]]:
+# Strategies whose allocation depends on data the client is given at run time, not on the code: a prediction with
+# a made-up list or rooms would report queues as unread that the real list covers.
+RUN_TIME_CONFIGURED = {
+    "CONFIG": "AllocateMessageQueueByConfig allocates the queue list given to setMessageQueueList at run time",
+    "MACHINE_ROOM": "AllocateMessageQueueByMachineRoom allocates by the consumer rooms given at run time",
+    "MACHINE_ROOM_NEARBY": "AllocateMachineRoomNearby allocates by the machine room resolver it is given",
+}
+
+
+@dataclass(frozen=True)
+class _Strategy:
+    """A consumer's strategy as the fleet says it, or why its queues cannot be predicted (`unpredictable`)."""
+
+    name: Optional[Sourced[str]]
+    params: dict
+    unpredictable: Optional[str] = None
+
+
+def _strategy(consumer: _Consumer) -> _Strategy:
     client, path = consumer.client, consumer.path
     setting = client.allocate_strategy
     if setting is None:
@@ -158,13 +177,15 @@ def _strategy(consumer: _Consumer) -> tuple[Sourced[str], dict[str, Sourced]]:
                "spring-config": "the Spring starter's pull consumer allocates averagely",
                "python2": "the Python 2.x client (the C++ core) allocates averagely"}.get(
             client.api, "no setAllocateMessageQueueStrategy: the client's AllocateMessageQueueAveragely")
-        return Sourced.at("AVG", _place(path, client.location), why), {}
+        return _Strategy(Sourced.at("AVG", _place(path, client.location), why), {})
     where = _place(path, setting.location)
     text = _lit(setting)
     name = canonical_name(text) if text is not None else None
     if name is None:
-        what = f"strategy class {text!r} is not one rmqplan knows" if text else "a strategy object built elsewhere"
-        return Sourced.unknown("AVG", f"{where}: {what}; AVG assumed"), {}
+        what = f"strategy class {text!r} is not one rmqplan knows" if text else "the strategy object is built elsewhere"
+        return _Strategy(None, {}, f"{where}: {what}")
+    if name in RUN_TIME_CONFIGURED:
+        return _Strategy(None, {}, f"{where}: {RUN_TIME_CONFIGURED[name]}")
     params: dict[str, Sourced] = {}
     argument = client.allocate_strategy_argument
     strategy = strategy_of(name)
@@ -176,7 +197,7 @@ def _strategy(consumer: _Consumer) -> tuple[Sourced[str], dict[str, Sourced]]:
         else:
             params[key] = Sourced.unknown(strategy.params[0].default,
                                           f"{_place(path, argument.location)}: not a literal; the default")
-    return Sourced.at(name, where), params
+    return _Strategy(Sourced.at(name, where), params)
 
 
 def _model(consumer: _Consumer) -> Sourced[str]:
@@ -265,6 +286,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
     groups: dict[str, PlannedGroup] = {}
     origins: dict[str, GroupOrigin] = {}
     modules_done: dict[str, set[str]] = {}
+    left_out: set[str] = set()  # groups found but not modelled (each with its line in `problems`)
     for consumer in consumers:
         client = consumer.client
         name = _lit(client.group)
@@ -272,14 +294,21 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         if name is None:
             problems.append(f"{where}: the consumer group is not known from the code: left out")
             continue
-        origin = origins.setdefault(name, GroupOrigin(name))
-        origin.consumers.append(where)
+        if name in left_out:
+            continue
         group = groups.get(name)
         if group is None:
-            strategy, params = _strategy(consumer)
+            strategy = _strategy(consumer)
+            if strategy.unpredictable is not None:
+                problems.append(f"{strategy.unpredictable}: group {name}'s queues cannot be predicted from the code: "
+                                "left out")
+                left_out.add(name)
+                continue
             group = PlannedGroup(Sourced.at(name, _place(consumer.path, client.group.location)), _model(consumer),
-                                 strategy, [], [], params=params)
+                                 strategy.name, [], [], params=strategy.params)
             groups[name] = group
+        origin = origins.setdefault(name, GroupOrigin(name))
+        origin.consumers.append(where)
         for sub in _subscriptions(consumer, problems):
             if all(s.topic != sub.topic for s in group.subscriptions):
                 group.subscriptions.append(sub)
@@ -309,6 +338,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
             problems.append(f"{origins[name].consumers[0]}: group {name} subscribes to no topic known from the code: "
                             "left out")
             del groups[name], origins[name]
+            left_out.add(name)
     topics_needed: list[str] = []
     for group in groups.values():
         for sub in group.subscriptions:
@@ -323,7 +353,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
               + (f", the deployment in {', '.join(map(display, deploy))}" if deploy else "")
               + (f" and the cluster outputs in {display(cluster)}" if cluster else "") + "."]
     planned = PlannedFleet(brokers, topics, list(groups.values()), header=header)
-    return FleetFromCode(planned, origins, problems)
+    return FleetFromCode(planned, origins, problems, left_out=len(left_out))
 
 
 def _instances(group: str, module: Optional[Module], module_dir: str, matching, snapshot, nodes, instance_name,

@@ -188,3 +188,29 @@ def test_a_group_whose_topics_come_from_run_time_is_left_out_with_a_line(shop):
     assert f"{CONSUMER}:" in err and "group orders_cg subscribes to no topic known from the code: left out" in err
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
     assert code == 1 and "RMQ001" in out and "PLAN001" not in out
+
+
+@pytest.mark.parametrize("strategy, why", [
+    ("new AllocateMessageQueueByConfig()", "the queue list given to setMessageQueueList at run time"),
+    ("new AllocateMessageQueueByMachineRoom()", "by the consumer rooms given at run time"),
+    ("new AllocateMachineRoomNearby(new AllocateMessageQueueAveragely(), resolver)", "machine room resolver"),
+    ("new RoundRobinByZone()", "strategy class 'RoundRobinByZone' is not one rmqplan knows"),
+    ("strategies.pick()", "the strategy object is built elsewhere"),
+])
+def test_a_group_whose_queues_depend_on_run_time_data_is_left_out_with_a_line(shop, strategy, why):
+    """A prediction from a made-up queue list or rooms would report queues as unread that the real list covers:
+    the group is left out, said on stderr, and check stays quiet about it."""
+    consumer = shop / CONSUMER
+    consumer.write_text(consumer.read_text().replace(
+        'consumer.setInstanceName("orders-node");',
+        f'consumer.setInstanceName("orders-node");\n        consumer.setAllocateMessageQueueStrategy({strategy});'))
+    at = line_of(consumer, "setAllocateMessageQueueStrategy")
+    code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
+    assert code == 0
+    (line,) = [x for x in err.splitlines() if "orders_cg" in x]
+    assert line.startswith(f"rmqplan: {CONSUMER}:{at}: ") and why in line and line.endswith("left out")
+    assert '"orders_cg"' not in out and "wrote" not in err
+    code, out, err = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--format", "json",
+                             "--no-cache")
+    assert not [f for f in json.loads(out)["findings"] if f["code"].startswith("PLAN") and "orders_cg" in f["message"]]
+    assert any("orders_cg" in x and x.endswith("left out") for x in err.splitlines())
