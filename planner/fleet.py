@@ -12,7 +12,9 @@ Decisions that the engines rely on (keep `planner.spark` in step):
   the strategy parameters (`virtual_nodes`, `consumer_idcs`, `nearby`, `queues`) may also be set on an instance
   set, next to its `strategy` override; an override without them inherits the group's parameters;
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
-- `[defaults] client_version` is the client version of every instance set that does not say otherwise;
+- `[defaults] client_version` is the client version of every instance set that does not say otherwise; an
+  instance set's `client` is "java" (default: the Java client and what is built on it) or "cpp" (the C++ client
+  2.x under the Python 2.x client), which name processes differently (`planner.identity`);
 - a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
   `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
   need the scenario's `group`; `rolling_restart = "group"` without one restarts every group of the fleet;
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from planner.identity import CLIENTS, JAVA_CLIENT
 from planner.model import (
     BROADCASTING,
     CLUSTERING,
@@ -65,7 +68,7 @@ TOPIC_KEYS = ("name", "read_queues", "write_queues", "brokers", "perm")
 STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, nearby: what the strategies read
 GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances")
 INSTANCE_KEYS = (
-    "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "room", "strategy",
+    "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room", "strategy",
     *STRATEGY_PARAM_KEYS, "subscriptions",
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
@@ -460,6 +463,9 @@ class _Checker:
         unit_name = self.string(t, "unit_name", path)
         pid = self.integer(t, "pid", path, minimum=1)
         version = self.version(t, path, self.default_version)
+        client = self.string(t, "client", path, default=JAVA_CLIENT)
+        if client not in CLIENTS:
+            self.error(_join(path, "client"), f'expected "java" or "cpp", got {_describe(client)}')
         room = self.string(t, "room", path)
         strategy, _ = self.strategy(t, path, group_strategy)
         subs = self.subscriptions(t, path, topics)
@@ -469,7 +475,7 @@ class _Checker:
             path=path, hosts=tuple(hosts), count=count,
             instance_name=None if instance_name == "DEFAULT" else instance_name,
             unit_name=unit_name, pid=pid, client_version=version, room=room or None,
-            strategy=strategy, subscriptions=subs,
+            strategy=strategy, subscriptions=subs, client=client if client in CLIENTS else JAVA_CLIENT,
         )
 
     def group(self, g: dict, path: str, topics: dict) -> Optional[Group]:

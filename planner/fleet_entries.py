@@ -124,8 +124,8 @@ def deployed_instances(service: DeployedService, layout: ProcessLayout, *,
             hosts=hosts_source,
             count=Sourced(count, f"{replicas_said}; {layout.why}") if count > 1 else None,
             instance_name=instance_name, unit_name=unit_name,
-            # every JVM is pid 1 when it is the container's entrypoint (a shell in front of it changes that)
-            pid=Sourced.unknown(1, "a container: the JVM is pid 1 when it is the entrypoint"),
+            # a process is pid 1 when it is the container's entrypoint (a shell in front of it changes that)
+            pid=Sourced.unknown(1, "a container: the process is pid 1 when it is the entrypoint"),
             client_version=client_version, note=header))
         header = ""
     return out

@@ -85,6 +85,7 @@ class PlannedInstances:
     unit_name: Optional[Sourced[str]] = None
     pid: Optional[Sourced[int]] = None
     client_version: Optional[Sourced[str]] = None
+    client: Optional[Sourced[str]] = None  # "cpp": the C++ client names the process (planner.identity)
     room: Optional[Sourced[str]] = None
     strategy: Optional[Sourced[str]] = None  # an override: a deployment caught half-way
     params: dict[str, Sourced] = field(default_factory=dict)  # strategy parameters of the override
@@ -200,7 +201,7 @@ def fleet_document(fleet: PlannedFleet) -> dict:
         instances = []
         for planned in group.instances:
             inst: dict = {}
-            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "room",
+            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room",
                         "strategy"):
                 _put(inst, key, getattr(planned, key))
             for key, sourced in planned.params.items():
@@ -271,7 +272,7 @@ def write_fleet(fleet: PlannedFleet) -> str:
             if instances.note:
                 _comment(out, instances.note)
             out.append("[[groups.instances]]")
-            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "room",
+            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room",
                         "strategy"):
                 _line(out, key, getattr(instances, key))
             for key, sourced in instances.params.items():

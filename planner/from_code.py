@@ -20,7 +20,7 @@ the code computes at run time (an instanceName from the environment) is unique p
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -34,6 +34,7 @@ from planner.fleet_writer import (
     PlannedTopic,
     Sourced,
 )
+from planner.identity import CPP_CLIENT
 from planner.sources.buildfiles import BuildIndex, Module, read_build_files
 from planner.sources.deploy import DeployedService, read_deployments
 from planner.sources.mqadmin import ClusterSnapshot, read_cluster_dir
@@ -256,7 +257,7 @@ def _unique_names(sets: list[PlannedInstances], why: str) -> list[PlannedInstanc
             out.append(PlannedInstances(
                 hosts=planned.hosts, instance_name=Sourced.unknown(f"process-{n}", f"{why}: unique per process"),
                 unit_name=planned.unit_name, pid=planned.pid, client_version=planned.client_version,
-                note=planned.note if n == 1 else ""))
+                client=planned.client, note=planned.note if n == 1 else ""))
     return out
 
 
@@ -326,8 +327,17 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         unit = _lit(client.unit_name)
         unit_name = Sourced.at(unit, _place(consumer.path, client.unit_name.location)) if unit else None
         version = _version(module)
+        if client.api == "python2":  # the C++ client names the process; its version is the Python package's
+            version = None
+            cpp = Sourced.at(CPP_CLIENT, where, "the Python 2.x client runs the C++ client, which reports "
+                                                "ip@pid#instanceName")
+        else:
+            cpp = None
+        was_live = origin.live
         sets = _instances(name, module, module_dir, matching, snapshot, nodes, instance_name, unit_name, version,
                           origin, problems)
+        if cpp is not None and origin.live == was_live:  # connected clients are modelled by the ids they report
+            sets = [replace(s, client=cpp) for s in sets]
         if client.instance_name is not None and fixed is None:
             sets = _unique_names(sets, f"{_place(consumer.path, client.instance_name.location)} sets the "
                                        "instanceName at run time")

@@ -9,6 +9,11 @@ Processes are expanded from instance sets in declaration order: for each set, fo
 Each gets the label `<host>#<n>`, the n-th process of this group on that host (1-based, counted over all of the
 group's instance sets). Scenarios (`planner.scenarios`) continue each host's numbering for added processes.
 
+The C++ client 2.x (rocketmq-client-cpp, the core of the Python 2.x client; `client = "cpp"`) names itself
+`clientIP + "@" + pid + "#" + instanceName` and never replaces "DEFAULT": its processes differ by pid, so only
+processes with one IP and one pid (containers on host networking, each pid 1) share an id, whatever the
+instanceName.
+
 Synthetic values, used only when the fleet does not give them (deterministic, so both engines agree):
 - pid absent: pid = 10000 + n, where n is the process's number on its host (so distinct per host);
 - nanoTime (clients >= 4.9.0): 1000000000000 + n (a fixed width, so ids on one host sort by n).
@@ -22,6 +27,8 @@ from typing import Iterable, Optional, Sequence
 from planner.model import BROADCASTING, Group, InstanceSpec, Process, parse_client_version
 
 DEFAULT_INSTANCE_NAME = "DEFAULT"
+JAVA_CLIENT, CPP_CLIENT = "java", "cpp"
+CLIENTS = (JAVA_CLIENT, CPP_CLIENT)
 NANOTIME_SINCE = (4, 9, 0)  # clients from 4.9.0 on append System.nanoTime() to the pid
 SYNTHETIC_PID_BASE = 10000
 SYNTHETIC_NANOTIME_BASE = 1_000_000_000_000
@@ -52,6 +59,19 @@ def instance_name_for(spec: InstanceSpec, model: str, n: int) -> tuple[str, str]
     return f"{pid}#{nano}", f"{pid_text} on client {spec.client_version} (>= 4.9.0 appends System.nanoTime())"
 
 
+def client_id_for(spec: InstanceSpec, model: str, host: str, n: int) -> tuple[str, str]:
+    """The client id the n-th process on `host` of the set `spec` reports after start, and why (for messages)."""
+    if spec.client == CPP_CLIENT:
+        name = spec.instance_name or DEFAULT_INSTANCE_NAME
+        pid = spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n
+        pid_text = f"pid {pid}" if spec.pid is not None else f"pid {pid} (synthetic)"
+        return f"{host}@{pid}#{name}", f"{pid_text} and instanceName '{name}': the C++ client reports ip@pid#instanceName"
+    name, source = instance_name_for(spec, model, n)
+    if spec.unit_name is not None and spec.unit_name.strip():
+        source += f", unitName '{spec.unit_name}'"
+    return build_client_id(host, name, spec.unit_name), source
+
+
 def expand_instances(group: Group, specs: Iterable[InstanceSpec],
                      numbers: Optional[dict[str, int]] = None) -> list[Process]:
     """Processes of `specs` in declaration order. `numbers` (host -> last n used) is updated in place."""
@@ -62,14 +82,12 @@ def expand_instances(group: Group, specs: Iterable[InstanceSpec],
             for _ in range(spec.count):
                 n = numbers.get(host, 0) + 1
                 numbers[host] = n
-                name, source = instance_name_for(spec, group.model, n)
-                if spec.unit_name is not None and spec.unit_name.strip():
-                    source += f", unitName '{spec.unit_name}'"
+                client_id, source = client_id_for(spec, group.model, host, n)
                 out.append(Process(
                     group=group.name,
                     instance=f"{host}#{n}",
                     host=host,
-                    client_id=build_client_id(host, name, spec.unit_name),
+                    client_id=client_id,
                     id_source=source,
                     strategy=spec.strategy if spec.strategy is not None else group.strategy,
                     subscriptions=spec.subscriptions if spec.subscriptions is not None else group.subscriptions,

@@ -85,6 +85,7 @@ class InstanceSpec:
     client_version: str = DEFAULT_CLIENT_VERSION
     room: Optional[str] = None
     strategy: Optional[StrategySpec] = None  # per-instance override (a rollout caught half-way)
+    client: str = "java"  # the library that names the process: "java" or "cpp" (planner.identity)
     subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from planner.identity import build_client_id, expand_instances, instance_name_for
+from planner.identity import client_id_for, expand_instances
 from planner.model import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scenario, Topic
 from planner.routes import readable_queues, retry_queues, subscribed_topics, topic_by_name
 
@@ -137,10 +137,8 @@ def scenario_processes(group: Group, scenario: Scenario) -> list[Process]:
 def restarted(started: _Started, model: str, counter: int) -> Process:
     """The process as it returns from a restart that is start number `counter` of its group."""
     p, spec = started.process, started.spec
-    name, source = instance_name_for(spec, model, counter)
-    if spec.unit_name is not None and spec.unit_name.strip():
-        source += f", unitName '{spec.unit_name}'"
-    return replace(p, client_id=build_client_id(p.host, name, spec.unit_name), id_source=f"{source}, restarted")
+    client_id, source = client_id_for(spec, model, p.host, counter)
+    return replace(p, client_id=client_id, id_source=f"{source}, restarted")
 
 
 # ------------------------------------------------------------------------------------------------ the steps

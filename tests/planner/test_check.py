@@ -43,10 +43,14 @@ def line_of(path: Path, needle: str) -> int:
 
 
 def fix(root: Path) -> None:
-    """The fix a reviewer asks for: no fixed instanceName, and PaymentEvents readable where it is written."""
+    """The fix a reviewer asks for: no fixed instanceName, the notifier's replicas off host networking (the C++
+    client under Python 2.x names a process ip@pid#instanceName: pid-1 containers on one IP collide), and
+    PaymentEvents readable where it is written."""
     consumer = root / CONSUMER
     consumer.write_text("".join(line for line in consumer.read_text().splitlines(keepends=True)
                                 if "setInstanceName" not in line))
+    compose = root / "deploy" / "compose" / "docker-compose.yml"
+    compose.write_text(compose.read_text().replace("  network_mode: host\n", ""))
     route = root / "cluster" / "topicRoute-PaymentEvents.json"
     route.write_text(route.read_text().replace('"readQueueNums":4', '"readQueueNums":6'))
 
@@ -62,6 +66,7 @@ def test_fleet_writes_what_the_code_and_deployment_make_and_simulate_takes_it(sh
     assert f'instance_name = "orders-node"  # {CONSUMER}:{instance} fixed' in text
     assert f"count = 3  # deploy/k8s/orders.yaml:{line_of(shop / 'deploy/k8s/orders.yaml', 'replicas:')}" in text
     assert 'client_version = "4.9.4"  # pom.xml:' in text
+    assert 'client = "cpp"  # services/notifier/consumer.py:9 the Python 2.x client runs the C++ client' in text
     assert "# unknown: 3 replicas on host networking: all on one node, the worst case" in text
     fleet = load_fleet(str(shop / "fleet.toml"))
     assert [g.name for g in fleet.groups] == ["notifier_cg", "orders_cg"]
@@ -92,12 +97,18 @@ def test_check_reports_the_predicted_problems_at_their_causes(shop):
     found = {(f["code"], f["path"], f["line"]) for f in json.loads(out)["findings"]}
     instance = line_of(shop / CONSUMER, "setInstanceName")
     replicas = line_of(shop / "deploy/k8s/orders.yaml", "replicas:")
-    subscribe = line_of(shop / "services/notifier/consumer.py", "subscribe(")
+    notifier = "services/notifier/consumer.py"
+    subscribe, created = line_of(shop / notifier, "subscribe("), line_of(shop / notifier, "PushConsumer(\"")
+    compose = "deploy/compose/docker-compose.yml"
+    compose_replicas = line_of(shop / compose, "replicas:")
     assert found == {
         ("RMQ001", CONSUMER, instance),
         ("PLAN001", CONSUMER, instance), ("PLAN002", CONSUMER, instance),
         ("PLAN001", "deploy/k8s/orders.yaml", replicas), ("PLAN002", "deploy/k8s/orders.yaml", replicas),
-        ("PLAN004", "services/notifier/consumer.py", subscribe),
+        ("PLAN004", notifier, subscribe),
+        # two Python 2.x replicas on host networking: pid 1 each, one C++ client id
+        ("PLAN001", notifier, created), ("PLAN002", notifier, created),
+        ("PLAN001", compose, compose_replicas), ("PLAN002", compose, compose_replicas),
     }
 
 
@@ -187,7 +198,8 @@ def test_a_group_whose_topics_come_from_run_time_is_left_out_with_a_line(shop):
     assert code == 0 and 'name = "orders_cg"' not in out
     assert f"{CONSUMER}:" in err and "group orders_cg subscribes to no topic known from the code: left out" in err
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
-    assert code == 1 and "RMQ001" in out and "PLAN001" not in out
+    assert code == 1 and "RMQ001" in out
+    assert not [x for x in out.splitlines() if " PLAN" in x and "orders_cg" in x]
 
 
 @pytest.mark.parametrize("strategy, why", [
@@ -214,3 +226,33 @@ def test_a_group_whose_queues_depend_on_run_time_data_is_left_out_with_a_line(sh
                              "--no-cache")
     assert not [f for f in json.loads(out)["findings"] if f["code"].startswith("PLAN") and "orders_cg" in f["message"]]
     assert any("orders_cg" in x and x.endswith("left out") for x in err.splitlines())
+
+
+def test_python_2_replicas_on_host_networking_share_the_cpp_client_id(tmp_path, monkeypatch):
+    """The Python 2.x client runs the C++ client, whose id is ip@pid#instanceName: pid-1 containers on one host
+    collide with no instanceName at all (the Java rule, pid#nanoTime on a recent client, would miss it)."""
+    (tmp_path / "notifier").mkdir()
+    (tmp_path / "notifier" / "main.py").write_text(
+        "from rocketmq.client import PushConsumer, ConsumeStatus\n\n\n"
+        "def callback(msg):\n    return ConsumeStatus.CONSUME_SUCCESS\n\n\n"
+        'consumer = PushConsumer("notifier_cg")\nconsumer.set_name_server_address("ns:9876")\n'
+        'consumer.subscribe("Notices", callback)\nconsumer.start()\n')
+    (tmp_path / "notifier" / "requirements.txt").write_text("rocketmq-client-python==2.0.0\n")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "docker-compose.yml").write_text(
+        "services:\n  notifier:\n    image: example/notifier:1\n    network_mode: host\n"
+        "    deploy:\n      replicas: 3\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0 and 'client = "cpp"' in out and "client_version" not in out
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    findings = json.loads(out)["findings"]
+    assert code == 1
+    assert {(f["code"], f["path"], f["line"]) for f in findings} == {
+        ("PLAN001", "notifier/main.py", 8), ("PLAN002", "notifier/main.py", 8),
+        ("PLAN001", "deploy/docker-compose.yml", 6), ("PLAN002", "deploy/docker-compose.yml", 6)}
+    assert all("share client id notifier-host@1#DEFAULT" in f["message"] for f in findings)
+    (tmp_path / "deploy" / "docker-compose.yml").write_text(
+        "services:\n  notifier:\n    image: example/notifier:1\n    deploy:\n      replicas: 3\n")
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    assert (code, json.loads(out)["findings"]) == (0, [])

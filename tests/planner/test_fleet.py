@@ -172,6 +172,8 @@ def test_every_error_is_reported_one_per_line_with_its_key_path():
     ('[generate]\ngroups = 5\ninstances = [9, 2]\n', "generate.instances", "expected [low, high]"),
     ('[[groups]]\nname = "g"\nstrategy = "MACHINE_ROOM_NEARBY"\nnearby = "MACHINE_ROOM_NEARBY"\n'
      'subscriptions = [{ topic = "T" }]\n', "groups[0].nearby", "expected a strategy other than"),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+     'client = "go"\n', "groups[0].instances[0].client", 'expected "java" or "cpp", got "go"'),
 ])
 def test_each_mistake_names_the_key_and_what_was_expected(extra, path, expected):
     lines = errors_of(BASE + extra)

@@ -88,3 +88,18 @@ def test_scenario_removes_last_first_and_new_processes_get_new_labels():
     assert [p.instance for p in ps] == ["a#1", "a#2", "a#4", "b#1"]
     assert ps[2].strategy.name == "AVG_BY_CIRCLE" and ps[0].strategy.name == "AVG"
     assert ps[2].client_id == "a@10004#1000000000004"  # no instance name on a 4.9.8 client: pid#nanoTime
+
+
+def test_the_cpp_client_names_a_process_by_ip_pid_and_instance_name():
+    """rocketmq-client-cpp 2.x (under the Python 2.x client) reports ip@pid#instanceName and keeps "DEFAULT": a
+    fixed instanceName does not make processes with their own pids collide, pid-1 containers on one IP always do."""
+    g, _ = group('[[groups.instances]]\nhosts = ["10.0.0.1"]\ncount = 2\ninstance_name = "notifier"\n'
+                 'client = "cpp"\n'
+                 '[[groups.instances]]\nhosts = ["10.0.0.2"]\ncount = 2\npid = 1\nclient = "cpp"\n')
+    ps = group_processes(g)
+    assert [p.client_id for p in ps] == ["10.0.0.1@10001#notifier", "10.0.0.1@10002#notifier",
+                                         "10.0.0.2@1#DEFAULT", "10.0.0.2@1#DEFAULT"]
+    assert list(shared_client_ids(ps)) == ["10.0.0.2@1#DEFAULT"]
+    assert ps[2].id_source == "pid 1 and instanceName 'DEFAULT': the C++ client reports ip@pid#instanceName"
+    java, _ = group('[[groups.instances]]\nhosts = ["10.0.0.1"]\ncount = 2\ninstance_name = "notifier"\n')
+    assert list(shared_client_ids(group_processes(java))) == ["10.0.0.1@notifier"]
