@@ -65,7 +65,8 @@ def client_id_for(spec: InstanceSpec, model: str, host: str, n: int) -> tuple[st
         name = spec.instance_name or DEFAULT_INSTANCE_NAME
         pid = spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n
         pid_text = f"pid {pid}" if spec.pid is not None else f"pid {pid} (synthetic)"
-        return f"{host}@{pid}#{name}", f"{pid_text} and instanceName '{name}': the C++ client reports ip@pid#instanceName"
+        why = f"{pid_text} and instanceName '{name}': the C++ client reports ip@pid#instanceName"
+        return f"{host}@{pid}#{name}", why
     name, source = instance_name_for(spec, model, n)
     if spec.unit_name is not None and spec.unit_name.strip():
         source += f", unitName '{spec.unit_name}'"
