@@ -183,7 +183,8 @@ def _strategy(consumer: _Consumer) -> _Strategy:
     text = _lit(setting)
     name = canonical_name(text) if text is not None else None
     if name is None:
-        what = f"strategy class {text!r} is not one rmqplan knows" if text else "the strategy object is built elsewhere"
+        reason = getattr(setting.value, "reason", "a strategy object built elsewhere")
+        what = f"strategy class {text!r} is not one rmqplan knows" if text else f"the strategy is {reason}"
         return _Strategy(None, {}, f"{where}: {what}")
     if name in RUN_TIME_CONFIGURED:
         return _Strategy(None, {}, f"{where}: {RUN_TIME_CONFIGURED[name]}")

@@ -624,13 +624,16 @@ class ClientExtractor:
 
     def _allocate_strategy(self, fact: ClientFact, strategy: tree_sitter.Node, where: Location) -> None:
         """`setAllocateMessageQueueStrategy(new AllocateMessageQueueConsistentHash(10))`: the class's simple name and
-        its first constructor argument (virtual nodes, a machine-room resolver...); any other expression is an
-        object built elsewhere, whose class is not known here."""
+        its first constructor argument (virtual nodes, a machine-room resolver...); an anonymous subclass or any
+        other expression is an object whose allocation is not the named class's, or not known here."""
         java = self.java
         if strategy.type != "object_creation_expression" or strategy.child_by_field_name("type") is None:
             fact.allocate_strategy = Setting(Dynamic("a strategy object built elsewhere"), where)
             return
         type_name = java.text(strategy.child_by_field_name("type")).split("<", 1)[0].rsplit(".", 1)[-1]
+        if any(child.type == "class_body" for child in strategy.named_children):  # its own allocate, not the class's
+            fact.allocate_strategy = Setting(Dynamic(f"an anonymous subclass of {type_name}"), where)
+            return
         fact.allocate_strategy = Setting(Lit(type_name), where)
         arguments = _arguments(strategy)
         if arguments:

@@ -207,7 +207,8 @@ def test_a_group_whose_topics_come_from_run_time_is_left_out_with_a_line(shop):
     ("new AllocateMessageQueueByMachineRoom()", "by the consumer rooms given at run time"),
     ("new AllocateMachineRoomNearby(new AllocateMessageQueueAveragely(), resolver)", "machine room resolver"),
     ("new RoundRobinByZone()", "strategy class 'RoundRobinByZone' is not one rmqplan knows"),
-    ("strategies.pick()", "the strategy object is built elsewhere"),
+    ("strategies.pick()", "the strategy is a strategy object built elsewhere"),
+    ("new AllocateMessageQueueAveragely() {}", "the strategy is an anonymous subclass of AllocateMessageQueueAveragely"),
 ])
 def test_a_group_whose_queues_depend_on_run_time_data_is_left_out_with_a_line(shop, strategy, why):
     """A prediction from a made-up queue list or rooms would report queues as unread that the real list covers:
