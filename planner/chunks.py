@@ -218,13 +218,11 @@ def write_tables(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, ids: Ou
 
 
 def finding_lines(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, find: Find) -> list[str]:
-    """Every finding of the chunk's problem rebalances, one JSON line each, in group order."""
-    which = np.flatnonzero(t.problem())
-    if not len(which):
-        return []
-    results = results_of(batch, rows, t, which, GeneratedDescriber(spec, batch))
-    no_topics = Fleet("<generated>", (), (), (), (), None)  # topic findings (PLAN004) are the fleet's, not here
-    return [json.dumps(f.to_json()) for f in find(Simulation(no_topics, results))]
+    """Every finding of the chunk's problem rebalances, one JSON line each, in group order
+    (`planner.generated_findings`)."""
+    from planner.generated_findings import generated_finding_lines
+
+    return generated_finding_lines(spec, batch, rows, t, find, GeneratedDescriber(spec, batch))
 
 
 def out_ids(fleet: Fleet, hand_topics: int, brokers) -> OutIds:

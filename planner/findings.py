@@ -89,12 +89,18 @@ def _strategy_text(p: Process) -> str:
 # ----------------------------------------------------------------------------------------------------- reasons
 
 
+def shared_id_text(instances: Sequence[str], client_id: str, id_source: str) -> str:
+    return f"{_names(instances)} all report client id {client_id} ({id_source}), so each computes the same share"
+
+
+def too_few_queues_text(topic: str, queues: int, distinct: int) -> str:
+    return (f"{topic} has {_plural(queues, 'readable queue')} for {_plural(distinct, 'distinct client id')} "
+            f"(a queue is never split)")
+
+
 def _shared_id_reason(processes: Sequence[Process]) -> list[str]:
-    reasons = []
-    for cid, ps in shared_client_ids(processes).items():
-        reasons.append(f"{_names([p.instance for p in ps])} all report client id {cid} ({ps[0].id_source}), "
-                       f"so each computes the same share")
-    return reasons
+    return [shared_id_text([p.instance for p in ps], cid, ps[0].id_source)
+            for cid, ps in shared_client_ids(processes).items()]
 
 
 def _one_strategy(processes: Sequence[Process]) -> bool:
@@ -162,13 +168,15 @@ def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
                + _mixed_strategy_reason(subs) + _strategy_reason(r, subs))
     if not subs:
         reasons = [f"no process of the group subscribes to {r.topic}"] + reasons
-    what = "retry queues" if is_retry_topic(r.topic) else "queues"
     fallback = f"the strategy leaves them to nobody ({_strategy_text(subs[0]) if subs else r.model})"
-    msg = (f"{len(r.orphaned)} of {len(r.queues)} {what} of {r.topic} are consumed by no process of group "
-           f"{r.group} ({format_queues(r.orphaned)}): "
-           f"{_because(reasons, fallback)}"
-           f"; their messages pile up unread")
+    msg = orphaned_message(r.group, r.topic, r.orphaned, len(r.queues), _because(reasons, fallback))
     return _finding("PLAN001", r.scenario, r.group, r.topic, msg, list(r.orphaned))
+
+
+def orphaned_message(group: str, topic: str, orphaned: Sequence[Queue], queues: int, because: str) -> str:
+    what = "retry queues" if is_retry_topic(topic) else "queues"
+    return (f"{len(orphaned)} of {queues} {what} of {topic} are consumed by no process of group {group} "
+            f"({format_queues(orphaned)}): {because}; their messages pile up unread")
 
 
 def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
@@ -176,11 +184,15 @@ def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
         return None
     subs = _subscribers(r)
     reasons = _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
-    what = "retry queues" if is_retry_topic(r.topic) else "queues"
-    msg = (f"{len(r.duplicated)} of {len(r.queues)} {what} of {r.topic} are held by two or more processes of "
-           f"group {r.group} ({format_queues(r.duplicated)}): "
-           f"{_because(reasons, 'the processes disagree on the split')}; their messages are consumed twice")
+    msg = duplicated_message(r.group, r.topic, r.duplicated, len(r.queues),
+                             _because(reasons, "the processes disagree on the split"))
     return _finding("PLAN002", r.scenario, r.group, r.topic, msg, list(r.duplicated))
+
+
+def duplicated_message(group: str, topic: str, duplicated: Sequence[Queue], queues: int, because: str) -> str:
+    what = "retry queues" if is_retry_topic(topic) else "queues"
+    return (f"{len(duplicated)} of {queues} {what} of {topic} are held by two or more processes of group {group} "
+            f"({format_queues(duplicated)}): {because}; their messages are consumed twice")
 
 
 def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
@@ -192,16 +204,19 @@ def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
     if not r.queues:
         reasons.append(f"{r.topic} has no readable queue")
     elif r.model == CLUSTERING and len(r.queues) < distinct:
-        reasons.append(f"{r.topic} has {_plural(len(r.queues), 'readable queue')} for "
-                       f"{_plural(distinct, 'distinct client id')} (a queue is never split)")
+        reasons.append(too_few_queues_text(r.topic, len(r.queues), distinct))
     if r.model == CLUSTERING:
         reasons += _errored_reason(r) + _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
         reasons += _strategy_reason(r, subs)
     idle = [p.instance for p in r.idle]
     fallback = f"{_strategy_text(subs[0])} gives them nothing" if subs else "they hold nothing"
-    msg = (f"{len(idle)} of {len(subs)} processes of group {r.group} hold no queue of {r.topic} "
-           f"({_names(idle)}): {_because(reasons, fallback)}")
-    return _finding("PLAN003", r.scenario, r.group, r.topic, msg)
+    return _finding("PLAN003", r.scenario, r.group, r.topic,
+                    idle_message(r.group, r.topic, idle, len(subs), _because(reasons, fallback)))
+
+
+def idle_message(group: str, topic: str, idle: Sequence[str], subscribers: int, because: str) -> str:
+    return (f"{len(idle)} of {subscribers} processes of group {group} hold no queue of {topic} ({_names(idle)}): "
+            f"{because}")
 
 
 def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:

@@ -260,8 +260,7 @@ class GeneratedNames:
         out = []
         if self.colliding[k]:
             host = f"10.{int(self.shared_host[k])}.0.1"
-            source = instance_name_for(InstanceSpec("", (host,), pid=1, client_version=COLLIDING_CLIENT_VERSION),
-                                       CLUSTERING, 1)[1]
+            source = colliding_id_source()
             for i in range(last - first):
                 out.append(Process(name, f"{host}#{i + 1}", host, f"{host}@1", source, strategy, subscriptions,
                                    None, f"{path}.instances[0]"))
@@ -288,6 +287,12 @@ class GeneratedNames:
                 nano = (int(self.nano0[k]) + i * NANOTIME_STEP) % MODULUS
                 out.append(f"10.{a % 256}.{i // 256}.{i % 256}@{1 + (a >> 8) % 65535}#{nano}")
         return out
+
+
+def colliding_id_source() -> str:
+    """Why every process of a colliding group reports one client id (pid-1 containers on an old client)."""
+    return instance_name_for(InstanceSpec("", ("",), pid=1, client_version=COLLIDING_CLIENT_VERSION), CLUSTERING,
+                             1)[1]
 
 
 def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
