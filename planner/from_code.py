@@ -35,6 +35,7 @@ from planner.fleet_writer import (
     Sourced,
 )
 from planner.identity import CPP_CLIENT
+from planner.model import DEFAULT_CLIENT_VERSION
 from planner.sources.buildfiles import BuildIndex, Module, read_build_files
 from planner.sources.deploy import DeployedService, read_deployments
 from planner.sources.mqadmin import ClusterSnapshot, read_cluster_dir
@@ -334,6 +335,9 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                                                 "ip@pid#instanceName")
         else:
             cpp = None
+            if version is None:  # it decides how a default instanceName becomes the pid: say which one is assumed
+                version = Sourced.unknown(DEFAULT_CLIENT_VERSION, "no RocketMQ client release found in the build "
+                                                                  "files: rmqplan's default")
         was_live = origin.live
         sets = _instances(name, module, module_dir, matching, snapshot, nodes, instance_name, unit_name, version,
                           origin, problems)

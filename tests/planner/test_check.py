@@ -257,3 +257,17 @@ def test_python_2_replicas_on_host_networking_share_the_cpp_client_id(tmp_path, 
         "services:\n  notifier:\n    image: example/notifier:1\n    deploy:\n      replicas: 3\n")
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
     assert (code, json.loads(out)["findings"]) == (0, [])
+
+
+def test_a_java_client_release_no_build_file_names_is_written_as_the_default_marked_unknown(tmp_path, monkeypatch):
+    """The release decides how a default instanceName becomes the pid (pid, or pid#nanoTime from 4.9.0 on)."""
+    source = tmp_path / "src" / "main" / "java" / "a" / "C.java"
+    source.parent.mkdir(parents=True)
+    source.write_text('package a;\nimport org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;\n'
+                      'public class C {\n  public static void main(String[] a) throws Exception {\n'
+                      '    DefaultMQPushConsumer c = new DefaultMQPushConsumer("cg1");\n'
+                      '    c.subscribe("T1", "*");\n    c.start();\n  }\n}\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = rmqplan("fleet", "--from-code", ".")
+    assert code == 0
+    assert 'client_version = "4.9.8"  # unknown: no RocketMQ client release found in the build files' in out
