@@ -6,7 +6,9 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
   `rocketmq.pull-consumer`, Python 2.x `PushConsumer`) with its group, subscriptions, message model, allocation
   strategy, instanceName and unitName; the build module it lives in and the client release that module builds
   with. Topics the code produces to are topics too. 5.x gRPC consumers are left out: the proxy assigns their
-  queues, not a client rebalance. Test sources are left out.
+  queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
+  predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
+  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`).
 - **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`planner.sources.services`)
   and their processes' IPs (`process_layout`: with host networking, the worst case Kubernetes allows unless
   `nodes` says how many nodes there are).
