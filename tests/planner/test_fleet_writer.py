@@ -184,6 +184,7 @@ def planned_fleets(draw):
                 unit_name=draw(st.none() | st.text(max_size=5).map(lambda n: _sourced(n, draw))),
                 pid=draw(st.none() | st.integers(1, 99999).map(lambda p: _sourced(p, draw))),
                 client_version=draw(st.none() | versions.map(lambda v: _sourced(v, draw))),
+                client=draw(st.none() | st.sampled_from(["java", "cpp"]).map(lambda c: _sourced(c, draw))),
                 room=draw(st.none() | names.map(lambda r: _sourced(r, draw))),
                 strategy=override, params=override_params,
                 subscriptions=draw(st.none() | subscriptions(topic_names)),
@@ -221,6 +222,7 @@ def test_written_fleets_read_back_the_same(planned):
             assert inst.instance_name == (None if expected_name == "DEFAULT" else expected_name)
             assert inst.pid == (w.pid.value if w.pid else None)
             assert inst.client_version == (w.client_version.value if w.client_version else default_version)
+            assert inst.client == (w.client.value if w.client else "java")
             assert (inst.strategy is None) == (w.strategy is None and not w.params)
 
 
