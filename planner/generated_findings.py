@@ -58,7 +58,7 @@ def _fast_shapes(batch: Batch, rows: Rows, t: Tally, which: np.ndarray) -> np.nd
     """Per problem rebalance: it has one of the two shapes, with nothing else to say."""
     from planner.strategies import strategy_of
 
-    if rows.extra or batch.rebalances == 0:
+    if rows.extra or batch.rebalances == 0 or batch.entries == 0:
         return np.zeros(len(which), dtype=bool)
     names = batch.names
     first = batch.c_off[which]
