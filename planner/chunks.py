@@ -19,7 +19,8 @@ import numpy as np
 from planner.batch import Batch, Rows, concat_ranges
 from planner.generate import generated_batch
 from planner.kernel import allocate
-from planner.model import Fleet, GenerateSpec, Queue, Simulation
+from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, GenerateSpec, OutRequest, Queue, \
+    Simulation
 from planner.results import Described, results_of
 from planner.tally import Tally, problem_counts, tally, totals
 
@@ -199,22 +200,19 @@ class OutIds:
 
 def write_tables(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, ids: OutIds, sink: Sink) -> None:
     """The chunk's rows of the assignments, groups and processes tables."""
-    import pyarrow as pa
-
     from planner.out_tables import assignment_batch, generated_group_names, generated_process_names, \
-        group_batch, process_batch
+        group_batch, process_batches, repeated
 
     group_ids = ids.group_base + batch.group
     topic_ids = ids.topic_base + 2 * batch.group + batch.retry.astype(np.int64)
     sink("assignments", assignment_batch(batch, rows, group_ids, topic_ids, ids.broker_ids))
     groups, topics = generated_group_names(batch.names.groups)
-    scenario = pa.array(np.full(batch.rebalances, "baseline", dtype=object), type=pa.string())
+    scenario = repeated(("baseline",), np.zeros(batch.rebalances, dtype=np.int8))
     sink("groups", group_batch(batch, t, group_ids, topic_ids, scenario, groups, topics))
     names = batch.names
-    instance, client_id, host = generated_process_names(names)
-    sink("processes", process_batch(np.zeros(len(names.process_i), dtype=np.int32),
-                                    ids.group_base + names.groups[names.process_group],
-                                    names.process_i.astype(np.int32), instance, client_id, host))
+    for part in process_batches(generated_process_names(names), np.zeros(len(names.process_i), dtype=np.int32),
+                                ids.group_base + names.groups[names.process_group], names.process_i.astype(np.int32)):
+        sink("processes", part)
 
 
 def finding_lines(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, find: Find) -> list[str]:
@@ -245,7 +243,7 @@ def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     import pyarrow as pa
 
     from planner.out_tables import StepColumns, assignment_batch, generated_group_names, generated_process_names, \
-        group_batch, process_batch
+        group_batch, process_batches
 
     sb, base_names = states.sb, states.sb.batch.names.base
     batch = sb.batch
@@ -269,12 +267,11 @@ def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
                                states.moves.moved.astype(np.int32), steps))
     topic_r = np.arange(0, batch.rebalances, 2)
     entries, owner = concat_ranges(batch.c_off[topic_r], batch.c_off[topic_r + 1] - batch.c_off[topic_r])
-    instance, client_id, host = generated_process_names(base_names, batch.names.entry_k[entries],
-                                                        batch.names.entry_i[entries],
-                                                        batch.names.entry_restarted[entries])
-    sink("processes", process_batch(batch.scenario[topic_r][owner].astype(np.int32), ids.group_base + g[owner],
-                                    (entries - batch.c_off[topic_r][owner]).astype(np.int32), instance, client_id,
-                                    host))
+    parts = generated_process_names(base_names, batch.names.entry_k[entries], batch.names.entry_i[entries],
+                                    batch.names.entry_restarted[entries])
+    for part in process_batches(parts, batch.scenario[topic_r][owner].astype(np.int32), ids.group_base + g[owner],
+                                (entries - batch.c_off[topic_r][owner]).astype(np.int32)):
+        sink("processes", part)
 
 
 def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[list], find: Find,
@@ -314,3 +311,69 @@ def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[list]
     if views:
         lines += [json.dumps(f.to_json()) for f in find(Simulation(no_topics, [], views=views))]
     return lines
+
+
+def chunk_work(spec: GenerateSpec, start: int, stop: int, limit: int, scenarios: list,
+               out: Optional[OutRequest] = None, ids: Optional[OutIds] = None, sink: Optional[Sink] = None) \
+        -> tuple[dict, list[str]]:
+    """One chunk as an engine's task does it: its `summary` (with "start"; its first `limit` problem groups) and,
+    with `out`, its rows of every table into `sink` and its findings as JSON lines, in group order."""
+    batch, rows, t = run_chunk(spec, start, stop)
+    states = run_states(spec, scenarios, batch, rows, t)
+    lines: list[str] = []
+    if out is not None:
+        write_tables(spec, batch, rows, t, ids, sink)
+        write_state_tables(spec, states, ids, sink)
+        lines = finding_lines(spec, batch, rows, t, out.find)
+        lines += state_finding_lines(spec, batch, states, out.find, scenarios)
+    return {"start": start, **summary(batch, t, limit, states)}, lines
+
+
+def listed_groups(spec: GenerateSpec, summaries: list[dict]) -> list[int]:
+    """The generated groups the report shows in full: all of a small fleet, else the first DETAIL_LIMIT problem
+    groups of the chunks' summaries (in group order)."""
+    if spec.groups <= FULL_RESULTS_GROUPS:
+        return list(range(spec.groups))
+    return [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
+
+
+def group_details(spec: GenerateSpec, groups, scenarios: list) -> tuple[Batch, Rows, Tally, list]:
+    """Some generated groups as one batch, allocated and counted, with their scenario states (`run_states`)."""
+    batch = generated_batch(spec, 0, 0, groups=np.asarray(groups, dtype=np.int64))
+    rows = allocate(batch)
+    t = tally(batch, rows)
+    return batch, rows, t, run_states(spec, scenarios, batch, rows, t)
+
+
+def with_generated(fleet: Fleet, sim: Simulation, summaries: list[dict], details, written: Optional[int]) \
+        -> Simulation:
+    """`sim` (the hand-written part) with the generated groups: totals and problem counts of every group from the
+    chunks' summaries, the listed groups' results from `details` (`group_details`' tuple, or None when none is
+    listed), and with `--out` the findings written (`written`, None without)."""
+    from dataclasses import replace
+
+    from planner.generated_states import merge_summaries, with_generated_states
+    from planner.tally import PROBLEMS
+
+    spec = fleet.generate
+    gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
+    counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
+    problems = sum(s["problems"] for s in summaries)
+    results, listed, steps, shown_problems, shown_ids = [], [], {}, 0, []
+    if details is not None:
+        batch, rows, t, states = details
+        everything = np.arange(batch.rebalances)
+        results = results_of(batch, rows, t, everything, GeneratedDescriber(spec, batch))
+        listed, steps, state_problems = shown_state_results(spec, batch, rows, t, everything, states, results)
+        shown_problems = int(t.problem().sum()) + state_problems
+        shown_ids = np.unique(batch.group).tolist()
+    hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
+    whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
+    whole["groups"] = len(fleet.groups) + spec.groups
+    hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
+    sim = replace(sim, results=list(sim.results) + results, totals=whole,
+                  omitted_results=sim.omitted_results + problems - shown_problems,
+                  problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
+                  findings_written=(sim.findings_written or 0) + written if written is not None else None)
+    merged = merge_summaries([s.get("scenarios", {}) for s in summaries])
+    return with_generated_states(sim, merged, listed, steps, shown_ids)

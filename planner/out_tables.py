@@ -35,15 +35,22 @@ PROCESS_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("process", "
 BROKER_FIELDS = (("broker_id", "int32"), ("broker", "string"))
 TABLES = {"assignments": ASSIGNMENT_FIELDS, "groups": GROUP_FIELDS, "processes": PROCESS_FIELDS,
           "brokers": BROKER_FIELDS}
-# Parquet encodings per table: dictionaries for the few-valued columns, deltas for the ids that come in runs;
-# unique strings plain (a dictionary would be built and dropped). Smaller files, written faster.
+# Parquet encodings per table: dictionaries for the few-valued columns, deltas for the ids that come in runs or
+# are small (for an assignment's process, broker and queue a delta costs two thirds of a dictionary's time);
+# unique strings plain (a dictionary would be built and dropped). A process's host and label repeat (a host runs
+# several processes) and get a dictionary; its client id is unique and carries a pid and a nanoTime, which a codec
+# halves at the cost of 60% of the table's writing time: the processes table is not compressed. Its strings have no
+# order, so min/max statistics would skip nothing: none are written.
 _DELTA = "DELTA_BINARY_PACKED"
 WRITER_OPTIONS = {
-    "assignments": {"use_dictionary": ["scenario_id", "process", "broker_id", "queue_id"],
-                    "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA}},
+    "assignments": {"use_dictionary": ["scenario_id"],
+                    "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA, "process": _DELTA, "broker_id": _DELTA,
+                                        "queue_id": _DELTA}},
     "groups": {"use_dictionary": ["scenario_id", "scenario", "model"],
                "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA}},
-    "processes": {"use_dictionary": ["scenario_id"], "column_encoding": {"group_id": _DELTA, "process": _DELTA}},
+    "processes": {"use_dictionary": ["scenario_id", "instance", "host"],
+                  "column_encoding": {"group_id": _DELTA, "process": _DELTA},
+                  "write_statistics": ["scenario_id", "group_id", "process"], "compression": "none"},
 }
 
 
@@ -107,10 +114,9 @@ def group_batch(batch: Batch, t: Tally, group_ids, topic_ids, scenarios, groups,
     import pyarrow as pa
 
     count = batch.rebalances
-    model = np.where(batch.model == CLUSTERING_CODE, "clustering", "broadcasting")
+    model = repeated(("broadcasting", "clustering"), (batch.model == CLUSTERING_CODE).astype(np.int8))
     zeros = np.zeros(count, dtype=np.int32)
-    steps = steps or StepColumns(zeros, pa.array(np.full(count, "baseline", dtype=object), type=pa.string()), zeros,
-                                 zeros)
+    steps = steps or StepColumns(zeros, repeated(("baseline",), np.zeros(count, dtype=np.int8)), zeros, zeros)
     columns = [batch.scenario.astype(np.int32), group_ids, topic_ids, scenarios, groups, topics, model,
                t.queues, t.subscribers, t.assignments, t.orphaned, t.duplicated, t.idle,
                zeros if moved is None else moved, t.errored, steps.step, steps.name, steps.duplicate_risk,
@@ -149,18 +155,12 @@ def _decimal(values):
     return pc.cast(pa.array(np.asarray(values, dtype=np.int64)), pa.string())
 
 
-_DECIMALS: dict = {}
-
-
-def _small(values, limit: int = 256):
-    """Decimal strings of non-negative numbers below `limit`, by lookup in a table made once."""
+def repeated(values: tuple, codes: np.ndarray):
+    """The string column whose row i is values[codes[i]]."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = _DECIMALS.get(limit)
-    if table is None:
-        table = _DECIMALS[limit] = pa.array([str(v) for v in range(limit)])
-    return pc.take(table, pa.array(np.asarray(values, dtype=np.int64)))
+    return pc.take(pa.array(values, type=pa.string()), pa.array(codes))
 
 
 def generated_group_names(groups: np.ndarray):
@@ -168,19 +168,36 @@ def generated_group_names(groups: np.ndarray):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    padded = pc.utf8_lpad(_decimal(np.repeat(groups, 2)), 7, "0")
+    n = len(groups)
+    padded = pc.utf8_lpad(_decimal(groups), 7, "0")
     group = pc.binary_join_element_wise(pa.scalar("GID_"), padded, "")
-    topic = pc.if_else(pa.array(np.tile([True, False], len(groups))),
-                       pc.binary_join_element_wise(pa.scalar("TOPIC_"), padded, ""),
-                       pc.binary_join_element_wise(pa.scalar("%RETRY%GID_"), padded, ""))
-    return group, topic
+    main = pc.binary_join_element_wise(pa.scalar("TOPIC_"), padded, "")
+    retry = pc.binary_join_element_wise(pa.scalar("%RETRY%"), group, "")
+    both = np.arange(n, dtype=np.int64).repeat(2)
+    return pc.take(group, both), pc.take(pa.concat_arrays([main, retry]), both + np.tile([0, n], n))
 
 
-def generated_process_names(names, k=None, i=None, restarted=None):
-    """(instance, client_id, host) of every process of a generated batch (`planner.generate.GeneratedNames`),
-    the formulas of `planner.generate.generated_group` as Arrow string kernels (a colliding group's shared host
-    is made once per group). `k`, `i` (default every process of the batch) name other processes by batch group
-    and index; `restarted` marks those reporting the id of a restart (`planner.generated_states`)."""
+_TABLES: dict = {}
+HOST_TABLE_LIMIT = 1 << 17  # hosts in one table of every generated host (256 x processes per group, rounded up)
+
+
+def _table(key, make):
+    """A string array made once per process (`make()` its values)."""
+    import pyarrow as pa
+
+    table = _TABLES.get(key)
+    if table is None:
+        table = _TABLES[key] = pa.array(make(), type=pa.string())
+    return table
+
+
+def generated_process_names(names, k=None, i=None, restarted=None) -> list[tuple]:
+    """(rows, instance, client_id, host) of every process of a generated batch (`planner.generate.GeneratedNames`),
+    the formulas of `planner.generate.generated_group` as Arrow string kernels, in two parts: the processes of
+    groups with their own hosts, then those of colliding groups (one shared host each); `rows` are their positions
+    (an index array). Names and their pieces are taken from tables of their strings, made once (every host
+    "10.a.b.c" of up to HOST_TABLE_LIMIT, "@pid#"). `k`, `i` (default every process of the batch) name other processes by batch group and index;
+    `restarted` marks those reporting the id of a restart (`planner.generated_states`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -188,25 +205,47 @@ def generated_process_names(names, k=None, i=None, restarted=None):
 
     if k is None:
         k, i = names.process_group, names.process_i
-    colliding_group = np.asarray(names.colliding)
-    colliding = pa.array(colliding_group[k])
-    a = (np.asarray(names.a0)[k] + i * PROCESS_STEP) % MODULUS
-    nano = (np.asarray(names.nano0)[k] + i * NANOTIME_STEP) % MODULUS
-    high = int(i.max()) // 256 + 1 if len(i) else 1
-    own = pc.binary_join_element_wise(pa.scalar("10"), _small(a % 256), _small(i // 256, high), _small(i % 256), ".")
-    shared = pc.binary_join_element_wise(pa.scalar("10."), _small(np.asarray(names.shared_host)), pa.scalar(".0.1"),
-                                         "")
-    host = pc.if_else(colliding, pc.take(shared, pa.array(k)), own)
-    suffix = pc.if_else(colliding, _decimal(i + 1), pa.scalar("1"))
-    instance = pc.binary_join_element_wise(host, suffix, "#")
-    pid = 1 + (a >> 8) % 65535
-    if restarted is not None and np.any(restarted):  # the next pid and a nanoTime after every generated one
-        pid = np.where(restarted, 1 + ((a >> 8) + 1) % 65535, pid)
-        nano = np.where(restarted, MODULUS + i + 1, nano)
-    own_id = pc.binary_join_element_wise(own, pa.scalar("@"), _small(pid, 65536), pa.scalar("#"), _decimal(nano), "")
-    shared_id = pc.binary_join_element_wise(shared, pa.scalar("1"), "@")
-    client_id = pc.if_else(colliding, pc.take(shared_id, pa.array(k)), own_id)
-    return instance, client_id, host
+    colliding = np.asarray(names.colliding)[k]
+    parts = []
+    own = np.flatnonzero(~colliding)
+    if len(own):
+        ko, io = k[own], i[own]
+        a = (np.asarray(names.a0)[ko] + io * PROCESS_STEP) % MODULUS
+        nano = (np.asarray(names.nano0)[ko] + io * NANOTIME_STEP) % MODULUS
+        pid = 1 + (a >> 8) % 65535
+        if restarted is not None and np.any(restarted[own]):  # the next pid, a nanoTime after every generated one
+            again = restarted[own]
+            pid = np.where(again, 1 + ((a >> 8) + 1) % 65535, pid)
+            nano = np.where(again, MODULUS + io + 1, nano)
+        high = 1 << max(int(io.max()), 1).bit_length()  # a table per power of two, not per size
+        if high <= HOST_TABLE_LIMIT // 256:  # every host and label of up to `high` processes per group, made once
+            at = pa.array((a % 256) * high + io)
+            host = pc.take(_table(("host", high), lambda: [f"10.{x}.{y // 256}.{y % 256}" for x in range(256)
+                                                          for y in range(high)]), at)
+            instance = pc.take(_table(("label", high), lambda: [f"10.{x}.{y // 256}.{y % 256}#1" for x in range(256)
+                                                               for y in range(high)]), at)
+        else:
+            lead = _table("lead", lambda: [f"10.{x}." for x in range(256)])
+            tail = _table(("tail", high), lambda: [f"{x // 256}.{x % 256}" for x in range(high)])
+            host = pc.binary_join_element_wise(pc.take(lead, pa.array(a % 256)), pc.take(tail, pa.array(io)), "")
+            instance = pc.binary_join_element_wise(host, pa.scalar("#1"), "")
+        pids = _table("pid", lambda: [f"@{p}#" for p in range(65536)])
+        parts.append((own, instance, pc.binary_join_element_wise(host, pc.take(pids, pa.array(pid)), _decimal(nano),
+                                                                 ""), host))
+    shared = np.flatnonzero(colliding)
+    if len(shared):  # one host per group, 10.x.0.1: instance host#(i + 1), client id host@1
+        host = pc.take(_table("shared", lambda: [f"10.{x}.0.1" for x in range(256)]),
+                       pa.array(np.asarray(names.shared_host)[k[shared]]))
+        parts.append((shared, pc.binary_join_element_wise(host, _decimal(i[shared] + 1), "#"),
+                      pc.binary_join_element_wise(host, pa.scalar("@1"), ""), host))
+    return parts
+
+
+def process_batches(parts: list[tuple], scenario_ids, group_ids, process):
+    """Record batches of the processes table: `parts` from `generated_process_names`, the numeric columns
+    (arrays over every process) taken at each part's rows."""
+    return [process_batch(scenario_ids[rows], group_ids[rows], process[rows], instance, client_id, host)
+            for rows, instance, client_id, host in parts]
 
 
 # ------------------------------------------------------------------------------------------------ the writing
@@ -242,44 +281,6 @@ class ParquetSink:
             folder, name = os.path.split(path)
             os.replace(path, os.path.join(folder, name[1:-len(".tmp")]))
         self.writers.clear()
-
-
-class BackgroundSink:
-    """A sink that writes in a thread of its own, for the local engine: Parquet's encoding and compression run in
-    Arrow's C++ without the GIL, so one chunk's rows are written on the second core while this one builds the next
-    chunk's findings. At most `depth` batches wait; a writing error is raised by the next call or by `close`."""
-
-    def __init__(self, sink: ParquetSink, depth: int = 8):
-        import queue
-        import threading
-
-        self.sink, self.error = sink, None
-        self.queue: "queue.Queue" = queue.Queue(depth)
-        self.thread = threading.Thread(target=self._write, name="rmqplan-out-writer", daemon=True)
-        self.thread.start()
-
-    def _write(self) -> None:
-        while True:
-            item = self.queue.get()
-            if item is None:
-                return
-            if self.error is None:
-                try:
-                    self.sink(*item)
-                except BaseException as error:  # noqa: BLE001 (handed to the caller's thread)
-                    self.error = error
-
-    def __call__(self, table: str, batch) -> None:
-        if self.error is not None:
-            raise self.error
-        self.queue.put((table, batch))
-
-    def close(self) -> None:
-        self.queue.put(None)
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        self.sink.close()
 
 
 def write_empty_tables(directory: str) -> None:

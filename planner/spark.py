@@ -26,15 +26,14 @@ from typing import Callable, Optional
 import numpy as np
 import pyarrow as pa
 
-from planner.chunks import CHUNK_GROUPS, TOTAL_KEYS, GeneratedDescriber, OutIds, out_ids, shown_state_results
-from planner.generated_states import fleet_generated_scenarios, merge_summaries, with_generated_states
+from planner.chunks import CHUNK_GROUPS, OutIds, listed_groups, out_ids, with_generated
+from planner.generated_states import fleet_generated_scenarios
 from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
 from planner.out_tables import FINDINGS_FILE, write_hand_written_out
 from planner.rebalances import fleet_rebalances
-from planner.results import HandWritten, hand_written_simulation, results_of
+from planner.results import HandWritten, hand_written_simulation
 from planner.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
 from planner.spark_session import SparkUnavailable, get_session  # noqa: F401  (re-exported for cli)
-from planner.tally import PROBLEMS
 
 Progress = Optional[Callable[[int, int], None]]
 CHUNKS_PER_TASK = 32  # about 500k generated groups, 20M assignments per task
@@ -67,9 +66,9 @@ def _plugin_strategies() -> list:
 
     from pyspark import cloudpickle
 
-    from planner.strategies import names, strategy_of
+    from planner.strategies import plugin_classes
 
-    plugins = [type(strategy_of(n)) for n in names() if not type(strategy_of(n)).__module__.startswith("planner.")]
+    plugins = plugin_classes()
     for cls in plugins:
         module = sys.modules.get(cls.__module__)
         if module is not None and cls.__module__ != "__main__":
@@ -79,13 +78,9 @@ def _plugin_strategies() -> list:
 
 def _ensure_registered(plugins: list) -> None:
     """In a task: register the plug-in strategies the driver knows (the package's own register on import)."""
-    from planner.strategies import names, register
+    from planner.strategies import ensure_registered
 
-    known = set(names())
-    for cls in plugins:
-        if cls.name not in known:
-            register(cls)
-            known.add(cls.name)
+    ensure_registered(plugins)
 
 
 # ----------------------------------------------------------------------------------------- hand-written fleets
@@ -155,8 +150,7 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
     def run(iterator):
         import json
 
-        from planner.chunks import finding_lines, run_chunk, run_states, state_finding_lines, summary, \
-            write_state_tables, write_tables
+        from planner.chunks import chunk_work
         from planner.out_tables import ParquetSink
 
         _ensure_registered(plugins)
@@ -164,19 +158,11 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
         for ranges in iterator:
             kinds, lines = [], []
             for start, stop in zip(ranges.column("start").to_pylist(), ranges.column("stop").to_pylist()):
-                batch, rows, t = run_chunk(spec, start, stop)
-                states = run_states(spec, list(scenarios), batch, rows, t)
-                if out is not None:
-                    if sink is None:
-                        sink = ParquetSink(out.directory, f"part-{start:012d}")
-                    write_tables(spec, batch, rows, t, ids, sink)
-                    write_state_tables(spec, states, ids, sink)
-                    found = finding_lines(spec, batch, rows, t, out.find)
-                    found += state_finding_lines(spec, batch, states, out.find, list(scenarios))
-                    kinds += ["f"] * len(found)
-                    lines += found
-                kinds.append("s")
-                lines.append(json.dumps({"start": start, **summary(batch, t, limit, states)}))
+                if out is not None and sink is None:
+                    sink = ParquetSink(out.directory, f"part-{start:012d}")
+                part, found = chunk_work(spec, start, stop, limit, list(scenarios), out, ids, sink)
+                kinds += ["f"] * len(found) + ["s"]
+                lines += found + [json.dumps(part)]
             yield pa.RecordBatch.from_pydict({"kind": kinds, "line": lines}, schema=LINE_SCHEMA)
         if sink is not None:
             sink.close()
@@ -295,42 +281,19 @@ def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOp
     ship_package(spark)
     plugins = _plugin_strategies()
     scenarios = fleet_generated_scenarios(fleet)
-    written = 0
+    written, details = 0, None
     if spec.groups <= FULL_RESULTS_GROUPS and out is None:
-        batch, rows, t, states = _details_job(spark, spec, plugins, list(range(spec.groups)), scenarios)
+        details = _details_job(spark, spec, plugins, list(range(spec.groups)), scenarios)
+        batch, _, t, states = details
         summaries = [{"start": 0, **summary(batch, t, 0, states)}]
-        shown = None
     else:
         summaries, written = _chunk_summaries(spark, spec, plugins, out, ids, scenarios)
-        if spec.groups <= FULL_RESULTS_GROUPS:
-            shown = list(range(spec.groups))
-        else:
-            shown = [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
-        batch = rows = t = states = None
+        shown = listed_groups(spec, summaries)
         if shown:
-            batch, rows, t, states = _details_job(spark, spec, plugins, shown, scenarios)
-    gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}
-    counts = {k: sum(s[k] for s in summaries) for k in PROBLEMS}
-    problems = sum(s["problems"] for s in summaries)
+            details = _details_job(spark, spec, plugins, shown, scenarios)
     if progress is not None:
         progress(spec.groups, spec.groups)
-    results, listed, steps, shown_problems, shown_ids = [], [], {}, 0, []
-    if batch is not None:
-        everything = np.arange(batch.rebalances)
-        results = results_of(batch, rows, t, everything, GeneratedDescriber(spec, batch))
-        listed, steps, state_problems = shown_state_results(spec, batch, rows, t, everything, states, results)
-        shown_problems = int(t.problem().sum()) + state_problems
-        shown_ids = np.unique(batch.group).tolist()
-    hand = sim.totals or dict.fromkeys(TOTAL_KEYS, 0)
-    whole = {k: hand.get(k, 0) + gen[k] for k in TOTAL_KEYS}
-    whole["groups"] = len(fleet.groups) + spec.groups
-    hand_counts = sim.problem_counts or dict.fromkeys(PROBLEMS, 0)
-    sim = replace(sim, results=list(sim.results) + results, totals=whole,
-                  omitted_results=sim.omitted_results + problems - shown_problems,
-                  problem_counts={k: hand_counts.get(k, 0) + counts[k] for k in PROBLEMS},
-                  findings_written=(sim.findings_written or 0) + written if out is not None else None)
-    merged = merge_summaries([s.get("scenarios", {}) for s in summaries])
-    return with_generated_states(sim, merged, listed, steps, shown_ids)
+    return with_generated(fleet, sim, summaries, details, written if out is not None else None)
 
 
 def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optional[OutRequest] = None,

@@ -84,6 +84,20 @@ def _discover() -> None:
                 register(value)
 
 
+def plugin_classes() -> list[type[Strategy]]:
+    """The strategy classes registered from outside this package (plug-ins, tests): other processes that run the
+    kernel (Spark tasks, the local engine's helper processes) must be handed them; the package's own register on
+    import."""
+    return [type(s) for s in _REGISTRY.values() if not type(s).__module__.startswith(__name__ + ".")]
+
+
+def ensure_registered(classes: Sequence[type[Strategy]]) -> None:
+    """In another process: register the `plugin_classes` of the process that started the work, once."""
+    for cls in classes:
+        if cls.name not in _REGISTRY:
+            register(cls)
+
+
 def names() -> tuple[str, ...]:
     """Canonical names of every registered strategy."""
     return tuple(_REGISTRY)
