@@ -1,12 +1,11 @@
-"""The local engine's `--out` of generated groups on every core: this process and helper processes take chunks in
-turn.
+"""The local engine's generated groups on every core: this process and helper processes take chunks in turn.
 
-Writing every table row and finding costs several times the simulation itself (names as strings, Parquet
-encoding, findings as JSON), and all of it is per chunk (`planner.chunks.chunk_work`, the work a Spark task does):
-this process and `helpers` more take the next chunk from a shared counter until none is left, each writing its
-own Parquet part files. A chunk's summary and finding lines come back here (a few kB), and the findings are
-appended to findings.json in group order as soon as the chunks before them are in. Helpers are spawned (a fresh
-interpreter: forking beside Arrow's threads is not safe) and handed the plug-in strategies this process knows.
+Every chunk is independent (`planner.chunks.chunk_work`, the work a Spark task does: the kernel, the summary and,
+with `--out`, the table rows and findings): this process and `helpers` more take the next chunk from a shared
+counter until none is left, each writing its own Parquet part files. A chunk's summary and finding lines come back
+here (a few kB), and the findings are appended to findings.json in group order as soon as the chunks before them
+are in. Helpers are spawned (a fresh interpreter: forking beside Arrow's threads is not safe) and handed the
+plug-in strategies this process knows. A helper costs about 0.3 s to start, so small fleets run here alone.
 """
 
 from __future__ import annotations
@@ -51,14 +50,18 @@ def usable_cpus() -> int:
 def helpers_for(job: ChunkJob, cpus: Optional[int] = None) -> int:
     """How many helper processes the job gets: one per other usable CPU, as long as each process has
     MIN_CHUNKS_PER_PROCESS chunks, and none when the plug-in strategies cannot be handed to another process."""
-    cpus = usable_cpus() if cpus is None else cpus
-    helpers = min(cpus - 1, len(job.chunks) // MIN_CHUNKS_PER_PROCESS - 1)
+    helpers = helper_count(len(job.chunks), usable_cpus() if cpus is None else cpus)
     if helpers > 0 and job.plugins:
         try:
             pickle.dumps(job.plugins)
         except Exception:  # noqa: BLE001 (a class defined in __main__ or in a function: run here only)
             return 0
-    return max(helpers, 0)
+    return helpers
+
+
+def helper_count(chunks: int, cpus: int) -> int:
+    """One helper per other CPU, as long as each process has MIN_CHUNKS_PER_PROCESS chunks."""
+    return max(min(cpus - 1, chunks // MIN_CHUNKS_PER_PROCESS - 1), 0)
 
 
 def run_job(job: ChunkJob, helpers: int, findings=None, progress: Optional[Callable[[int, int], None]] = None) \

@@ -1,11 +1,12 @@
-"""The local engine: the allocation kernel (`planner.kernel`) in this process, on numpy arrays.
+"""The local engine: the allocation kernel (`planner.kernel`) on numpy arrays, in this process and, for a large
+generated fleet, in helper processes on the other CPUs.
 
 A hand-written fleet is one batch (`planner.rebalances`): every scenario's rebalances at once, every result
 built. A `[generate]`d fleet is generated, allocated and counted chunk by chunk (`planner.chunks`), so memory stays
 bounded at any size: the totals and problem counts cover every group, the first `DETAIL_LIMIT` problem groups are
-reported in full (every group of a fleet of at most `FULL_RESULTS_GROUPS`), computed again on their own. With
-`--out` (an `OutRequest`) the same pass writes every table row and every finding, on every core: this process and
-helper processes take the chunks in turn (`planner.chunk_tasks`).
+reported in full (every group of a fleet of at most `FULL_RESULTS_GROUPS`), computed again on their own. This
+process and helper processes take the chunks in turn (`planner.chunk_tasks`). With `--out` (an `OutRequest`) the
+same pass writes every table row and every finding.
 """
 
 from __future__ import annotations
@@ -46,18 +47,18 @@ def run_batch(batch):
 
 def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] = None, topics: int = 0,
                        brokers=None, progress: Progress = None, helpers: Optional[int] = None) -> Simulation:
-    """Adds the generated groups: totals and problem counts for all from each chunk's summary, results for the
-    first problem groups (all groups of a fleet of at most FULL_RESULTS_GROUPS) computed again on their own; with
-    `out`, every table row and finding, written by this process and `helpers` helper processes
-    (`planner.chunk_tasks`; by default one per other CPU). Scenarios that touch generated groups add their states
-    to each chunk (`planner.generated_states`)."""
+    """Adds the generated groups, run by this process and `helpers` helper processes (`planner.chunk_tasks`; by
+    default one per other CPU when there are chunks enough): totals and problem counts for all from each chunk's
+    summary, results for the first problem groups (all groups of a fleet of at most FULL_RESULTS_GROUPS) computed
+    again on their own; with `out`, every table row and finding. Scenarios that touch generated groups add their
+    states to each chunk (`planner.generated_states`)."""
     spec = fleet.generate
     job = ChunkJob(spec, fleet_generated_scenarios(fleet), out,
                    out_ids(fleet, topics, brokers) if out is not None else None, list(chunks(spec)), plugin_classes())
+    helpers = helpers_for(job) if helpers is None else helpers
     if out is None:
-        summaries, written = run_job(job, 0, None, progress)
+        summaries, written = run_job(job, helpers, None, progress)
     else:
-        helpers = helpers_for(job) if helpers is None else helpers
         with open(os.path.join(out.directory, FINDINGS_FILE), "a", encoding="utf-8") as findings:
             summaries, written = run_job(job, helpers, findings, progress)
     shown = listed_groups(spec, summaries)

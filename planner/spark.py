@@ -151,8 +151,10 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
         import json
 
         from planner.chunks import chunk_work
+        from planner.heap import keep_freed_memory
         from planner.out_tables import ParquetSink
 
+        keep_freed_memory()
         _ensure_registered(plugins)
         sink = None
         for ranges in iterator:

@@ -1,5 +1,5 @@
-"""`--engine auto`: the local engine for hand-written and ordinary generated fleets, Spark for a named cluster, Spark
-settings, or a generated fleet that Spark's cores finish first; `--engine local|spark` always wins."""
+"""`--engine auto`: the local engine for every fleet (on one machine it uses the cores Spark would, without Spark's
+start), Spark for a named cluster or Spark settings; `--engine local|spark` always wins."""
 
 import io
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from planner.cli import run
-from planner.engine_choice import (LONG_RUN_SECONDS, break_even_seconds, choose_engine, expected_local_seconds)
+from planner.engine_choice import LONG_RUN_SECONDS, choose_engine, expected_local_seconds
 from planner.fleet import load_fleet
 from planner.model import GenerateSpec
 
@@ -45,17 +45,17 @@ def test_master_or_conf_asks_for_spark_and_a_forced_engine_wins(tmp_path):
     assert choose_engine(fleet, "spark").reason == "--engine spark"
 
 
-def test_generated_fleets_switch_where_spark_catches_up(tmp_path):
-    two = break_even_seconds(2)
-    assert break_even_seconds(1) is None and break_even_seconds(16) < two  # more cores: Spark pays off sooner
+def test_generated_fleets_of_any_size_run_locally_on_every_cpu(tmp_path):
     small, large = load_fleet(generated(tmp_path, 100_000)), load_fleet(generated(tmp_path, 100_000_000))
-    assert expected_local_seconds(small.generate) < two < expected_local_seconds(large.generate)
-    assert choose_engine(small, cores=2).engine == "local"
-    assert choose_engine(large, cores=1).engine == "local"  # one core: Spark never finishes first
-    choice = choose_engine(large, cores=2)
-    assert choice.engine == "spark" and choice.reason.startswith("auto: 100,000,000 generated groups, about ")
-    forced = choose_engine(large, "local", cores=2)
-    assert forced.describe().startswith("local engine (--engine local): expect about ")
+    for fleet, cores in ((small, 2), (large, 1), (large, 2), (large, 64)):
+        choice = choose_engine(fleet, cores=cores)  # Spark on the same cores only adds its start
+        assert (choice.engine, choice.reason) == ("local", f"auto: {fleet.generate.groups:,} generated groups")
+    one, two, many = (expected_local_seconds(large.generate, cores) for cores in (1, 2, 64))
+    assert one > two > LONG_RUN_SECONDS and two > many  # helper processes share the chunks
+    tiny = load_fleet(generated(tmp_path, 40_000)).generate  # three chunks: no helper would pay for its start
+    assert expected_local_seconds(tiny, 1) == expected_local_seconds(tiny, 64)
+    assert choose_engine(large, cores=2).describe().startswith("local engine (auto: 100,000,000 generated groups): "
+                                                               "expect about ")
 
 
 def test_the_estimate_grows_with_queues_processes_and_groups():

@@ -41,12 +41,9 @@ def test_what_needs_spark_is_one_line_saying_what_to_install(extra):
     assert err[0].startswith("rmqplan: spark engine (") and "pip install 'rmqtools[spark]'" in err[0]
 
 
-def test_a_fleet_auto_sends_to_spark_names_the_install_and_the_local_engine(tmp_path):
-    fleet = tmp_path / "huge.toml"
-    fleet.write_text("[generate]\ngroups = 200000000\n")
-    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", str(fleet))
-    if code == 1:  # one core: auto never sends anything to Spark
-        pytest.skip("this machine has one core: auto keeps every fleet on the local engine")
+def test_spark_settings_without_pyspark_name_the_install_and_the_local_engine():
+    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--conf",
+                                   "spark.driver.memory=2g")  # auto sends Spark settings to Spark
     assert code == 2 and out == "" and len(err) == 1
     assert "pip install 'rmqtools[spark]', or --engine local" in err[0]
 
