@@ -1,11 +1,12 @@
-"""Generated groups chunk by chunk: the work both engines do on each chunk (the local engine in a loop, the Spark
-engine in its tasks), so that their answers come from the same code.
+"""Generated groups chunk by chunk: the work both engines do on each chunk (`chunk_work`: the local engine's
+processes, `planner.chunk_tasks`, and the Spark engine's tasks), so that their answers come from the same code.
 
 A chunk of `CHUNK_GROUPS` generated groups is one batch (`planner.generate.generated_batch`); the kernel and the
-tally run over it. From a chunk come: its summary (totals, problem counts, its first problem groups), the results
-the report shows, and for `--out` its rows of every table (`planner.out_tables`) and the findings of its problem
-groups. The findings are computed by a function the caller passes (`planner.findings.find`): this step does not
-know what a finding says.
+tally run over it. From a chunk come its summary (totals, problem counts, its first problem groups) and for
+`--out` its rows of every table (`planner.out_tables`) and the findings of its problem groups. The groups the
+report shows in full are computed again on their own (`listed_groups`, `group_details`), and `with_generated`
+adds it all to the Simulation. The findings are computed by a function the caller passes
+(`planner.findings.find`): this step does not know what a finding says.
 """
 
 from __future__ import annotations
@@ -140,20 +141,6 @@ class GeneratedDescriber:
         queues = [Queue(name, batch.brokers[b], i)
                   for b, i in zip(batch.q_broker[lo:hi].tolist(), batch.q_id[lo:hi].tolist())]
         return Described("baseline", processes[0].group, name, queues, processes)
-
-
-def shown_rebalances(batch: Batch, t: Tally, room: int, everything: bool, part: Optional[dict] = None) -> np.ndarray:
-    """The rebalances to report in full: all of them, or both rebalances of the first `room` problem groups
-    (`part`, the chunk's `summary`, lists them when scenarios add problem groups)."""
-    if everything:
-        return np.arange(batch.rebalances)
-    if room <= 0:
-        return np.zeros(0, dtype=np.int64)
-    if part is not None:
-        problem_groups = np.asarray(part["first_problem_groups"], dtype=np.int64)[:room]
-    else:
-        problem_groups = np.unique(batch.group[t.problem()])[:room]
-    return np.flatnonzero(np.isin(batch.group, problem_groups))
 
 
 def shown_state_results(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, which: np.ndarray,

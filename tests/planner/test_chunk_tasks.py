@@ -127,3 +127,38 @@ def test_no_helpers_when_a_plugin_strategy_cannot_be_handed_over(tmp_path):
     job = _job(tmp_path)
     unpicklable = ChunkJob(job.spec, job.scenarios, job.out, job.ids, job.chunks, [_LocalStrategy()])
     assert helpers_for(unpicklable, cpus=4) == 0
+
+
+def _cgroups(tmp_path, own: str, files: dict):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "self-cgroup").write_text(own)
+    for name, text in files.items():
+        path = tmp_path / "fs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(tmp_path / "fs"), str(tmp_path / "self-cgroup")
+
+
+@pytest.mark.parametrize("own, files, quota", [
+    ("0::/kubepods/pod1/c1\n", {"kubepods/pod1/c1/cpu.max": "200000 100000\n"}, 2.0),  # v2, a pod's limit
+    ("0::/\n", {"cpu.max": "150000 100000\n"}, 1.5),  # v2 inside the container's namespace
+    ("0::/user.slice\n", {"user.slice/cpu.max": "max 100000\n"}, None),  # v2, no limit
+    ("4:cpu,cpuacct:/docker/abc\n", {"cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "50000",
+                                     "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000"}, 0.5),  # v1, --cpus=0.5
+    ("1:cpu:/\n", {"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"}, None),  # v1, no limit
+    ("1:cpu:/\n", {}, None),  # nothing readable
+])
+def test_the_cgroup_quota_is_read_as_cpus(tmp_path, own, files, quota):
+    from planner.chunk_tasks import cgroup_cpu_quota
+
+    assert cgroup_cpu_quota(*_cgroups(tmp_path, own, files)) == quota
+
+
+def test_a_cpu_quota_caps_the_usable_cpus(tmp_path):
+    from planner.chunk_tasks import usable_cpus
+
+    affinity = len(os.sched_getaffinity(0))
+    assert usable_cpus(*_cgroups(tmp_path / "a", "0::/\n", {"cpu.max": "50000 100000"})) == 1  # at least one
+    assert usable_cpus(*_cgroups(tmp_path / "b", "0::/\n", {"cpu.max": "max 100000"})) == affinity
+    assert usable_cpus(*_cgroups(tmp_path / "c", "0::/\n", {"cpu.max": f"{100000 * affinity + 1} 100000"})) \
+        == affinity  # rounded up, never above the affinity
