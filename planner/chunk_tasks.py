@@ -121,7 +121,8 @@ def run_job(job: ChunkJob, helpers: int, findings=None, progress: Optional[Calla
     written)."""
     keep_freed_memory()
     collected = _InOrder(job, findings, progress)
-    if helpers <= 0:  # no process, no queue, no lock
+    started = _start_helpers(job, helpers) if helpers > 0 else None
+    if started is None:  # alone: no process, no queue, no lock
         sink = _sink(job, 0)
         try:
             for index in range(len(job.chunks)):
@@ -130,16 +131,8 @@ def run_job(job: ChunkJob, helpers: int, findings=None, progress: Optional[Calla
             if sink is not None:
                 sink.close()
         return collected.summaries, collected.written
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
-    counter = context.Value("q", 0)
-    results = context.Queue()
-    processes = [context.Process(target=_helper, args=(job, counter, results, i + 1), daemon=True,
-                                 name=f"rmqplan-chunks-{i + 1}") for i in range(helpers)]
+    counter, results, processes = started
     try:
-        for process in processes:
-            process.start()
         sink = _sink(job, 0)
         try:
             for index in _next_chunks(counter, len(job.chunks)):
@@ -148,18 +141,58 @@ def run_job(job: ChunkJob, helpers: int, findings=None, progress: Optional[Calla
         finally:
             if sink is not None:
                 sink.close()
-        while collected.helpers_done < helpers:
+        while collected.helpers_done < len(processes):
             if not _drain(results, collected, block=True):
                 _check_alive(processes)
         for process in processes:
             process.join()
     finally:
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-                process.join()
+        _stop(processes)
         results.close()
     return collected.summaries, collected.written
+
+
+def _start_helpers(job: ChunkJob, helpers: int):
+    """(the shared counter, the results queue, the started helpers), or None where this system cannot give them
+    (no POSIX semaphores: /dev/shm missing in some containers and sandboxes; a process limit): the job then runs
+    here alone, as on one CPU."""
+    processes = []
+    try:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        counter = context.Value("q", 0)
+        results = context.Queue()
+        for i in range(helpers):
+            processes.append(context.Process(target=_helper, args=(job, counter, results, i + 1), daemon=True,
+                                             name=f"rmqplan-chunks-{i + 1}"))
+            processes[-1].start()
+    except (OSError, ImportError):
+        _stop(processes)
+        _remove_parts(job, len(processes))  # a helper that started may have begun a part file
+        return None
+    return counter, results, processes
+
+
+def _remove_parts(job: ChunkJob, helpers: int) -> None:
+    if job.out is None:
+        return
+    from planner.out_tables import TABLES
+
+    for table in TABLES:
+        for number in range(1, helpers + 1):
+            for name in (f"part-generated-{number}.parquet", f".part-generated-{number}.parquet.tmp"):
+                try:
+                    os.remove(os.path.join(job.out.directory, table, name))
+                except OSError:
+                    pass
+
+
+def _stop(processes) -> None:
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+            process.join()
 
 
 class _InOrder:

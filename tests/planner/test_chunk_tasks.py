@@ -162,3 +162,15 @@ def test_a_cpu_quota_caps_the_usable_cpus(tmp_path):
     assert usable_cpus(*_cgroups(tmp_path / "b", "0::/\n", {"cpu.max": "max 100000"})) == affinity
     assert usable_cpus(*_cgroups(tmp_path / "c", "0::/\n", {"cpu.max": f"{100000 * affinity + 1} 100000"})) \
         == affinity  # rounded up, never above the affinity
+
+
+def test_without_semaphores_the_job_runs_here_alone(tmp_path, monkeypatch):
+    import multiprocessing
+
+    def no_semaphores(method=None):
+        raise OSError(38, "Function not implemented")  # /dev/shm missing
+
+    alone = _run(tmp_path / "alone", 0)
+    monkeypatch.setattr(multiprocessing, "get_context", no_semaphores)
+    assert _run(tmp_path / "fallback", 2) == alone
+    assert sorted(p.name for p in (tmp_path / "fallback" / "assignments").iterdir()) == ["part-generated-0.parquet"]
