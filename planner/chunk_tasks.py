@@ -10,7 +10,6 @@ plug-in strategies this process knows. A helper costs about 0.3 s to start, so s
 
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import queue
@@ -18,10 +17,11 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from planner.chunks import OutIds, chunk_work
+from planner.cpus import usable_cpus
 from planner.heap import keep_freed_memory
 from planner.model import DETAIL_LIMIT, GenerateSpec, OutRequest
 
-MIN_CHUNKS_PER_PROCESS = 2  # a helper costs about 0.4 s to start: below this it would not pay for itself
+MIN_CHUNKS_PER_PROCESS = 2  # a helper costs about 0.3 s to start: below this it would not pay for itself
 HELPER_POLL_SECONDS = 0.5  # how often a wait for helpers checks that they are still alive
 
 
@@ -39,62 +39,6 @@ class ChunkJob:
 
 class HelperFailed(RuntimeError):
     """A helper process ended without finishing its chunks (killed, out of memory)."""
-
-
-def usable_cpus(cgroup_root: str = "/sys/fs/cgroup", own_cgroups: str = "/proc/self/cgroup") -> int:
-    """The CPUs this process may run on (its affinity: `taskset`), and no more than its cgroup's CPU quota allows
-    (a container's `--cpus`, a Kubernetes CPU limit), rounded up: a pod limited to 2 CPUs on a 64-core node gets
-    one helper, not 63."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-    quota = cgroup_cpu_quota(cgroup_root, own_cgroups)
-    return max(1, min(cpus, math.ceil(quota))) if quota else cpus
-
-
-def cgroup_cpu_quota(cgroup_root: str = "/sys/fs/cgroup", own_cgroups: str = "/proc/self/cgroup") \
-        -> Optional[float]:
-    """CPUs' worth of time this process's cgroup may use (quota / period, cgroup v2 `cpu.max` or v1
-    `cpu.cfs_quota_us`), None when unlimited or unknown. The cgroup's own directory is tried first, then the root
-    (inside a container's cgroup namespace its cgroup is the root)."""
-    try:
-        with open(own_cgroups, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
-        path = path.strip("/")
-        if controllers == "":  # cgroup v2
-            for folder in (os.path.join(cgroup_root, path), cgroup_root):
-                text = _read(os.path.join(folder, "cpu.max"))
-                if text is not None:
-                    quota, _, period = text.partition(" ")
-                    return _ratio(quota, period)
-        elif "cpu" in controllers.split(","):  # cgroup v1, mounted as cpu or cpu,cpuacct
-            for mount in ("cpu", "cpu,cpuacct", "cpuacct,cpu"):
-                for folder in (os.path.join(cgroup_root, mount, path), os.path.join(cgroup_root, mount)):
-                    quota = _read(os.path.join(folder, "cpu.cfs_quota_us"))
-                    if quota is not None:
-                        return _ratio(quota, _read(os.path.join(folder, "cpu.cfs_period_us")) or "")
-    return None
-
-
-def _read(path: str) -> Optional[str]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
-def _ratio(quota: str, period: str) -> Optional[float]:
-    try:
-        q, p = int(quota), int(period)
-    except ValueError:  # "max": unlimited
-        return None
-    return q / p if q > 0 and p > 0 else None  # -1: unlimited (v1)
 
 
 def helpers_for(job: ChunkJob, cpus: Optional[int] = None) -> int:

@@ -53,7 +53,8 @@ class EngineChoice:
 def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None) -> float:
     """The local engine's wall time for the generated groups of `spec` on `cores` CPUs (default: the usable
     ones), on this project's reference machine."""
-    from planner.chunk_tasks import helper_count, usable_cpus
+    from planner.chunk_tasks import helper_count
+    from planner.cpus import usable_cpus
     from planner.chunks import CHUNK_GROUPS
 
     mean_queues = (spec.queues[0] + spec.queues[1]) / 2 + 1  # per broker, the retry queue included

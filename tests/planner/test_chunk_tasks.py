@@ -149,13 +149,13 @@ def _cgroups(tmp_path, own: str, files: dict):
     ("1:cpu:/\n", {}, None),  # nothing readable
 ])
 def test_the_cgroup_quota_is_read_as_cpus(tmp_path, own, files, quota):
-    from planner.chunk_tasks import cgroup_cpu_quota
+    from planner.cpus import cgroup_cpu_quota
 
     assert cgroup_cpu_quota(*_cgroups(tmp_path, own, files)) == quota
 
 
 def test_a_cpu_quota_caps_the_usable_cpus(tmp_path):
-    from planner.chunk_tasks import usable_cpus
+    from planner.cpus import usable_cpus
 
     affinity = len(os.sched_getaffinity(0))
     assert usable_cpus(*_cgroups(tmp_path / "a", "0::/\n", {"cpu.max": "50000 100000"})) == 1  # at least one
