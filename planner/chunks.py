@@ -230,7 +230,7 @@ def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     import pyarrow as pa
 
     from planner.out_tables import StepColumns, assignment_batch, generated_group_names, generated_process_names, \
-        group_batch, process_batches
+        group_batch, process_batches, repeated
 
     sb, base_names = states.sb, states.sb.batch.names.base
     batch = sb.batch
@@ -240,7 +240,7 @@ def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     sink("assignments", assignment_batch(batch, states.rows, group_ids, topic_ids, ids.broker_ids))
     groups, topics = generated_group_names(g)
     names = [sc.name for sc in sb.scenarios]
-    scenario = pa.array(np.repeat(np.array(names, dtype=object)[sb.scenario], 2), type=pa.string())
+    scenario = repeated(tuple(names), np.repeat(sb.scenario, 2))
     step_names = np.array([[sc.step_names[i] for i in range(sc.steps)] for sc in sb.scenarios], dtype=object) \
         if len({sc.steps for sc in sb.scenarios}) == 1 else None
     if step_names is not None:
