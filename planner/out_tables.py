@@ -187,11 +187,19 @@ def record_batch(columns: list, fields, dictionaries):
 # ------------------------------------------------------------------------------------ generated names, as Arrow
 
 
-def _decimal(values):
+def number_text(values):
+    """Decimal strings of integers."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     return pc.cast(pa.array(np.asarray(values, dtype=np.int64)), pa.string())
+
+
+def join(*parts):
+    """Row by row, the concatenation of `parts` (string arrays of one length, or scalars)."""
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise(*parts, "")
 
 
 def repeated(values: tuple, codes: np.ndarray):
@@ -207,7 +215,7 @@ def generated_group_names(groups: np.ndarray):
     import pyarrow.compute as pc
 
     n = len(groups)
-    padded = pc.utf8_lpad(_decimal(groups), 7, "0")
+    padded = pc.utf8_lpad(number_text(groups), 7, "0")
     group = pc.binary_join_element_wise(pa.scalar("GID_"), padded, "")
     main = pc.binary_join_element_wise(pa.scalar("TOPIC_"), padded, "")
     retry = pc.binary_join_element_wise(pa.scalar("%RETRY%"), group, "")
@@ -227,6 +235,18 @@ def _table(key, make):
     if table is None:
         table = _TABLES[key] = pa.array(make(), type=pa.string())
     return table
+
+
+def generated_labels(a: np.ndarray, i: np.ndarray):
+    """The labels "10.{a % 256}.{i // 256}.{i % 256}#1" of generated processes with a host of their own (process
+    i of its group, `a` its address hash: `planner.generate.generated_group`), taken from tables made once."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    high = 1 << max(int(i.max()) if len(i) else 0, 1).bit_length()
+    lead = _table("lead", lambda: [f"10.{x}." for x in range(256)])
+    tail = _table(("label tail", high), lambda: [f"{y // 256}.{y % 256}#1" for y in range(high)])
+    return join(pc.take(lead, pa.array(a % 256)), pc.take(tail, pa.array(i)))
 
 
 def generated_process_names(names, k=None, i=None, restarted=None) -> list[tuple]:
@@ -272,12 +292,12 @@ def generated_process_names(names, k=None, i=None, restarted=None) -> list[tuple
             instance = pc.binary_join_element_wise(host, pa.scalar("#1"), "")
         pids = _table("pid", lambda: [f"@{p}#" for p in range(65536)])
         parts.append((own, instance, pc.binary_join_element_wise(host_text, pc.take(pids, pa.array(pid)),
-                                                                 _decimal(nano), ""), host))
+                                                                 number_text(nano), ""), host))
     shared = np.flatnonzero(colliding)
     if len(shared):  # one host per group, 10.x.0.1: instance host#(i + 1), client id host@1
         at = pa.array(np.asarray(names.shared_host)[k[shared]].astype(np.int32))
         hosts = _table("shared", lambda: [f"10.{x}.0.1" for x in range(256)])
-        parts.append((shared, pc.binary_join_element_wise(pc.take(hosts, at), _decimal(i[shared] + 1), "#"),
+        parts.append((shared, pc.binary_join_element_wise(pc.take(hosts, at), number_text(i[shared] + 1), "#"),
                       pc.take(_table("shared_id", lambda: [f"10.{x}.0.1@1" for x in range(256)]), at),
                       pa.DictionaryArray.from_arrays(at, hosts)))
     return parts
