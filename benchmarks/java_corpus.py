@@ -55,7 +55,7 @@ def _method(rng: random.Random, index: int) -> str:
         "            }",
         "            seen++;",
         "        }",
-        f"        Map<String, Long> counts = new HashMap<>();",
+        "        Map<String, Long> counts = new HashMap<>();",
         "        for (String value : out) {",
         "            counts.merge(value, 1L, Long::sum);",
         "        }",

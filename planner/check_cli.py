@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from typing import Optional, Sequence, TextIO
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

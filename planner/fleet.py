@@ -45,7 +45,6 @@ from planner.model import (
     GenerateSpec,
     Group,
     InstanceSpec,
-    Queue,
     QueueResize,
     ROLLING_RESTART_GROUP,
     Scenario,

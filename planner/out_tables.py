@@ -253,9 +253,10 @@ def generated_process_names(names, k=None, i=None, restarted=None) -> list[tuple
     """(rows, instance, client_id, host) of every process of a generated batch (`planner.generate.GeneratedNames`),
     the formulas of `planner.generate.generated_group` as Arrow string kernels, in two parts: the processes of
     groups with their own hosts, then those of colliding groups (one shared host each); `rows` are their positions
-    (an index array). Names and their pieces are taken from tables of their strings, made once (every host
-    "10.a.b.c" of up to HOST_TABLE_LIMIT, "@pid#"). `k`, `i` (default every process of the batch) name other processes by batch group and index;
-    `restarted` marks those reporting the id of a restart (`planner.generated_states`)."""
+    (an index array); hosts and labels are dictionary arrays over tables of every generated host and label
+    (up to HOST_TABLE_LIMIT), made once, as are the pieces of client ids ("@pid#"). `k`, `i` (default every
+    process of the batch) name other processes by batch group and index; `restarted` marks those reporting the id
+    of a restart (`planner.generated_states`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from planner.batch import CLUSTERING_CODE, Batch, Rows
-from planner.model import BROADCASTING, CLUSTERING, GroupTopicResult, Queue
+from planner.model import BROADCASTING, CLUSTERING, GroupTopicResult
 from planner.scenarios import moved_queues
 from planner.tally import Tally
 

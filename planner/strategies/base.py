@@ -320,7 +320,6 @@ def per_call_kernel(strategy: Strategy, calls) -> "Rows":
     from planner.batch import Rows
     from planner.strategies import allocate_sorted
 
-    batch = calls.batch
     entry_out, queue_out, pos_out = [], [], []
     rows = Rows.empty()
     order = np.argsort(calls.ask_call, kind="stable")

@@ -4,7 +4,6 @@ Chromium exists."""
 
 import io
 import json
-import os
 import re
 from pathlib import Path
 
