@@ -48,6 +48,7 @@ class Progress:
         self._shown = ""  # the status line on screen
         self._last = float("-inf")
         self._lock = threading.Lock()  # the Spark watcher thread and the main thread both write
+        self._first: Optional[tuple[float, int]] = None  # (when, groups done) at the first `groups` report
 
     @classmethod
     def for_stream(cls, stream: TextIO, **kwargs) -> "Progress":
@@ -79,13 +80,18 @@ class Progress:
             self.stream.flush()
 
     def groups(self, done: int, total: int) -> None:
-        """The local engine's hook: `done` of `total` generated groups allocated and counted."""
+        """The local engine's hook: `done` of `total` generated groups allocated and counted. The time left is
+        reckoned at the pace since the first report, so the start (interpreter, helper processes) does not
+        count as the pace of the work."""
         if self.stream is None:
             return
-        elapsed = self.elapsed()
+        now, elapsed = self.clock(), self.elapsed()
+        if self._first is None:
+            self._first = (now, done)
         text = f"rmqplan: {done:,} of {total:,} generated groups ({100 * done // max(total, 1)}%), {seconds(elapsed)}"
-        if 0 < done < total:
-            text += f", about {seconds(elapsed * (total - done) / done)} left"
+        since, before = self._first
+        if before < done < total and now > since:
+            text += f", about {seconds((now - since) * (total - done) / (done - before))} left"
         self.status(text)
 
     def close(self) -> None:

@@ -36,15 +36,26 @@ def test_status_waits_for_the_delay_is_rate_limited_and_erased_on_close():
     p.groups(10, 100)
     assert screen.getvalue() == ""  # a quick run leaves nothing
     clock.now = 1.0
-    p.groups(50, 100)
+    p.groups(60, 100)  # 50 groups in 1 s since the first report: 40 more take 0.8 s
     clock.now = 1.05
-    p.groups(60, 100)  # within the interval: skipped
-    assert screen.getvalue() == CLEAR + "rmqplan: 50 of 100 generated groups (50%), 1.0 s, about 1.0 s left"
+    p.groups(70, 100)  # within the interval: skipped
+    assert screen.getvalue() == CLEAR + "rmqplan: 60 of 100 generated groups (60%), 1.0 s, about 0.8 s left"
     p.note("rmqplan: a line that stays")  # printed above the status line, which is redrawn
     assert screen.getvalue().endswith(CLEAR + "rmqplan: a line that stays\n"
-                                      "rmqplan: 50 of 100 generated groups (50%), 1.0 s, about 1.0 s left")
+                                      "rmqplan: 60 of 100 generated groups (60%), 1.0 s, about 0.8 s left")
     p.close()
     assert screen.getvalue().endswith(CLEAR)
+
+
+def test_the_time_left_is_reckoned_from_the_pace_after_the_start():
+    clock, screen = Clock(), Terminal()
+    p = Progress(screen, delay=0, interval=0, clock=clock)
+    clock.now = 3.0  # a slow start: interpreter, helpers
+    p.groups(10, 100)
+    assert screen.getvalue() == CLEAR + "rmqplan: 10 of 100 generated groups (10%), 3.0 s"  # no pace yet
+    clock.now = 4.0
+    p.groups(40, 100)  # 30 groups a second since: 60 more take 2 s, not the 4.5 s the whole run's pace says
+    assert screen.getvalue().endswith(CLEAR + "rmqplan: 40 of 100 generated groups (40%), 4.0 s, about 2.0 s left")
 
 
 def test_nothing_is_written_when_stderr_is_not_a_terminal():
