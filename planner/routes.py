@@ -28,18 +28,19 @@ def is_retry_topic(topic: str) -> bool:
     return topic.startswith(RETRY_PREFIX)
 
 
-_INDEX: dict[int, tuple] = {}  # id(fleet) -> (weakref to it, brokers by name, topics by name)
+_INDEX: dict[int, tuple] = {}  # id(fleet) -> (weakref, brokers by name, topics by name, readable queues by topic)
 
 
-def _index(fleet: Fleet) -> tuple[dict[str, Broker], dict[str, Topic]]:
-    """Brokers and topics by name, built once per fleet (lookups per group must not scan every topic).
+def _index(fleet: Fleet) -> tuple[dict[str, Broker], dict[str, Topic], dict[str, list[Queue]]]:
+    """Brokers and topics by name, built once per fleet (lookups per group must not scan every topic), and the
+    readable queues of its topics as they are asked for.
     Keyed by identity: a Fleet holds dicts, so it cannot be hashed."""
     found = _INDEX.get(id(fleet))
     if found is None or found[0]() is not fleet:
         ref = weakref.ref(fleet, lambda _, key=id(fleet): _INDEX.pop(key, None))
-        found = (ref, {b.name: b for b in fleet.brokers}, {t.name: t for t in fleet.topics})
+        found = (ref, {b.name: b for b in fleet.brokers}, {t.name: t for t in fleet.topics}, {})
         _INDEX[id(fleet)] = found
-    return found[1], found[2]
+    return found[1], found[2], found[3]
 
 
 def _broker_map(fleet: Fleet) -> dict[str, Broker]:
@@ -50,33 +51,48 @@ def topic_by_name(fleet: Fleet, name: str) -> Topic:
     return _index(fleet)[1][name]
 
 
-def readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
+def _queue_counts(fleet: Fleet, topic: Topic, read: bool) -> list[tuple[str, int]]:
+    """(broker, how many queue ids consumers read there (`read`), or producers write) for each of the topic's
+    brokers, in its order."""
     brokers = _broker_map(fleet)
-    if not topic.readable:
-        return []
-    qs = [Queue(topic.name, b, i) for b in topic.brokers if brokers[b].readable for i in range(topic.read_queues[b])]
-    return sort_queues(qs)
+    if read:
+        return [(b, topic.read_queues[b] if topic.readable and brokers[b].readable else 0) for b in topic.brokers]
+    return [(b, topic.write_queues[b] if topic.writable and brokers[b].writable else 0) for b in topic.brokers]
+
+
+def readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
+    """Every group subscribing to a topic rebalances the same list: made once per topic of a fleet (a new list
+    each call, the Queues shared)."""
+    index = _index(fleet)
+    known = index[1].get(topic.name) is topic
+    made = index[2].get(topic.name) if known else None
+    if made is None:
+        made = sort_queues(Queue(topic.name, b, i) for b, n in _queue_counts(fleet, topic, True) for i in range(n))
+        if known:
+            index[2][topic.name] = made
+    return list(made)
 
 
 def writable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
-    brokers = _broker_map(fleet)
-    if not topic.writable:
-        return []
-    qs = [Queue(topic.name, b, i) for b in topic.brokers if brokers[b].writable for i in range(topic.write_queues[b])]
-    return sort_queues(qs)
+    return sort_queues(Queue(topic.name, b, i) for b, n in _queue_counts(fleet, topic, False) for i in range(n))
 
 
 def unreadable_written_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
-    """Queues producers write to that no consumer reads: their messages are never consumed."""
-    readable = set(readable_queues(fleet, topic))
-    return [q for q in writable_queues(fleet, topic) if q not in readable]
+    """Queues producers write to that no consumer reads: their messages are never consumed. Queue ids run from 0
+    on each broker, so they are the ids from the read count up to the write count."""
+    return _beyond(topic, _queue_counts(fleet, topic, False), _queue_counts(fleet, topic, True))
 
 
 def unwritten_readable_queues(fleet: Fleet, topic: Topic) -> list[Queue]:
     """Queues consumers read that no producer writes to: they receive no new message (they drain, then stay
     empty)."""
-    writable = set(writable_queues(fleet, topic))
-    return [q for q in readable_queues(fleet, topic) if q not in writable]
+    return _beyond(topic, _queue_counts(fleet, topic, True), _queue_counts(fleet, topic, False))
+
+
+def _beyond(topic: Topic, these: list[tuple[str, int]], those: list[tuple[str, int]]) -> list[Queue]:
+    """The queues of `these` counts that `those` do not reach, per broker."""
+    reach = dict(those)
+    return sort_queues(Queue(topic.name, b, i) for b, n in these for i in range(reach[b], n))
 
 
 def why_unwritten(fleet: Fleet, topic: Topic, broker: str) -> str:
