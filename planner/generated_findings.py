@@ -12,7 +12,7 @@ rebalance at once from the chunk's arrays by Arrow's string kernels (0.3 s), in 
 Any other problem rebalance (a strategy that leaves queues to nobody by design, an imbalance, a failure, a shape
 not listed) goes through `find` on its result, as every rebalance did before. A test compares both ways, line for
 line, on generated fleets of every generatable strategy and shape: a change of wording in `planner.findings` that is
-not made here too fails it.
+not made here too fails it. Only `--out` writes every finding, so pyarrow is there whenever this runs.
 """
 
 from __future__ import annotations
