@@ -152,6 +152,27 @@ def test_a_generated_fleet_out_has_every_assignment_and_finding_on_both_engines(
         assert "more findings not shown" in out and f"every finding is in {target}" in out
 
 
+def test_groups_of_hundreds_of_processes_are_written_past_the_tables_of_hosts(tmp_path):
+    """Past 512 processes a group, generated hosts and labels are joined from pieces instead of taken from a table
+    of every host: the tables and findings still name every process as the client would."""
+    from planner.fleet import load_fleet
+    from planner.findings import find
+    from planner.generate import generated_fleet
+    from planner.local import simulate
+
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text("version = 1\n[generate]\ngroups = 40\nseed = 3\ninstances = [500, 700]\nqueues = [1, 4]\n"
+                     "brokers = 2\ncolliding_client_ids = 0.3\n")
+    whole = simulate(generated_fleet(load_fleet(str(fleet)).generate))
+    target = tmp_path / "out"
+    code, _, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--out", str(target))
+    assert code == 1, err
+    assert _named_assignments(_tables(target)) == _expected_assignments(whole)
+    lines = (target / "findings.json").read_text().splitlines()
+    assert sorted(lines) == sorted(json.dumps(f.to_json()) for f in find(whole))
+    assert {json.loads(x)["code"] for x in lines} >= {"PLAN001", "PLAN002", "PLAN003"}
+
+
 MIXED_WITH_GENERATED = """
 [[brokers]]
 name = "broker-a"
