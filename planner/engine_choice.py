@@ -21,15 +21,16 @@ from typing import Optional
 
 from planner.model import Fleet, GenerateSpec
 
-# Measured (BENCHMARKS.md, "Which engine"): the local engine's seconds per million groups, process entries and
-# queues on one core, and its start (interpreter, imports); what a helper process adds, as a share of one core
-# (2 CPUs: 10M groups 26.98 s on one, 14.30 s on two), and the part of its start this process waits for.
-LOCAL_SECONDS_PER_MGROUP = 0.40
-LOCAL_SECONDS_PER_MENTRY = 0.108
-LOCAL_SECONDS_PER_MQUEUE = 0.021
+# Measured (BENCHMARKS.md, "Which engine": four fleet shapes from 200k to 10M groups, within 10% on one core):
+# the local engine's seconds per million groups, process entries and queues on one core, and its start
+# (interpreter, imports); what a helper process adds, as a share of one core (10M groups: 26.98 s on one CPU,
+# 13.65-14.30 s on two), and what the helpers' start and the last chunks' imbalance add to the wall time.
+LOCAL_SECONDS_PER_MGROUP = 0.05
+LOCAL_SECONDS_PER_MENTRY = 0.0742
+LOCAL_SECONDS_PER_MQUEUE = 0.0300
 LOCAL_START_SECONDS = 0.3
-HELPER_EFFICIENCY = 0.9
-HELPER_START_SECONDS = 0.1
+HELPER_EFFICIENCY = 0.95
+HELPER_START_SECONDS = 0.25
 LONG_RUN_SECONDS = 10  # the local engine says how long it expects above this
 SPARK_EXTRA = "pip install 'rmqtools[spark]'"
 
