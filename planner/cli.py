@@ -128,18 +128,22 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
 
 
 def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err: TextIO) -> int:
+    progress = Progress.for_stream(err)
+    progress.phase(f"reading {fleet_path}")
     try:
         fleet = load_fleet(fleet_path)
     except FleetError as e:
+        progress.close()
         for line in e.errors:
             err.write(line + "\n")
         return EXIT_USAGE
     choice = choose_engine(fleet, options.engine, options.master, options.conf)
     if choice.engine == "spark" and not spark_installed():
+        progress.close()
         local = "" if options.engine == "spark" else ", or --engine local"
         return _engine_error(err, f"{choice.describe()} needs PySpark, which is not installed: {SPARK_EXTRA}{local}")
     options = replace(options, engine=choice.engine)
-    progress = Progress.for_stream(err)
+    progress.phase(f"starting the {choice.engine} engine")
     if choice.engine == "spark" or options.format != "text" or (choice.expected_seconds or 0) >= 1:
         progress.note(f"rmqplan: {choice.describe()}")  # else the text report's first line says it at once
     try:
@@ -154,8 +158,7 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
         sim = _simulate(fleet, options, None, err, progress)
         if isinstance(sim, int):
             return sim
-        progress.close()
-        return _report(sim, options, choice, out, err)
+        return _report(sim, options, choice, out, err, progress)
     from planner.findings import find
     from planner.report import Abandoned, OutputError, out_directory, summary_json, write_summary
 
@@ -168,9 +171,9 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
     except Abandoned as failed:
         return failed.code
     except OutputError as e:
+        progress.close()
         return _engine_error(err, str(e))
-    progress.close()
-    return _report(sim, options, choice, out, err)
+    return _report(sim, options, choice, out, err, progress)
 
 
 def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest], err: TextIO,
@@ -184,7 +187,9 @@ def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutReque
     if options.engine == "local":
         from planner.local import simulate
 
-        return simulate(fleet, request, progress.groups if progress.live else None)
+        live = progress.live
+        return simulate(fleet, request, progress.groups if live else None, phase=progress.phase if live else None)
+    progress.phase(None)  # Spark's stages from here (`StatusWatcher`)
     return _spark_simulate(fleet, options, request, err, progress)
 
 
@@ -209,7 +214,9 @@ def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[Ou
         return _engine_error(err, str(e))
 
 
-def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO, err: TextIO) -> int:
+def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO, err: TextIO,
+            progress: Progress) -> int:
+    """The report on stdout (and --html): made while the progress line says so, written once it is erased."""
     from planner.findings import count_by_code, find, has_errors
     from planner.report import render_text, to_json
 
@@ -217,27 +224,35 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
     if options.compare_strategies or options.plan:
         from planner.compare import strategies_report
 
+        progress.phase("comparing strategies")
         strategies = strategies_report(sim.fleet, options)
         if isinstance(strategies, str):
+            progress.close()
             return _engine_error(err, strategies)
+    progress.phase("finding problems")
     findings = find(sim)
     counts = count_by_code(sim, findings)
     if options.html:
         from planner.html_report import HtmlError, render_html, write_html
         from planner.report import totals
 
+        progress.phase(f"writing {options.html}")
         try:
             page = render_html(sim, findings, counts, totals(sim), choice.describe(False), options.out)
             write_html(options.html, page)
         except HtmlError as e:
+            progress.close()
             return _engine_error(err, str(e))
+    progress.phase("writing the report")
     if options.format == "json":
         doc = to_json(sim, findings, assignments=options.assignments, counts=counts, out_dir=options.out)
-        out.write(json.dumps({**doc, **(strategies.json() if strategies else {})}, indent=2) + "\n")
+        text = json.dumps({**doc, **(strategies.json() if strategies else {})}, indent=2) + "\n"
     else:
-        out.write(render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
-                              counts=counts, out_dir=options.out))
-        out.write("".join(line + "\n" for line in strategies.text()) if strategies else "")
+        text = render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
+                           counts=counts, out_dir=options.out)
+        text += "".join(line + "\n" for line in strategies.text()) if strategies else ""
+    progress.close()
+    out.write(text)
     return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
 
 

@@ -90,5 +90,5 @@ def choose_engine(fleet: Fleet, engine: str = "auto", master: Optional[str] = No
         return EngineChoice("spark", "auto: --conf given", expected)
     if generated is None:
         n = len(fleet.groups)
-        return EngineChoice("local", f"auto: a hand-written fleet of {n} group{'s' if n != 1 else ''}", expected)
+        return EngineChoice("local", f"auto: a hand-written fleet of {n:,} group{'s' if n != 1 else ''}", expected)
     return EngineChoice("local", f"auto: {generated.groups:,} generated groups", expected)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Optional
+from typing import Callable, Optional
 
 from planner.chunk_tasks import ChunkJob, helpers_for, run_job
 from planner.chunks import Progress, chunks, group_details, listed_groups, out_ids, with_generated
@@ -26,17 +26,28 @@ from planner.results import HandWritten, hand_written_simulation
 from planner.strategies import plugin_classes
 from planner.tally import tally
 
+Phase = Optional[Callable[[str], None]]  # what runs now, for the progress line (`planner.progress.Progress.phase`)
+
+
+def _quiet(text: str) -> None:
+    return None
+
 
 def simulate_hand_written(fleet: Fleet) -> Simulation:
     """Every result of the fleet's hand-written groups and scenarios."""
     return run_hand_written(fleet).sim
 
 
-def run_hand_written(fleet: Fleet) -> HandWritten:
-    """`simulate_hand_written`, with what `--out` needs."""
+def run_hand_written(fleet: Fleet, phase: Phase = None) -> HandWritten:
+    """`simulate_hand_written`, with what `--out` needs; `phase` is told each step of a fleet with groups."""
+    phase = phase if phase is not None and fleet.groups else _quiet
+    phase(f"expanding {len(fleet.groups):,} hand-written groups and their scenarios")
     fr = fleet_rebalances(fleet)
+    phase(f"allocating {fr.batch.rebalances:,} rebalances")
     rows, counted = run_batch(fr.batch)
+    phase(f"describing {fr.batch.rebalances:,} rebalances")
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
+
 
 
 def run_batch(batch):
@@ -67,18 +78,23 @@ def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] 
 
 
 def simulate(fleet: Fleet, out: Optional[OutRequest] = None, progress: Progress = None,
-             helpers: Optional[int] = None) -> Simulation:
-    """`rmqplan simulate --engine local` (`helpers`: see `simulate_generated`)."""
-    hand = run_hand_written(fleet)
+             helpers: Optional[int] = None, phase: Phase = None) -> Simulation:
+    """`rmqplan simulate --engine local` (`helpers`: see `simulate_generated`); `progress` is told the generated
+    groups done, `phase` the steps of the rest."""
+    hand = run_hand_written(fleet, phase)
     sim = hand.sim
     topics, brokers = 0, None
     if out is not None:
         from planner.out_tables import BrokerIds
 
+        if fleet.groups and phase is not None:
+            phase("writing the hand-written groups' tables and findings")
         brokers = BrokerIds()
         topics, written = write_hand_written_out(out, hand, brokers)
         sim = replace(sim, findings_written=written)
     if fleet.generate is not None:
+        if phase is not None:
+            phase(f"starting on {fleet.generate.groups:,} generated groups")
         sim = simulate_generated(fleet, sim, out, topics, brokers, progress, helpers)
     if out is not None:
         from planner.out_tables import ParquetSink, write_empty_tables

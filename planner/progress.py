@@ -8,6 +8,8 @@
   second and only once the run has lasted `delay` seconds, so a quick run leaves nothing to read;
 - `groups(done, total)`: the local engine's hook (`planner.local.simulate(progress=...)`): generated groups
   done, elapsed and remaining seconds;
+- `phase(text)`: what runs now, for work that counts nothing (reading a fleet, a hand-written fleet's steps, the
+  report): a ticker thread redraws it with the elapsed time until the next phase, `groups` or `close`;
 - `close()`: erases the status line, so the report starts on a clean line.
 
 The Spark engine's stages and tasks come from Spark's status tracker, polled by `planner.spark_session.
@@ -49,6 +51,9 @@ class Progress:
         self._last = float("-inf")
         self._lock = threading.Lock()  # the Spark watcher thread and the main thread both write
         self._first: Optional[tuple[float, int]] = None  # (when, groups done) at the first `groups` report
+        self._phase: Optional[str] = None
+        self._ticker: Optional[threading.Thread] = None
+        self._stop = threading.Event()
 
     @classmethod
     def for_stream(cls, stream: TextIO, **kwargs) -> "Progress":
@@ -79,12 +84,38 @@ class Progress:
             self.stream.write(CLEAR + text)
             self.stream.flush()
 
+    def phase(self, text: Optional[str]) -> None:
+        """Show `text` (what runs now), redrawn with the elapsed time while it runs; None: stop redrawing (another
+        source of status lines takes over)."""
+        if self.stream is None:
+            return
+        self._phase = text
+        if text is not None and self._ticker is None:
+            self._stop.clear()
+            self._ticker = threading.Thread(target=self._tick, name="rmqplan-progress", daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            text = self._phase
+            if text is not None:
+                self.status(f"rmqplan: {text}, {seconds(self.elapsed())}")
+
+    def _stop_ticker(self) -> None:
+        self._phase = None
+        if self._ticker is not None:
+            self._stop.set()
+            if self._ticker is not threading.current_thread():
+                self._ticker.join()
+            self._ticker = None
+
     def groups(self, done: int, total: int) -> None:
         """The local engine's hook: `done` of `total` generated groups allocated and counted. The time left is
         reckoned at the pace since the first report, so the start (interpreter, helper processes) does not
         count as the pace of the work."""
         if self.stream is None:
             return
+        self._phase = None  # counted progress from here
         now, elapsed = self.clock(), self.elapsed()
         if self._first is None:
             self._first = (now, done)
@@ -97,6 +128,7 @@ class Progress:
     def close(self) -> None:
         if self.stream is None:
             return
+        self._stop_ticker()
         with self._lock:
             if self._shown:
                 self.stream.write(CLEAR)

@@ -141,7 +141,7 @@ def test_a_large_generated_fleet_runs_on_the_local_engine(tmp_path):
 def test_conf_and_master_reach_the_engine_options(monkeypatch):
     seen = {}
 
-    def fake_report(sim, options, choice, out, err):
+    def fake_report(sim, options, choice, out, err, progress):
         seen["options"] = options
         return 0
 

@@ -86,8 +86,8 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def test_a_local_run_on_a_terminal_shows_the_engine_and_groups_done(tmp_path):
-    fleet = _fleet(tmp_path, 600_000)  # a couple of seconds: long enough for the status line to appear
+def _on_a_terminal(fleet: str) -> tuple[int, bytes, str]:
+    """`rmqplan simulate --fleet F --format json` with stderr on a pty: (exit code, stdout, what the pty got)."""
     primary, secondary = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "planner.cli", "simulate", "--fleet", fleet, "--format", "json"],
                             stdout=subprocess.PIPE, stderr=secondary, cwd=ROOT)
@@ -98,11 +98,50 @@ def test_a_local_run_on_a_terminal_shows_the_engine_and_groups_done(tmp_path):
     out, _ = proc.communicate(timeout=300)
     reader.join(timeout=10)
     os.close(primary)
-    screen = seen[0].decode()
-    assert proc.returncode == 1 and json.loads(out)["totals"]["groups"] == 600_000
+    return proc.returncode, out, seen[0].decode()
+
+
+def test_a_local_run_on_a_terminal_shows_the_engine_and_groups_done(tmp_path):
+    fleet = _fleet(tmp_path, 600_000)  # a couple of seconds: long enough for the status line to appear
+    code, out, screen = _on_a_terminal(fleet)
+    assert code == 1 and json.loads(out)["totals"]["groups"] == 600_000
     assert screen.startswith("rmqplan: local engine (auto: 600,000 generated groups)\r\n")
     assert "generated groups (" in screen and " left" in screen
     assert screen.endswith(CLEAR)  # erased before the report
+
+
+def test_a_long_hand_written_run_on_a_terminal_shows_its_steps(tmp_path):
+    lines = ['[[brokers]]', 'name = "b"']
+    for g in range(8000):  # about two seconds of expanding, allocating, describing and reporting
+        lines += ['[[topics]]', f'name = "T{g}"', 'read_queues = 8', '[[groups]]', f'name = "G{g}"',
+                  f'subscriptions = [{{ topic = "T{g}" }}]', '[[groups.instances]]', f'hosts = ["10.0.{g % 250}.1"]',
+                  'count = 2']
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text("\n".join(lines) + "\n")
+    code, out, screen = _on_a_terminal(str(fleet))
+    assert code == 0 and json.loads(out)["totals"]["groups"] == 8000
+    assert "rmqplan: local engine (auto: a hand-written fleet of 8,000 groups)\r\n" in screen
+    steps = ("reading ", "expanding 8,000 hand-written groups", "allocating 16,000 rebalances",
+             "describing 16,000 rebalances", "finding problems", "writing the report")
+    shown = [step for step in steps if CLEAR + "rmqplan: " + step in screen]
+    assert shown, screen  # at least one step was on the screen long enough to be drawn
+    assert screen.endswith(CLEAR)  # erased before the report
+
+
+def test_phases_are_redrawn_with_the_time_until_the_next_or_close():
+    screen = Terminal()
+    p = Progress(screen, delay=0, interval=0.01)
+    p.phase("reading fleet.toml")
+    time.sleep(0.1)
+    assert CLEAR + "rmqplan: reading fleet.toml, 0." in screen.getvalue()
+    p.phase("finding problems")
+    time.sleep(0.1)
+    assert screen.getvalue().rsplit(CLEAR, 1)[1].startswith("rmqplan: finding problems, ")
+    p.close()
+    after = screen.getvalue()
+    assert after.endswith(CLEAR)
+    time.sleep(0.05)
+    assert screen.getvalue() == after  # the ticker stopped with close
 
 
 def test_the_same_run_piped_writes_nothing_on_stderr(tmp_path):
