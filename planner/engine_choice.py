@@ -9,8 +9,8 @@ engine"), so auto takes it for every fleet, and Spark when the user names a clus
 
 The local engine's time is estimated from the `[generate]` table alone, to say how long a long run will take: a
 cost per group, per process entry (a group's processes, once for its topic and once for its retry topic) and per
-queue (`brokers` x mean(queues), plus a retry queue per broker), fitted on eight shapes of generated fleets
-(within 25% of each) on one core, then shared by the processes that run the chunks.
+queue (`brokers` x mean(queues), plus a retry queue per broker), fitted on four shapes of generated fleets
+(within 10% of each) on one core, then shared by the processes that run the chunks.
 """
 
 from __future__ import annotations

@@ -49,7 +49,6 @@ def run_hand_written(fleet: Fleet, phase: Phase = None) -> HandWritten:
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
 
 
-
 def run_batch(batch):
     """The kernel and the tally over a batch: (rows, tally)."""
     rows = allocate(batch)

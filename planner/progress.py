@@ -105,8 +105,7 @@ class Progress:
         self._phase = None
         if self._ticker is not None:
             self._stop.set()
-            if self._ticker is not threading.current_thread():
-                self._ticker.join()
+            self._ticker.join()
             self._ticker = None
 
     def groups(self, done: int, total: int) -> None:

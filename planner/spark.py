@@ -34,6 +34,7 @@ from planner.rebalances import fleet_rebalances
 from planner.results import HandWritten, hand_written_simulation
 from planner.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
 from planner.spark_session import SparkUnavailable, get_session  # noqa: F401  (re-exported for cli)
+from planner.strategies import ensure_registered
 
 Progress = Optional[Callable[[int, int], None]]
 CHUNKS_PER_TASK = 32  # about 500k generated groups, 20M assignments per task
@@ -76,13 +77,6 @@ def _plugin_strategies() -> list:
     return plugins
 
 
-def _ensure_registered(plugins: list) -> None:
-    """In a task: register the plug-in strategies the driver knows (the package's own register on import)."""
-    from planner.strategies import ensure_registered
-
-    ensure_registered(plugins)
-
-
 # ----------------------------------------------------------------------------------------- hand-written fleets
 
 
@@ -115,7 +109,7 @@ def run_batch(spark, batch):
         from planner.spark_arrow import result_batch, table_batch
         from planner.tally import tally
 
-        _ensure_registered(plugins)
+        ensure_registered(plugins)  # the driver's plug-in strategies
         for record_batch in iterator:
             ids, part = table_batch(record_batch, tables)
             rows = allocate(part)
@@ -155,7 +149,7 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
         from planner.out_tables import ParquetSink
 
         keep_freed_memory()
-        _ensure_registered(plugins)
+        ensure_registered(plugins)  # the driver's plug-in strategies
         sink = None
         for ranges in iterator:
             kinds, lines = [], []
@@ -182,7 +176,7 @@ def _details(spec, plugins, scenarios=()):
         from planner.spark_arrow import result_batch
         from planner.tally import tally
 
-        _ensure_registered(plugins)
+        ensure_registered(plugins)  # the driver's plug-in strategies
         groups = np.concatenate([b.column("g").to_numpy() for b in iterator] or [np.zeros(0, dtype=np.int64)])
         if not len(groups):
             return

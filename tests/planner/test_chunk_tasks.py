@@ -165,8 +165,6 @@ def test_a_cpu_quota_caps_the_usable_cpus(tmp_path):
 
 
 def test_without_semaphores_the_job_runs_here_alone(tmp_path, monkeypatch):
-    import multiprocessing
-
     def no_semaphores(method=None):
         raise OSError(38, "Function not implemented")  # /dev/shm missing
 
