@@ -216,6 +216,10 @@ def _helper(job: ChunkJob, counter, results, number: int) -> None:
         from planner.strategies import ensure_registered
 
         keep_freed_memory()
+        if job.out is not None:
+            from planner.arrow_start import start_arrow_without_pandas
+
+            start_arrow_without_pandas()
         ensure_registered(job.plugins)
         sink = _sink(job, number)
         try:

@@ -84,8 +84,10 @@ def simulate(fleet: Fleet, out: Optional[OutRequest] = None, progress: Progress 
     sim = hand.sim
     topics, brokers = 0, None
     if out is not None:
+        from planner.arrow_start import start_arrow_without_pandas
         from planner.out_tables import BrokerIds
 
+        start_arrow_without_pandas()
         if fleet.groups and phase is not None:
             phase("writing the hand-written groups' tables and findings")
         brokers = BrokerIds()

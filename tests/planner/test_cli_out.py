@@ -152,6 +152,21 @@ def test_a_generated_fleet_out_has_every_assignment_and_finding_on_both_engines(
         assert "more findings not shown" in out and f"every finding is in {target}" in out
 
 
+def test_spark_reads_the_tables_as_pyarrow_does(spark, tmp_path):
+    """The codecs and encodings of the tables (LZ4_RAW, DELTA_BINARY_PACKED, dictionaries, no Arrow schema) are
+    read by parquet-mr as by Arrow: every row of every table alike."""
+    fleet = tmp_path / "gen.toml"
+    fleet.write_text(MIXED_WITH_GENERATED)
+    target = tmp_path / "out"
+    code, _, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--out", str(target))
+    assert code == 1, err
+    for name, table in _tables(target).items():
+        frame = spark.read.parquet(str(target / name))
+        assert frame.columns == table.column_names, name
+        assert sorted(tuple(r) for r in frame.collect()) == sorted(tuple(r.values()) for r in table.to_pylist()), name
+        assert table.num_rows > 0, name
+
+
 def test_groups_of_hundreds_of_processes_are_written_past_the_tables_of_hosts(tmp_path):
     """Past 512 processes a group, generated hosts and labels are joined from pieces instead of taken from a table
     of every host: the tables and findings still name every process as the client would."""
