@@ -187,8 +187,8 @@ class OutIds:
 
 def write_tables(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, ids: OutIds, sink: Sink) -> None:
     """The chunk's rows of the assignments, groups and processes tables."""
-    from planner.out_tables import assignment_batch, generated_group_names, generated_process_names, \
-        group_batch, process_batches, repeated
+    from planner.generated_text import generated_group_names, generated_process_names
+    from planner.out_tables import assignment_batch, group_batch, process_batches, repeated
 
     group_ids = ids.group_base + batch.group
     topic_ids = ids.topic_base + 2 * batch.group + batch.retry.astype(np.int64)
@@ -229,8 +229,8 @@ def write_state_tables(spec: GenerateSpec, states: Optional[list], ids: OutIds, 
 def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     import pyarrow as pa
 
-    from planner.out_tables import StepColumns, assignment_batch, generated_group_names, generated_process_names, \
-        group_batch, process_batches, repeated
+    from planner.generated_text import generated_group_names, generated_process_names
+    from planner.out_tables import StepColumns, assignment_batch, group_batch, process_batches, repeated
 
     sb, base_names = states.sb, states.sb.batch.names.base
     batch = sb.batch

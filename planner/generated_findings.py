@@ -87,7 +87,7 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
 
     from planner.findings import MAX_LISTED, SEVERITY
     from planner.generate import MODULUS, PROCESS_STEP, colliding_id_source
-    from planner.out_tables import generated_group_names, generated_labels, join, number_text
+    from planner.generated_text import generated_group_names, generated_labels, join, number_text
 
     names = batch.names
     k = np.asarray(names.process_group)[np.asarray(names.entry_process)[batch.c_off[which]]]
