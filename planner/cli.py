@@ -137,7 +137,7 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
         for line in e.errors:
             err.write(line + "\n")
         return EXIT_USAGE
-    choice = choose_engine(fleet, options.engine, options.master, options.conf)
+    choice = choose_engine(fleet, options.engine, options.master, options.conf, out=bool(options.out))
     if choice.engine == "spark" and not spark_installed():
         progress.close()
         local = "" if options.engine == "spark" else ", or --engine local"

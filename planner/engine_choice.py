@@ -10,7 +10,9 @@ engine"), so auto takes it for every fleet, and Spark when the user names a clus
 The local engine's time is estimated from the `[generate]` table alone, to say how long a long run will take: a
 cost per group, per process entry (a group's processes, once for its topic and once for its retry topic) and per
 queue (`brokers` x mean(queues), plus a retry queue per broker), fitted on four shapes of generated fleets
-(within 10% of each) on one core, then shared by the processes that run the chunks.
+(within 10% of each) on one core, then shared by the processes that run the chunks. `--out` adds its own costs per
+group, process entry and queue (the tables' rows, the findings, the bytes into the page cache), fitted on the same
+four shapes with `--out` (within 10% of each on two CPUs).
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ LOCAL_SECONDS_PER_MGROUP = 0.05
 LOCAL_SECONDS_PER_MENTRY = 0.0742
 LOCAL_SECONDS_PER_MQUEUE = 0.0300
 LOCAL_START_SECONDS = 0.3
+# What `--out` adds on one core (BENCHMARKS.md, "Which engine": the same four shapes, 3.4-46 s more CPU). Writing
+# grows faster than the rows on a machine filling its page cache (10M groups write 5 GB), so one linear fit is
+# 10-15% high at 1M groups and 15% low at 10M on CPU, within 10% on the wall time of all four.
+OUT_SECONDS_PER_MGROUP = 0.15
+OUT_SECONDS_PER_MENTRY = 0.068
+OUT_SECONDS_PER_MQUEUE = 0.061
 HELPER_EFFICIENCY = 0.95
 HELPER_START_SECONDS = 0.25
 LONG_RUN_SECONDS = 10  # the local engine says how long it expects above this
@@ -51,9 +59,9 @@ class EngineChoice:
         return text
 
 
-def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None) -> float:
+def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None, out: bool = False) -> float:
     """The local engine's wall time for the generated groups of `spec` on `cores` CPUs (default: the usable
-    ones), on this project's reference machine."""
+    ones), on this project's reference machine; `out`: writing `--out` tables and findings too."""
     from planner.chunk_tasks import helper_count
     from planner.cpus import usable_cpus
     from planner.chunks import CHUNK_GROUPS
@@ -64,6 +72,9 @@ def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None) -> f
     entries = spec.groups * 2 * mean_processes
     work = (spec.groups * LOCAL_SECONDS_PER_MGROUP + entries * LOCAL_SECONDS_PER_MENTRY
             + queues * LOCAL_SECONDS_PER_MQUEUE) / 1e6
+    if out:
+        work += (spec.groups * OUT_SECONDS_PER_MGROUP + entries * OUT_SECONDS_PER_MENTRY
+                 + queues * OUT_SECONDS_PER_MQUEUE) / 1e6
     helpers = helper_count(-(-spec.groups // CHUNK_GROUPS), usable_cpus() if cores is None else cores)
     if not helpers:
         return LOCAL_START_SECONDS + work
@@ -79,9 +90,10 @@ def spark_installed() -> bool:
 
 
 def choose_engine(fleet: Fleet, engine: str = "auto", master: Optional[str] = None, conf=(),
-                  cores: Optional[int] = None) -> EngineChoice:
+                  cores: Optional[int] = None, out: bool = False) -> EngineChoice:
+    """The engine for `fleet`, why, and the local engine's expected time (`out`: with `--out`)."""
     generated = fleet.generate
-    expected = expected_local_seconds(generated, cores) if generated is not None else None
+    expected = expected_local_seconds(generated, cores, out) if generated is not None else None
     if engine in ("local", "spark"):
         return EngineChoice(engine, f"--engine {engine}", expected)
     if master:

@@ -67,6 +67,18 @@ def test_the_estimate_grows_with_queues_processes_and_groups():
     assert expected_local_seconds(GenerateSpec(groups=10_000_000)) > LONG_RUN_SECONDS
 
 
+def test_out_adds_the_writing_to_the_estimate(tmp_path):
+    """`--out` on 1M generated groups takes about twice the run without it (BENCHMARKS.md): the estimate says so,
+    and a run long only because of `--out` announces its time."""
+    spec = GenerateSpec(groups=1_000_000, instances=(1, 20), queues=(4, 32), brokers=2)
+    without, with_out = expected_local_seconds(spec, 2), expected_local_seconds(spec, 2, out=True)
+    assert 1.6 < with_out / without < 2.6
+    fleet = load_fleet(generated(tmp_path, 3_000_000, "instances = [1, 20]\nqueues = [4, 32]\nbrokers = 2\n"))
+    assert choose_engine(fleet, cores=2).describe() == "local engine (auto: 3,000,000 generated groups)"
+    assert choose_engine(fleet, cores=2, out=True).describe().startswith(
+        "local engine (auto: 3,000,000 generated groups): expect about ")
+
+
 def test_auto_and_spark_give_the_same_json_on_the_example_fleet(spark):
     auto = rmqplan("simulate", "--fleet", EXAMPLE, "--format", "json", "--assignments")
     forced = rmqplan("simulate", "--fleet", EXAMPLE, "--format", "json", "--assignments", "--engine", "spark")
