@@ -188,11 +188,11 @@ class OutIds:
 def write_tables(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, ids: OutIds, sink: Sink) -> None:
     """The chunk's rows of the assignments, groups and processes tables."""
     from planner.generated_text import generated_group_names, generated_process_names
-    from planner.out_tables import assignment_batch, group_batch, process_batches, repeated
+    from planner.out_tables import assignment_rows, group_batch, process_batches, repeated
 
     group_ids = ids.group_base + batch.group
     topic_ids = ids.topic_base + 2 * batch.group + batch.retry.astype(np.int64)
-    sink("assignments", assignment_batch(batch, rows, group_ids, topic_ids, ids.broker_ids))
+    sink("assignments", assignment_rows(batch, rows, group_ids, topic_ids, ids.broker_ids))
     groups, topics = generated_group_names(batch.names.groups)
     scenario = repeated(("baseline",), np.zeros(batch.rebalances, dtype=np.int8))
     sink("groups", group_batch(batch, t, group_ids, topic_ids, scenario, groups, topics))
@@ -230,14 +230,14 @@ def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     import pyarrow as pa
 
     from planner.generated_text import generated_group_names, generated_process_names
-    from planner.out_tables import StepColumns, assignment_batch, group_batch, process_batches, repeated
+    from planner.out_tables import StepColumns, assignment_rows, group_batch, process_batches, repeated
 
     sb, base_names = states.sb, states.sb.batch.names.base
     batch = sb.batch
     g = np.asarray(base_names.groups)[sb.group]  # per state: the generated group index
     group_ids = ids.group_base + np.repeat(g, 2)
     topic_ids = ids.topic_base + 2 * np.repeat(g, 2) + batch.retry.astype(np.int64)
-    sink("assignments", assignment_batch(batch, states.rows, group_ids, topic_ids, ids.broker_ids))
+    sink("assignments", assignment_rows(batch, states.rows, group_ids, topic_ids, ids.broker_ids))
     groups, topics = generated_group_names(g)
     names = [sc.name for sc in sb.scenarios]
     scenario = repeated(tuple(names), np.repeat(sb.scenario, 2))

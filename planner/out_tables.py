@@ -35,25 +35,22 @@ PROCESS_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("process", "
 BROKER_FIELDS = (("broker_id", "int32"), ("broker", "string"))
 TABLES = {"assignments": ASSIGNMENT_FIELDS, "groups": GROUP_FIELDS, "processes": PROCESS_FIELDS,
           "brokers": BROKER_FIELDS}
-# Parquet encodings and codecs per column, measured per 1M generated groups (38M assignments, 10.5M processes):
-# - an id that comes in runs (an assignment's scenario, group and topic; a process's scenario and group) is written
-#   PLAIN and LZ4-compressed: LZ4 folds a run into a few bytes at half the cost of a delta or dictionary encoder
-#   (0.22 s against 0.48 s for the three assignment columns, 26 MB against 12 MB);
-# - small ids that change every row (an assignment's process, broker and queue; a process's position) are
-#   DELTA_BINARY_PACKED and not compressed: LZ4 or Snappy on PLAIN values cost as much and shrink them less;
+# The assignments (38M rows per 1M generated groups, 6 integer columns) are written by `planner.parquet_ints`:
+# dictionary-encoded with numpy, a rebalance's scenario, group and topic one RLE run each (given as runs:
+# `AssignmentRows`), a process, broker and queue bit-packed as they are. pyarrow's encoders cost 4-5 ns a value
+# whatever the encoding (0.6-0.7 s per 1M groups for this table); these a fraction of it, for the same size.
+# The other tables go through pyarrow, with encodings and codecs per column, measured per 1M generated groups:
+# - an id that comes in runs (a process's scenario and group) is written PLAIN and LZ4-compressed: LZ4 folds a run
+#   into a few bytes at half the cost of a delta or dictionary encoder;
+# - a process's position in its group changes every row: DELTA_BINARY_PACKED, not compressed;
 # - a process's host and label repeat (a host runs several processes) and get a dictionary; its client id is
 #   unique and carries a pid and a nanoTime, so it is PLAIN: LZ4 takes 28% off it for 8 times its writing time.
 # Statistics where a reader filters (scenario, group, topic, process), nowhere else: the other columns have no
 # order, so min/max would skip nothing. LZ4 is Parquet's LZ4_RAW codec (pyarrow, Spark and DuckDB read it).
 _DELTA = "DELTA_BINARY_PACKED"
-WRITE_BATCH = 1 << 16
+WRITE_BATCH = 1 << 16  # values the pyarrow encoders take at a time (1,024 by default: 8-10% more of their time)
+ASSIGNMENT_RUNS = ("scenario_id", "group_id", "topic_id")  # a rebalance's rows share them
 WRITER_OPTIONS = {
-    "assignments": {"use_dictionary": False,
-                    "column_encoding": {"scenario_id": "PLAIN", "group_id": "PLAIN", "topic_id": "PLAIN",
-                                        "process": _DELTA, "broker_id": _DELTA, "queue_id": _DELTA},
-                    "compression": {"scenario_id": "lz4", "group_id": "lz4", "topic_id": "lz4", "process": "none",
-                                    "broker_id": "none", "queue_id": "none"},
-                    "write_statistics": ["scenario_id", "group_id", "topic_id"]},
     "groups": {"use_dictionary": ["scenario_id", "scenario", "model", "step_name"],
                "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA}},
     "processes": {"use_dictionary": ["instance", "host"],
@@ -103,38 +100,65 @@ class BrokerIds:
                                           schema=schema(BROKER_FIELDS))
 
 
-def assignment_batch(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids: np.ndarray,
-                     broker_ids: np.ndarray, brokers: BrokerIds | None = None):
+@dataclass
+class AssignmentRows:
+    """A batch's rows of the assignments table by column: the scenario, group and topic ids as runs (the rows of
+    one rebalance share them: a value per run, `lengths` rows each), the process, broker and queue per row."""
+
+    lengths: np.ndarray  # rows per run
+    scenario_id: np.ndarray  # per run
+    group_id: np.ndarray
+    topic_id: np.ndarray
+    process: np.ndarray  # per row
+    broker_id: np.ndarray
+    queue_id: np.ndarray
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.process)
+
+    def columns(self) -> list[np.ndarray]:
+        """Every column, one value per row (ASSIGNMENT_FIELDS' order)."""
+        return [np.repeat(self.scenario_id, self.lengths), np.repeat(self.group_id, self.lengths),
+                np.repeat(self.topic_id, self.lengths), self.process, self.broker_id, self.queue_id]
+
+    def record_batch(self):
+        import pyarrow as pa
+
+        return pa.RecordBatch.from_arrays([pa.array(c) for c in self.columns()], schema=schema(ASSIGNMENT_FIELDS))
+
+
+def assignment_rows(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids: np.ndarray,
+                    broker_ids: np.ndarray, brokers: BrokerIds | None = None) -> AssignmentRows:
     """Every row of `rows` (and its `extra` queues, named in `brokers`) as assignment rows; `group_ids` and
     `topic_ids` per rebalance, `broker_ids` per batch broker."""
-    import pyarrow as pa
-
     entry = rows.entry
-    if len(entry) < 2 or bool(np.all(entry[1:] >= entry[:-1])):  # the kernel's order: runs, not gathers
-        per_rebalance = np.diff(np.searchsorted(entry, batch.c_off))
-
-        def at_rows(values):
-            return np.repeat(values, per_rebalance)
-
-        process = entry.astype(np.int32) - at_rows(batch.c_off[:-1].astype(np.int32))
-    else:
+    scenario = batch.scenario.astype(np.int32)
+    if len(entry) < 2 or bool(np.all(entry[1:] >= entry[:-1])):  # the kernel's order: a run per rebalance
+        lengths = np.diff(np.searchsorted(entry, batch.c_off))
+        process = entry.astype(np.int32) - np.repeat(batch.c_off[:-1].astype(np.int32), lengths)
+        run = np.arange(batch.rebalances)
+    else:  # a run wherever the rebalance changes from one row to the next
         entry_r = batch.entry_rebalance()[entry]
-
-        def at_rows(values):
-            return values[entry_r]
-
         process = (entry - batch.c_off[entry_r]).astype(np.int32)
-    columns = [at_rows(batch.scenario.astype(np.int32)), at_rows(group_ids), at_rows(topic_ids), process,
-               broker_ids[batch.q_broker[rows.queue]], batch.q_id[rows.queue].astype(np.int32)]
-    if rows.extra:
+        starts = np.flatnonzero(np.concatenate(([True], entry_r[1:] != entry_r[:-1])))
+        lengths = np.diff(np.append(starts, len(entry)))
+        run = entry_r[starts]
+    same = broker_ids[batch.q_broker] if not np.array_equal(broker_ids, np.arange(len(broker_ids))) \
+        else batch.q_broker.astype(np.int32)
+    out = AssignmentRows(lengths, scenario[run], group_ids[run], topic_ids[run], process,
+                         same[rows.queue].astype(np.int32), batch.q_id[rows.queue].astype(np.int32))
+    if rows.extra:  # one run each
         e = np.array([x[0] for x in rows.extra], dtype=np.int64)
         r = np.searchsorted(batch.c_off, e, "right") - 1
-        extra = [batch.scenario[r].astype(np.int32), group_ids[r], topic_ids[r],
-                 (e - batch.c_off[r]).astype(np.int32), np.array([brokers.id(q.broker) for _, q, _ in rows.extra],
-                                                                 dtype=np.int32),
-                 np.array([q.queue_id for _, q, _ in rows.extra], dtype=np.int32)]
-        columns = [np.concatenate([a, b]) for a, b in zip(columns, extra)]
-    return pa.RecordBatch.from_arrays([pa.array(c) for c in columns], schema=schema(ASSIGNMENT_FIELDS))
+        out = AssignmentRows(
+            np.concatenate([out.lengths, np.ones(len(e), dtype=out.lengths.dtype)]),
+            np.concatenate([out.scenario_id, scenario[r]]), np.concatenate([out.group_id, group_ids[r]]),
+            np.concatenate([out.topic_id, topic_ids[r]]),
+            np.concatenate([out.process, (e - batch.c_off[r]).astype(np.int32)]),
+            np.concatenate([out.broker_id, np.array([brokers.id(q.broker) for _, q, _ in rows.extra], dtype=np.int32)]),
+            np.concatenate([out.queue_id, np.array([q.queue_id for _, q, _ in rows.extra], dtype=np.int32)]))
+    return out
 
 
 def group_batch(batch: Batch, t: Tally, group_ids, topic_ids, scenarios, groups, topics, moved=None, steps=None):
@@ -210,8 +234,9 @@ def process_batches(parts: list[tuple], scenario_ids, group_ids, process):
 
 
 class ParquetSink:
-    """Writes each table's record batches into `<directory>/<table>/<part>.parquet` (one file per table and
-    sink), first under a hidden name that `close` renames: a task that fails or runs again leaves no half file."""
+    """Writes each table's rows (Arrow record batches; the assignments' `AssignmentRows`) into
+    `<directory>/<table>/<part>.parquet` (one file per table and sink), first under a hidden name that `close`
+    renames: a task that fails or runs again leaves no half file."""
 
     def __init__(self, directory: str, part: str):
         self.directory, self.part = directory, part
@@ -220,20 +245,18 @@ class ParquetSink:
     def __call__(self, table: str, batch) -> None:
         import os
 
-        import pyarrow.parquet as pq
-
         writer = self.writers.get(table)
         if writer is None:
             folder = os.path.join(self.directory, table)
             os.makedirs(folder, exist_ok=True)
             path = os.path.join(folder, f".{self.part}.parquet.tmp")
-            # no Arrow schema in the file: its Parquet schema says it all, and a column given as a dictionary array
-            # then reads back as the strings it holds, in every part file alike. The encoders take WRITE_BATCH
-            # values at a time instead of 1,024: 8-10% less of their time, files of the same size.
-            writer = self.writers[table] = (pq.ParquetWriter(path, batch.schema, store_schema=False,
-                                                             write_batch_size=WRITE_BATCH,
-                                                             **WRITER_OPTIONS.get(table, {})), path)
-        writer[0].write_batch(batch)
+            writer = self.writers[table] = (_writer(table, path, batch), path)
+        if isinstance(batch, AssignmentRows):
+            writer[0].write_runs(batch.num_rows, [(batch.scenario_id, batch.lengths), (batch.group_id, batch.lengths),
+                                                  (batch.topic_id, batch.lengths)],
+                                 [batch.process, batch.broker_id, batch.queue_id])
+        else:
+            writer[0].write_batch(batch)
 
     def close(self) -> None:
         import os
@@ -243,6 +266,23 @@ class ParquetSink:
             folder, name = os.path.split(path)
             os.replace(path, os.path.join(folder, name[1:-len(".tmp")]))
         self.writers.clear()
+
+
+def _writer(table: str, path: str, first):
+    """The assignments by `planner.parquet_ints` (integers in runs and small integers: encoded with numpy, a
+    fraction of pyarrow's time), every other table by pyarrow."""
+    if table == "assignments":
+        from planner.parquet_ints import IntTableWriter
+
+        return IntTableWriter(path, tuple(name for name, _ in ASSIGNMENT_FIELDS),
+                              tuple(kind for _, kind in ASSIGNMENT_FIELDS), runs=ASSIGNMENT_RUNS,
+                              statistics=ASSIGNMENT_RUNS)
+    import pyarrow.parquet as pq
+
+    # no Arrow schema in the file: its Parquet schema says it all, and a column given as a dictionary array then
+    # reads back as the strings it holds, in every part file alike
+    return pq.ParquetWriter(path, first.schema, store_schema=False, write_batch_size=WRITE_BATCH,
+                            **WRITER_OPTIONS.get(table, {}))
 
 
 def write_empty_tables(directory: str) -> None:
@@ -277,7 +317,7 @@ def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebal
     sink = ParquetSink(directory, "part-hand-written")
     broker_ids = brokers.of(batch.brokers)
     group_ids, topic_of = batch.group, np.array([topic_ids[rb.topic] for rb in rebalances], dtype=np.int64)
-    sink("assignments", assignment_batch(batch, rows, group_ids, topic_of, broker_ids, brokers))
+    sink("assignments", assignment_rows(batch, rows, group_ids, topic_of, broker_ids, brokers))
     from planner.model import DUPLICATE_RISK, PAUSE
 
     def kind_count(kind):
