@@ -5,7 +5,8 @@ colliding client ids, AVG; the retry topic included, so 1M groups make 38.1M ass
 assignments per second for:
 - `cli <engine>`: the whole command `rmqplan simulate --fleet F --format json --engine <engine>` in a fresh
   process (interpreter, imports, JVM and Spark session included), best and median of `--repeat` runs;
-- `cli <engine> --out`: the same command writing every assignment, table and finding to a directory;
+- `cli <engine> --out`: the same command writing every assignment, table and finding to a directory, each run
+  right after one without (`--repeat` pairs): best, median, the ratio of the medians and the range of the pairs';
 - `engine <engine>`: `planner.<engine>.simulate` in this process, the Spark session already up and warmed on a
   small fleet (what the engine itself costs).
 The engines' totals must agree everywhere; on the 100k fleet both engines' `--out` tables must name the same
@@ -154,18 +155,27 @@ def main(argv=None) -> int:
             f.write(fleet_toml(n))
         seen: dict = {}
         for engine in engines:
-            runs = [cli(path, engine, None, args.master) for _ in range(max(1, args.repeat))]
+            out = os.path.join(work, f"out-{engine}-{n}")
+            runs, out_runs = [], []
+            for _ in range(max(1, args.repeat)):  # alternating, so that both see the machine alike
+                runs.append(cli(path, engine, None, args.master))
+                if not args.no_out:
+                    shutil.rmtree(out, ignore_errors=True)  # the last run's tables: deleting them is not writing
+                    out_runs.append(cli(path, engine, out, args.master))
             times = [t for t, _ in runs]
             seen[engine] = runs[0][1]
-            ok = ok and all(t == runs[0][1] for _, t in runs)
+            ok = ok and all(t == runs[0][1] for _, t in runs + out_runs)
             row(n, f"cli {engine}", min(times), runs[0][1]["assignments"],
                 f"best of {len(times)}; median {statistics.median(times):.2f} s; all "
                 + ", ".join(f"{t:.2f}" for t in times))
-            if not args.no_out:
-                out = os.path.join(work, f"out-{engine}-{n}")
-                t, totals = cli(path, engine, out, args.master)
-                row(n, f"cli {engine} --out", t, totals["assignments"],
-                    f"{t / min(times):.2f}x the run without --out; {_size(out)}")
+            if out_runs:
+                out_times = [t for t, _ in out_runs]
+                pairs = [b / a for a, b in zip(times, out_times)]
+                row(n, f"cli {engine} --out", min(out_times), out_runs[0][1]["assignments"],
+                    f"median {statistics.median(out_times):.2f} s, "
+                    f"{statistics.median(out_times) / statistics.median(times):.2f}x the run without --out "
+                    f"(pairs {min(pairs):.2f}-{max(pairs):.2f}x); all " + ", ".join(f"{t:.2f}" for t in out_times)
+                    + f"; {_size(out)}")
         if len(set(json.dumps(t, sort_keys=True) for t in seen.values())) > 1:
             ok = False
             print(f"  TOTALS DIFFER: {seen}", flush=True)

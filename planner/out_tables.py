@@ -52,7 +52,8 @@ WRITE_BATCH = 1 << 16  # values the pyarrow encoders take at a time (1,024 by de
 ASSIGNMENT_RUNS = ("scenario_id", "group_id", "topic_id")  # a rebalance's rows share them
 WRITER_OPTIONS = {
     "groups": {"use_dictionary": ["scenario_id", "scenario", "model", "step_name"],
-               "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA}},
+               "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA},
+               "write_statistics": ["scenario_id", "group_id", "topic_id"]},  # min/max of names: 30% of its time
     "processes": {"use_dictionary": ["instance", "host"],
                   "column_encoding": {"scenario_id": "PLAIN", "group_id": "PLAIN", "process": _DELTA},
                   "compression": {"scenario_id": "lz4", "group_id": "lz4", "process": "none", "instance": "none",

@@ -158,17 +158,22 @@ def bit_packed(values: np.ndarray, width: int) -> bytes:
     if not n:
         return b""
     groups = -(-n // 8)
-    padded = np.zeros(groups * 8, dtype=np.uint64)
-    padded[:n] = values
-    rows = padded.reshape(groups, 8)
-    if width <= 8:  # 8 values of up to 8 bits fit one 64-bit word: shift them into place
-        word = np.zeros(groups, dtype=np.uint64)
-        for j in range(8):
-            word |= rows[:, j] << np.uint64(width * j)
-        packed = word.view(np.uint8).reshape(groups, 8)[:, :width]
+    if width <= 8:  # 8 values of a byte each are one 64-bit word: shift each value's bits down into place
+        padded = np.zeros(groups * 8, dtype=np.uint8)
+        padded[:n] = values
+        if width == 8:
+            packed = padded
+        else:
+            lanes = padded.view("<u8")
+            word = lanes & np.uint64(0xFF)
+            for j in range(1, 8):
+                word |= ((lanes >> np.uint64(8 * j)) & np.uint64(0xFF)) << np.uint64(width * j)
+            packed = word.view(np.uint8).reshape(groups, 8)[:, :width]
     else:
-        bits = ((rows[:, :, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
-        packed = np.packbits(bits.reshape(groups, 8 * width), axis=1, bitorder="little")
+        padded = np.zeros(groups * 8, dtype=np.uint64)
+        padded[:n] = values
+        bits = ((padded.reshape(groups, 8)[:, :, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1))
+        packed = np.packbits(bits.astype(np.uint8).reshape(groups, 8 * width), axis=1, bitorder="little")
     return varint((groups << 1) | 1) + np.ascontiguousarray(packed).tobytes()
 
 
