@@ -12,7 +12,7 @@ cost per group, per process entry (a group's processes, once for its topic and o
 queue (`brokers` x mean(queues), plus a retry queue per broker), fitted on four shapes of generated fleets
 (within 10% of each) on one core, then shared by the processes that run the chunks. `--out` adds its own costs per
 group, process entry and queue (the tables' rows, the findings, the bytes into the page cache), fitted on the same
-four shapes with `--out` (within 10% of each on two CPUs).
+four shapes with `--out` (within 13% of each on two CPUs).
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ LOCAL_SECONDS_PER_MGROUP = 0.05
 LOCAL_SECONDS_PER_MENTRY = 0.0742
 LOCAL_SECONDS_PER_MQUEUE = 0.0300
 LOCAL_START_SECONDS = 0.3
-# What `--out` adds on one core (BENCHMARKS.md, "Which engine": the same four shapes, 3.4-46 s more CPU). Writing
-# grows faster than the rows on a machine filling its page cache (10M groups write 5 GB), so one linear fit is
-# 10-15% high at 1M groups and 15% low at 10M on CPU, within 10% on the wall time of all four.
-OUT_SECONDS_PER_MGROUP = 0.15
-OUT_SECONDS_PER_MENTRY = 0.068
-OUT_SECONDS_PER_MQUEUE = 0.061
+# What `--out` adds on one core (BENCHMARKS.md, "Which engine": the same four shapes, 2.7-36 s more CPU): the
+# processes table (a client id per process) and the findings weigh most; the assignments, encoded from runs, little.
+# Writing grows faster than the rows on a machine filling its page cache (10M groups write 5 GB), so one linear
+# fit is 5-8% high at 1-2M groups and 8% low at 10M on CPU, within 13% on the wall time of all four.
+OUT_SECONDS_PER_MGROUP = 1.07
+OUT_SECONDS_PER_MENTRY = 0.096
+OUT_SECONDS_PER_MQUEUE = 0.006
 HELPER_EFFICIENCY = 0.95
 HELPER_START_SECONDS = 0.25
 LONG_RUN_SECONDS = 10  # the local engine says how long it expects above this

@@ -8,9 +8,9 @@ the form every Parquet reader knows:
 - any other column (a process's position, a broker, a queue id: small values that change from row to row) has
   every value from 0 to its maximum as its dictionary and its values themselves as the indices, bit-packed 8 at a
   time (other values: their distinct values, and an index into them).
-pyarrow's encoders cost 4-5 ns a value whatever the encoding; on 38M assignments per 1M generated groups these
-take a fraction of that for files of the same size (BENCHMARKS.md, "`--out` at 2x"). Statistics (min, max, no
-nulls) are written for the columns named, where a reader filters.
+pyarrow's encoders cost 4-5 ns a value whatever the encoding; on the 38M assignments of 1M generated groups
+these take a fraction of that, for files of the same size (BENCHMARKS.md, "Latest (2026-11-25, 06:40-07:10
+UTC)"). Statistics (min, max, no nulls) are written for the columns named, where a reader filters.
 
 The file, its pages and its footer follow the Parquet format (footer and page headers in Thrift's compact
 protocol); tests read the files back with pyarrow (random tables, Hypothesis) and with Spark.

@@ -73,10 +73,10 @@ def test_out_adds_the_writing_to_the_estimate(tmp_path):
     spec = GenerateSpec(groups=1_000_000, instances=(1, 20), queues=(4, 32), brokers=2)
     without, with_out = expected_local_seconds(spec, 2), expected_local_seconds(spec, 2, out=True)
     assert 1.6 < with_out / without < 2.6
-    fleet = load_fleet(generated(tmp_path, 3_000_000, "instances = [1, 20]\nqueues = [4, 32]\nbrokers = 2\n"))
-    assert choose_engine(fleet, cores=2).describe() == "local engine (auto: 3,000,000 generated groups)"
+    fleet = load_fleet(generated(tmp_path, 4_000_000, "instances = [1, 20]\nqueues = [4, 32]\nbrokers = 2\n"))
+    assert choose_engine(fleet, cores=2).describe() == "local engine (auto: 4,000,000 generated groups)"
     assert choose_engine(fleet, cores=2, out=True).describe().startswith(
-        "local engine (auto: 3,000,000 generated groups): expect about ")
+        "local engine (auto: 4,000,000 generated groups): expect about ")
 
 
 def test_auto_and_spark_give_the_same_json_on_the_example_fleet(spark):
