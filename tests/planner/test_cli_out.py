@@ -152,8 +152,53 @@ def test_a_generated_fleet_out_has_every_assignment_and_finding_on_both_engines(
         assert "more findings not shown" in out and f"every finding is in {target}" in out
 
 
+def test_assignment_rows_of_hand_written_groups_of_every_strategy_match_the_kernel_row_for_row(tmp_path):
+    """`AssignmentRows` against the kernel's rows one by one: hand-written rows come in any order (a run wherever
+    the rebalance changes), CONFIG lists name queues of other topics (rows of their own), brokers are renumbered;
+    then through the table's file and back."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from planner.fleet import load_fleet
+    from planner.local import run_hand_written
+    from planner.out_tables import AssignmentRows, BrokerIds, ParquetSink, assignment_rows
+    from tests.planner.test_engines_agree import _random_fleet_toml
+
+    extra = unordered = 0
+    for seed in range(4):
+        fleet = tmp_path / f"mixed-{seed}.toml"
+        fleet.write_text(_random_fleet_toml(seed, 60))
+        hand = run_hand_written(load_fleet(str(fleet)))
+        batch, rows = hand.rebalances.batch, hand.rows
+        brokers = BrokerIds()
+        brokers.id("a broker met first")  # the batch's brokers are not 0.. in the table
+        broker_ids = brokers.of(batch.brokers)
+        topic_ids = np.arange(batch.rebalances, dtype=np.int64) * 7 + 3
+        got = assignment_rows(batch, rows, batch.group, topic_ids, broker_ids, brokers)
+        assert isinstance(got, AssignmentRows)
+        extra += len(rows.extra)
+        unordered += bool(np.any(np.diff(rows.entry) < 0))
+
+        def rebalance(e):
+            return int(np.searchsorted(batch.c_off, e, "right") - 1)
+
+        expected = [(int(batch.scenario[r]), int(batch.group[r]), int(topic_ids[r]), int(e - batch.c_off[r]),
+                     int(broker_ids[batch.q_broker[q]]), int(batch.q_id[q]))
+                    for e, q in zip(rows.entry.tolist(), rows.queue.tolist()) for r in [rebalance(e)]]
+        expected += [(int(batch.scenario[r]), int(batch.group[r]), int(topic_ids[r]), int(e - batch.c_off[r]),
+                      brokers.id(q.broker), q.queue_id) for e, q, _ in rows.extra for r in [rebalance(e)]]
+        assert sorted(zip(*(c.tolist() for c in got.columns()))) == sorted(expected)
+        sink = ParquetSink(str(tmp_path / f"out-{seed}"), "part")
+        sink("assignments", got)
+        sink.close()
+        table = pq.read_table(tmp_path / f"out-{seed}" / "assignments")
+        assert sorted(zip(*(table[c].to_pylist() for c in table.column_names))) == sorted(expected)
+    assert extra and unordered  # both shapes were met
+
+
 def test_spark_reads_the_tables_as_pyarrow_does(spark, tmp_path):
-    """The codecs and encodings of the tables (LZ4_RAW, DELTA_BINARY_PACKED, dictionaries, no Arrow schema) are
+    """The codecs and encodings of the tables (LZ4_RAW, DELTA_BINARY_PACKED, dictionaries, no Arrow schema, the
+    assignments by rmqplan's own encoder) are
     read by parquet-mr as by Arrow: every row of every table alike."""
     fleet = tmp_path / "gen.toml"
     fleet.write_text(MIXED_WITH_GENERATED)
