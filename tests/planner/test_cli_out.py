@@ -198,8 +198,7 @@ def test_assignment_rows_of_hand_written_groups_of_every_strategy_match_the_kern
 
 def test_spark_reads_the_tables_as_pyarrow_does(spark, tmp_path):
     """The codecs and encodings of the tables (LZ4_RAW, DELTA_BINARY_PACKED, dictionaries, no Arrow schema, the
-    assignments by rmqplan's own encoder) are
-    read by parquet-mr as by Arrow: every row of every table alike."""
+    assignments by rmqplan's own encoder) are read by parquet-mr as by Arrow: every row of every table alike."""
     fleet = tmp_path / "gen.toml"
     fleet.write_text(MIXED_WITH_GENERATED)
     target = tmp_path / "out"
