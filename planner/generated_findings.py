@@ -87,7 +87,8 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
 
     from planner.findings import MAX_LISTED, SEVERITY
     from planner.generate import MODULUS, PROCESS_STEP, colliding_id_source
-    from planner.generated_text import generated_group_names, generated_labels, join, number_text
+    from planner.generated_text import generated_group_names, generated_labels, join, number_text, \
+        shared_hosts
 
     names = batch.names
     k = np.asarray(names.process_group)[np.asarray(names.entry_process)[batch.c_off[which]]]
@@ -143,8 +144,7 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
     shared_rows = np.flatnonzero(colliding)
     if len(shared_rows):
         rows = pa.array(shared_rows)
-        host = pc.take(pa.array([f"10.{x}.0.1" for x in range(256)]),
-                       pa.array(np.asarray(names.shared_host)[k[shared_rows]]))
+        host = pc.take(shared_hosts(), pa.array(np.asarray(names.shared_host)[k[shared_rows]]))
         count = n[shared_rows]
         members, owner = concat_ranges(np.ones(len(shared_rows), dtype=np.int64), count)
         source = json.dumps(colliding_id_source())[1:-1]

@@ -53,6 +53,11 @@ def _table(key, make):
     return table
 
 
+def shared_hosts():
+    """The shared host "10.x.0.1" of a colliding generated group, for each x (`planner.generate`)."""
+    return _table("shared", lambda: [f"10.{x}.0.1" for x in range(256)])
+
+
 def generated_labels(a: np.ndarray, i: np.ndarray):
     """The labels "10.{a % 256}.{i // 256}.{i % 256}#1" of generated processes with a host of their own (process
     i of its group, `a` its address hash: `planner.generate.generated_group`), taken from tables made once."""
@@ -113,7 +118,7 @@ def generated_process_names(names, k=None, i=None, restarted=None) -> list[tuple
     shared = np.flatnonzero(colliding)
     if len(shared):  # one host per group, 10.x.0.1: instance host#(i + 1), client id host@1
         at = pa.array(np.asarray(names.shared_host)[k[shared]].astype(np.int32))
-        hosts = _table("shared", lambda: [f"10.{x}.0.1" for x in range(256)])
+        hosts = shared_hosts()
         parts.append((shared, pc.binary_join_element_wise(pc.take(hosts, at), number_text(i[shared] + 1), "#"),
                       pc.take(_table("shared_id", lambda: [f"10.{x}.0.1@1" for x in range(256)]), at),
                       pa.DictionaryArray.from_arrays(at, hosts)))

@@ -16,6 +16,7 @@ pyarrow is imported when a table is built: the local engine needs it only for `-
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,15 +119,16 @@ class AssignmentRows:
     def num_rows(self) -> int:
         return len(self.process)
 
+    def runs(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The ASSIGNMENT_RUNS columns as (value, length) per run."""
+        return [(self.scenario_id, self.lengths), (self.group_id, self.lengths), (self.topic_id, self.lengths)]
+
+    def per_row(self) -> list[np.ndarray]:
+        return [self.process, self.broker_id, self.queue_id]
+
     def columns(self) -> list[np.ndarray]:
         """Every column, one value per row (ASSIGNMENT_FIELDS' order)."""
-        return [np.repeat(self.scenario_id, self.lengths), np.repeat(self.group_id, self.lengths),
-                np.repeat(self.topic_id, self.lengths), self.process, self.broker_id, self.queue_id]
-
-    def record_batch(self):
-        import pyarrow as pa
-
-        return pa.RecordBatch.from_arrays([pa.array(c) for c in self.columns()], schema=schema(ASSIGNMENT_FIELDS))
+        return [np.repeat(v, n) for v, n in self.runs()] + self.per_row()
 
 
 def assignment_rows(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids: np.ndarray,
@@ -145,21 +147,18 @@ def assignment_rows(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids: 
         starts = np.flatnonzero(np.concatenate(([True], entry_r[1:] != entry_r[:-1])))
         lengths = np.diff(np.append(starts, len(entry)))
         run = entry_r[starts]
-    same = broker_ids[batch.q_broker] if not np.array_equal(broker_ids, np.arange(len(broker_ids))) \
-        else batch.q_broker.astype(np.int32)
     out = AssignmentRows(lengths, scenario[run], group_ids[run], topic_ids[run], process,
-                         same[rows.queue].astype(np.int32), batch.q_id[rows.queue].astype(np.int32))
-    if rows.extra:  # one run each
-        e = np.array([x[0] for x in rows.extra], dtype=np.int64)
-        r = np.searchsorted(batch.c_off, e, "right") - 1
-        out = AssignmentRows(
-            np.concatenate([out.lengths, np.ones(len(e), dtype=out.lengths.dtype)]),
-            np.concatenate([out.scenario_id, scenario[r]]), np.concatenate([out.group_id, group_ids[r]]),
-            np.concatenate([out.topic_id, topic_ids[r]]),
-            np.concatenate([out.process, (e - batch.c_off[r]).astype(np.int32)]),
-            np.concatenate([out.broker_id, np.array([brokers.id(q.broker) for _, q, _ in rows.extra], dtype=np.int32)]),
-            np.concatenate([out.queue_id, np.array([q.queue_id for _, q, _ in rows.extra], dtype=np.int32)]))
-    return out
+                         broker_ids[batch.q_broker[rows.queue]].astype(np.int32), batch.q_id[rows.queue].astype(np.int32))
+    if not rows.extra:
+        return out
+    e = np.array([x[0] for x in rows.extra], dtype=np.int64)
+    r = np.searchsorted(batch.c_off, e, "right") - 1
+    extra = AssignmentRows(np.ones(len(e), dtype=lengths.dtype), scenario[r], group_ids[r], topic_ids[r],  # a run each
+                           (e - batch.c_off[r]).astype(np.int32),
+                           np.array([brokers.id(q.broker) for _, q, _ in rows.extra], dtype=np.int32),
+                           np.array([q.queue_id for _, q, _ in rows.extra], dtype=np.int32))
+    return AssignmentRows(*(np.concatenate([getattr(out, f.name), getattr(extra, f.name)])
+                            for f in dataclasses.fields(AssignmentRows)))
 
 
 def group_batch(batch: Batch, t: Tally, group_ids, topic_ids, scenarios, groups, topics, moved=None, steps=None):
@@ -253,9 +252,7 @@ class ParquetSink:
             path = os.path.join(folder, f".{self.part}.parquet.tmp")
             writer = self.writers[table] = (_writer(table, path, batch), path)
         if isinstance(batch, AssignmentRows):
-            writer[0].write_runs(batch.num_rows, [(batch.scenario_id, batch.lengths), (batch.group_id, batch.lengths),
-                                                  (batch.topic_id, batch.lengths)],
-                                 [batch.process, batch.broker_id, batch.queue_id])
+            writer[0].write_runs(batch.num_rows, batch.runs(), batch.per_row())
         else:
             writer[0].write_batch(batch)
 
