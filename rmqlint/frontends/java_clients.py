@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import tree_sitter
 
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
-from rmqlint.frontends.java import may_use_clients
-from rmqlint.frontends.java_index import CLASS_BODIES, LANGUAGE, FieldInfo, JavaFile, simple_type_name
+from rmqlint.frontends.java_prefilter import may_use_clients
+from rmqlint.frontends.java_index import FieldInfo, JavaFile, simple_type_name
+from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
 from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
 from rmqlint.text import split_destination
 from rmqlint.values import Dynamic, Lit, Placeholder, Value

@@ -9,15 +9,10 @@ fall through until a `break`; `case X ->` rules do not), `try`/`catch`/`finally`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import tree_sitter
 
 from rmqlint import flow
-from rmqlint.frontends.java_index import CLASS_DECLS, LANGUAGE
-
-if TYPE_CHECKING:
-    from rmqlint.frontends.java_index import JavaFile
+from rmqlint.frontends.java_tree import CLASS_DECLS, LANGUAGE, JavaTree
 
 # The value of an assignment that is not a plain `=` (`tag += "x"`, `i++`): a value, but not one we know.
 NOT_PLAIN = object()
@@ -42,7 +37,7 @@ def _descendants(node: tree_sitter.Node):
         stack.extend(current.named_children)
 
 
-def assignments_in(java: "JavaFile", callable_node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+def assignments_in(java: JavaTree, callable_node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
     """Name -> the assignment (and `++`/`--`) expressions of that name whose nearest scope is `callable_node`
     (a lambda or anonymous class inside it has its own variables)."""
     memo = java.memo.setdefault("assignments", {})
@@ -52,13 +47,13 @@ def assignments_in(java: "JavaFile", callable_node: tree_sitter.Node) -> dict[st
         body = callable_node.child_by_field_name("body") or callable_node
         for _pattern, captures in tree_sitter.QueryCursor(_ASSIGNMENTS).matches(body):
             (name,), (assignment,) = captures["name"], captures["assignment"]
-            if java._nearest_scope_id(assignment) == callable_node.id:
+            if java.nearest_scope_id(assignment) == callable_node.id:
                 found.setdefault(java.text(name), []).append(assignment)
         memo[callable_node.id] = found
     return found
 
 
-def reaching_values(java: "JavaFile", callable_node: tree_sitter.Node, name: str,
+def reaching_values(java: JavaTree, callable_node: tree_sitter.Node, name: str,
                     use: tree_sitter.Node) -> list[object]:
     """The value expressions (or `NOT_PLAIN`) of the assignments of local `name` that may reach `use`, in source
     order. Raises `flow.Unsupported` when the method does something the translation does not model."""
@@ -80,7 +75,7 @@ def _contains(outer: tree_sitter.Node, inner: tree_sitter.Node) -> bool:
 
 
 class _Translation:
-    def __init__(self, java: "JavaFile", name: str, use: tree_sitter.Node, assigned: list[tree_sitter.Node]):
+    def __init__(self, java: JavaTree, name: str, use: tree_sitter.Node, assigned: list[tree_sitter.Node]):
         self.java = java
         self.name = name
         self.use = use

@@ -1,8 +1,7 @@
 """What one parsed Java file declares and how its names resolve to values.
 
-`JavaFile` indexes classes, fields and imports (walking only the top level and class bodies), then answers
-lazily: the scope chain of a node (callables and class bodies, innermost first), the declaration a simple name
-refers to, and the `Value` of an expression (literal, concatenation, same-file constant, `ConstRef` to another
+`JavaFile` (a `JavaTree`: text, locations, scope chains) indexes classes, fields and imports (walking only the top
+level and class bodies), then answers lazily: the declaration a simple name refers to, and the `Value` of an expression (literal, concatenation, same-file constant, `ConstRef` to another
 file, or `Dynamic`).
 Nothing here recurses over the tree's depth: walks use explicit stacks and expression evaluation is depth-capped,
 so a 10,000-deep file cannot hit Python's recursion limit.
@@ -13,23 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import tree_sitter
-import tree_sitter_java
 
-from rmqlint.facts import Location
 from rmqlint import flow
+from rmqlint.frontends import java_flow
+from rmqlint.frontends.java_tree import CALLABLES, CLASS_BODIES, CLASS_DECLS, LANGUAGE, JavaTree
 from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of, parse_spring_string
 
-LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
-
-CLASS_DECLS = frozenset(
-    {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
-     "annotation_type_declaration"}
-)
-CLASS_BODIES = frozenset({"class_body", "interface_body", "enum_body", "annotation_type_body"})
-CALLABLES = frozenset(
-    {"method_declaration", "constructor_declaration", "compact_constructor_declaration", "lambda_expression",
-     "static_initializer"}
-)
 # Field types whose `static final` values are exported as constants.
 CONSTANT_TYPES = frozenset(
     {"String", "java.lang.String", "int", "Integer", "long", "Long", "short", "byte", "char", "boolean"}
@@ -92,11 +80,11 @@ class LocalInfo:
     annotations: list[tree_sitter.Node] = field(default_factory=list)  # a parameter's, e.g. @Value("${..}")
 
 
-class JavaFile:
+class JavaFile(JavaTree):
+    """A parsed Java file's declarations and values, on top of its tree and scopes (`JavaTree`)."""
+
     def __init__(self, path: str, source: bytes, tree: tree_sitter.Tree) -> None:
-        self.path = path
-        self.source = source
-        self.tree = tree
+        super().__init__(path, source, tree)
         self.package = ""
         self.imports: dict[str, str] = {}  # simple name -> qualified name (single-type imports)
         self.static_imports: dict[str, list[str]] = {}  # member name -> classes it is imported from
@@ -106,38 +94,10 @@ class JavaFile:
         self.classes_by_name: dict[str, ClassInfo] = {}
         self._class_by_body: dict[int, ClassInfo] = {}
         self._locals: dict[int, dict[str, list[LocalInfo]]] = {}
-        self._chain: dict[int, tuple[tree_sitter.Node, ...]] = {}
         self._assigned: set[str] | None = None
         self._field_values: dict[int, Value] = {}
         self._in_progress: set[int] = set()
-        self.memo: dict[str, dict] = {}  # per-file memos of the modules working on this file (java_flow)
         self._index_declarations()
-
-    # --- text and locations ------------------------------------------------------------------------------
-
-    def text(self, node: tree_sitter.Node) -> str:
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def location(self, node: tree_sitter.Node) -> Location:
-        (row0, col0), (row1, col1) = node.start_point, node.end_point
-        return Location(
-            self.path,
-            row0 + 1,
-            self._char_column(node.start_byte, col0) + 1,
-            row1 + 1,
-            self._char_column(node.end_byte, col1) + 1,
-        )
-
-    def span(self, first: tree_sitter.Node, last: tree_sitter.Node) -> Location:
-        """From the start of `first` to the end of `last` (a link of a method chain: `.setX(..)` without the
-        receiver in front of it)."""
-        start, end = self.location(first), self.location(last)
-        return Location(self.path, start.line, start.column, end.end_line, end.end_column)
-
-    def _char_column(self, byte: int, byte_column: int) -> int:
-        # tree-sitter columns count bytes; users count characters.
-        segment = self.source[byte - byte_column : byte]
-        return byte_column if segment.isascii() else len(segment.decode("utf-8", "replace"))
 
     # --- declarations -------------------------------------------------------------------------------------
 
@@ -273,50 +233,6 @@ class JavaFile:
 
     # --- scopes -------------------------------------------------------------------------------------------
 
-    def ancestors(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
-        """The nodes enclosing `node`, outermost first.
-
-        Found by descending from the root towards the node's start byte: `Node.parent` costs O(depth) in
-        tree-sitter, so walking up a 10,000-deep tree parent by parent would be quadratic.
-        """
-        cursor = self.tree.walk()
-        path: list[tree_sitter.Node] = []
-        target = node.id
-        start = node.start_byte
-        while True:
-            current = cursor.node
-            if current is None or current.id == target:
-                return path
-            path.append(current)
-            if cursor.goto_first_child_for_byte(start) is None or cursor.node.start_byte > start:
-                break
-        # A zero-width node the descent cannot reach: fall back to parent links.
-        path = []
-        current = node.parent
-        while current is not None:
-            path.append(current)
-            current = current.parent
-        path.reverse()
-        return path
-
-    def scopes(self, node: tree_sitter.Node) -> tuple[tree_sitter.Node, ...]:
-        """Callables and class bodies enclosing `node`, innermost first."""
-        cached = self._chain.get(node.id)
-        if cached is not None:
-            return cached
-        path = self.ancestors(node)
-        chain = []
-        for index, ancestor in enumerate(path):
-            kind = ancestor.type
-            if kind in CALLABLES or kind in CLASS_BODIES or (
-                kind == "block" and index > 0 and path[index - 1].type == "class_body"  # an initializer
-            ):
-                chain.append(ancestor)
-        chain.reverse()
-        result = tuple(chain)
-        self._chain[node.id] = result
-        return result
-
     def enclosing_class(self, node: tree_sitter.Node, named: bool = False) -> ClassInfo | None:
         for scope in self.scopes(node):
             if scope.type in CLASS_BODIES:
@@ -368,7 +284,7 @@ class JavaFile:
         if body is not None:
             # The query finds declarations at any depth; keep those whose nearest scope is this callable.
             for node in tree_sitter.QueryCursor(_LOCALS_QUERY).captures(body).get("decl", []):
-                if self._nearest_scope_id(node) != callable_node.id:
+                if self.nearest_scope_id(node) != callable_node.id:
                     continue
                 kind = node.type
                 if kind == "local_variable_declaration":
@@ -385,10 +301,6 @@ class JavaFile:
             entries.sort(key=lambda entry: entry.declaration.start_byte)
         self._locals[callable_node.id] = found
         return found
-
-    def _nearest_scope_id(self, node: tree_sitter.Node) -> int | None:
-        chain = self.scopes(node)
-        return chain[0].id if chain else None
 
     def assigned_names(self) -> set[str]:
         """Names assigned anywhere in the file after their declaration (so not constant)."""
@@ -639,7 +551,6 @@ class JavaFile:
                 return injected, type_kind
             if info.is_parameter:
                 return Dynamic(f"{name} is a parameter"), type_kind
-            from rmqlint.frontends import java_flow  # it builds on this module
             if info.value is not None and name not in java_flow.assignments_in(self, _scope):
                 result, value_kind = self._eval(info.value, depth + 1)
                 return result, (type_kind if type_kind != "unknown" else value_kind)
@@ -656,7 +567,6 @@ class JavaFile:
     def _eval_local(self, name: str, callable_node: tree_sitter.Node, at: tree_sitter.Node,
                     depth: int) -> tuple[Value, str]:
         """A local assigned more than once: one of the values of the assignments that reach `at`."""
-        from rmqlint.frontends import java_flow  # it builds on this module
         try:
             reaching = java_flow.reaching_values(self, callable_node, name, at)
         except flow.Unsupported as why:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem, Setting
-from rmqlint.frontends.java import may_use_clients
+from rmqlint.frontends.java_prefilter import may_use_clients
 from rmqlint.frontends.java_clients import ClientExtractor
-from rmqlint.frontends.java_index import LANGUAGE, TOO_DEEP_EXPRESSION, JavaFile
+from rmqlint.frontends.java_index import TOO_DEEP_EXPRESSION, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
+from rmqlint.frontends.java_tree import LANGUAGE
 from rmqlint.text import add_suppressions, decode
 from rmqlint.values import TOO_DEEP, Concat, Dynamic, OneOf
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")

@@ -23,7 +23,9 @@ import libcst as cst
 
 from rmqlint.facts import FileFacts, Location
 from rmqlint import flow
+from rmqlint.frontends import python_flow
 from rmqlint.frontends.python_positions import spans_of
+from rmqlint.frontends.python_walk import children
 from rmqlint.text import module_of
 from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of
 
@@ -264,44 +266,6 @@ def _enclosing_binder(scope: Scope, name: str) -> Scope:
     return functions[0] if functions else scope
 
 
-# Syntax that holds no names, values, calls or statements: not walked.
-_LEAVES = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comma,
-           cst.Semicolon, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
-           cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Dot, cst.Colon, cst.AssignEqual, cst.BaseBinaryOp,
-           cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The child nodes worth walking, in source order (dataclass fields follow the source)."""
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(node)
-            if not f.name.startswith(("whitespace", "lpar", "rpar", "leading_lines", "lines_after")))
-    children = []
-    walked = _WALKED
-    for name in names:
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            for item in value:
-                item_kind = type(item)
-                if walked.get(item_kind) or (item_kind not in walked and _walked(item_kind)):
-                    children.append(item)
-        elif walked.get(kind) or (kind not in walked and _walked(kind)):
-            children.append(value)
-    return children
-
-
-_WALKED: dict[type, bool] = {}  # per type: a node worth walking (isinstance on libcst's abstract classes is slow)
-
-
-def _walked(kind: type) -> bool:
-    _WALKED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _LEAVES)
-    return _WALKED[kind]
-
-
 def dotted(node: cst.CSTNode | None) -> str | None:
     if isinstance(node, cst.Name):
         return node.value
@@ -468,8 +432,6 @@ class PythonIndex:
         values that reach the read `at`. Read from another scope (a function reading a module's name), the value
         is known only when every assignment may be the one left at the end of the scope (the branches of an `if`):
         which one a later call sees is not known otherwise."""
-        from rmqlint.frontends import python_flow  # it builds on this module
-
         body = owner.node.body if isinstance(owner.node, (cst.FunctionDef, cst.ClassDef)) else owner.node
         try:
             reaching = python_flow.reaching_values(body, name, at, len(binding.values))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
-from rmqlint.frontends.java import may_use_clients as mentions_rocketmq
+from rmqlint.frontends.java_prefilter import may_use_clients as mentions_rocketmq
 from rmqlint.frontends.java_parse import parse_java
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Placeholder
 from tests.lint.spans import span
