@@ -15,8 +15,15 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any, Iterator, Optional, TextIO
 
-from planner.model import Queue, StrategySpec
-from planner.strategies import NEARBY_KEY, ParamError, StrategyError, all_params, allocate_all, parse_strategy
+from planner.model.fleet import Queue, StrategySpec
+from planner.allocation.strategies import (
+    NEARBY_KEY,
+    ParamError,
+    StrategyError,
+    all_params,
+    allocate_all,
+    parse_strategy,
+)
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2

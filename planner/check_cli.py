@@ -15,9 +15,9 @@ def _missing(paths: Sequence[Optional[str]]) -> list[str]:
 
 def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int],
                   output: Optional[str], out: TextIO, err: TextIO) -> int:
-    from planner.fleet import FleetError, parse_fleet_text
-    from planner.fleet_writer import save_fleet, write_fleet
-    from planner.from_code import fleet_from_code
+    from planner.sources.fleet_file import FleetError, parse_fleet_text
+    from planner.sources.fleet_writer import save_fleet, write_fleet
+    from planner.sources.from_code import fleet_from_code
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
 

@@ -2,9 +2,9 @@
 PATH` (a fleet.toml from code, deployment and cluster) and `check PATH` (lint + fleet + simulate).
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
-`--engine auto` picks the engine (`planner.engine_choice`); the Spark engine is imported only when it runs, so
+`--engine auto` picks the engine (`planner.engines.choice`); the Spark engine is imported only when it runs, so
 the local engine and `allocate` work without Java or PySpark. On a terminal, stderr shows which engine runs and
-why, and the run's progress (`planner.progress`).
+why, and the run's progress (`planner.report.progress`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import sys
 from dataclasses import replace
 from typing import Optional, Sequence, TextIO
 
-from planner.engine_choice import SPARK_EXTRA, EngineChoice, choose_engine, spark_installed
-from planner.fleet import FleetError, load_fleet
-from planner.model import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, OutRequest, SimulateOptions, Simulation
-from planner.progress import Progress
+from planner.engines.choice import SPARK_EXTRA, EngineChoice, choose_engine, spark_installed
+from planner.sources.fleet_file import FleetError, load_fleet
+from planner.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
+from planner.model.simulation import OutRequest, SimulateOptions, Simulation
+from planner.report.progress import Progress
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -159,8 +160,8 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
         if isinstance(sim, int):
             return sim
         return _report(sim, options, choice, out, err, progress)
-    from planner.findings import find
-    from planner.report import Abandoned, OutputError, out_directory, summary_json, write_summary
+    from planner.report.findings import find
+    from planner.report.render import Abandoned, OutputError, out_directory, summary_json, write_summary
 
     try:
         with out_directory(options.out) as staging:  # all or nothing: moved into place when the block succeeds
@@ -185,7 +186,7 @@ def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutReque
             return _engine_error(err, f"--out writes Parquet with pyarrow, which is not installed ({e}): "
                                       f"{SPARK_EXTRA}, or pip install pyarrow")
     if options.engine == "local":
-        from planner.local import simulate
+        from planner.engines.local import simulate
 
         live = progress.live
         return simulate(fleet, request, progress.groups if live else None, phase=progress.phase if live else None)
@@ -201,8 +202,8 @@ def _engine_error(err: TextIO, message: str) -> int:
 def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest],
                     err: TextIO, progress: Progress) -> Simulation | int:
     try:
-        from planner import spark
-        from planner.spark_session import SparkUnavailable, StatusWatcher
+        from planner.engines import spark
+        from planner.engines.spark_session import SparkUnavailable, StatusWatcher
     except ImportError as e:
         return _engine_error(err, f"the Spark engine is not available ({e}): {SPARK_EXTRA}, or --engine local")
     try:
@@ -217,8 +218,8 @@ def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[Ou
 def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO, err: TextIO,
             progress: Progress) -> int:
     """The report on stdout (and --html): made while the progress line says so, written once it is erased."""
-    from planner.findings import count_by_code, find, has_errors
-    from planner.report import render_text, to_json
+    from planner.report.findings import count_by_code, find, has_errors
+    from planner.report.render import render_text, to_json
 
     strategies = None
     if options.compare_strategies or options.plan:
@@ -233,8 +234,8 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
     findings = find(sim)
     counts = count_by_code(sim, findings)
     if options.html:
-        from planner.html_report import HtmlError, render_html, write_html
-        from planner.report import totals
+        from planner.report.html import HtmlError, render_html, write_html
+        from planner.report.render import totals
 
         progress.phase(f"writing {options.html}")
         try:

@@ -1,4 +1,6 @@
-"""Readers of what exists outside fleet.toml, for `rmqplan fleet` and `rmqplan check`.
+"""Where a fleet comes from: fleet.toml (`fleet_file`), or what exists outside it, for `rmqplan fleet` and
+`rmqplan check`: the code (`from_code`, through rmqlint), deployments and a cluster, turned into fleet entries
+(`fleet_entries`) and written as fleet.toml (`fleet_writer`). The readers:
 
 - `planner.sources.mqadmin`: a live cluster, from saved `mqadmin` outputs (topic routes, cluster list,
   consumer connections; fastjson's relaxed JSON in `relaxed_json`);

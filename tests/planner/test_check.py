@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 
 from planner.cli import run
-from planner.findings import find
-from planner.fleet import load_fleet
-from planner.local import simulate
+from planner.report.findings import find
+from planner.sources.fleet_file import load_fleet
+from planner.engines.local import simulate
 from tests.lint.test_reporters import sarif_schema
 
 SHOP = Path(__file__).parent / "fixtures" / "shop"

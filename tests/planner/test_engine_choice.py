@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from planner.cli import run
-from planner.engine_choice import LONG_RUN_SECONDS, choose_engine, expected_local_seconds
-from planner.fleet import load_fleet
-from planner.model import GenerateSpec
+from planner.engines.choice import LONG_RUN_SECONDS, choose_engine, expected_local_seconds
+from planner.sources.fleet_file import load_fleet
+from planner.model.fleet import GenerateSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")

@@ -7,11 +7,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.findings import find
-from planner.fleet import parse_fleet_text
-from planner.fleet_entries import cluster_entries, deployed_instances, live_instances
-from planner.fleet_writer import PlannedFleet, PlannedGroup, PlannedSubscription, Sourced, write_fleet
-from planner.local import simulate
+from planner.report.findings import find
+from planner.sources.fleet_file import parse_fleet_text
+from planner.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
+from planner.sources.fleet_writer import PlannedFleet, PlannedGroup, PlannedSubscription, Sourced, write_fleet
+from planner.engines.local import simulate
 from planner.sources.deploy import read_deployments
 from planner.sources.mqadmin import ClusterSnapshot, RouteQueues, TopicRoute, read_cluster_dir
 from planner.sources.origin import Origin

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.fleet import FleetError, load_fleet, parse_fleet_text
-from planner.fleet_writer import (
+from planner.sources.fleet_file import FleetError, load_fleet, parse_fleet_text
+from planner.sources.fleet_writer import (
     PlannedBroker,
     PlannedFleet,
     PlannedGroup,

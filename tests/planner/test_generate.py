@@ -5,17 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.generate import (
-    broker_names,
+from planner.generated.generate import (
     field_hash,
     generated_batch,
     generated_fleet,
     iter_generated_groups,
     seed_state,
 )
-from planner.identity import group_processes
-from planner.javaorder import sort_client_ids
-from planner.model import GenerateSpec
+from planner.model.identity import group_processes
+from planner.model.javaorder import sort_client_ids
+from planner.model.fleet import GenerateSpec
 
 SPEC = GenerateSpec(groups=400, seed=11, instances=(1, 9), queues=(2, 6), brokers=3, colliding_client_ids=0.1,
                     strategies=("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"))
@@ -30,7 +29,7 @@ def _python_rows(spec):
 def test_the_batch_holds_the_same_groups_as_python(instances):
     spec = GenerateSpec(**{**SPEC.__dict__, "instances": instances, "groups": 60 if instances[0] > 1 else 400})
     batch = generated_batch(spec, 10, spec.groups)
-    brokers = broker_names(spec)
+    brokers = spec.broker_names()
     for k, gg in enumerate(iter_generated_groups(spec, 10)):
         main, retry = 2 * k, 2 * k + 1
         assert batch.names.topic(main) == gg.topic and batch.names.topic(retry) == f"%RETRY%{gg.group}"

@@ -1,5 +1,5 @@
-"""The findings of generated chunks written from their arrays (`planner.generated_findings`) are the lines
-`planner.findings.find` gives on the same rebalances' results, for every generatable strategy and shape."""
+"""The findings of generated chunks written from their arrays (`planner.generated.findings`) are the lines
+`planner.report.findings.find` gives on the same rebalances' results, for every generatable strategy and shape."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.chunks import GeneratedDescriber, chunks, run_chunk
-from planner.findings import find
-from planner.fleet import parse_fleet_text
-from planner.generated_findings import _fast_shapes, generated_finding_lines
-from planner.model import Fleet, Simulation
-from planner.results import results_of
+from planner.engines.chunks import GeneratedDescriber, chunks, run_chunk
+from planner.report.findings import find
+from planner.sources.fleet_file import parse_fleet_text
+from planner.generated.findings import _fast_shapes, generated_finding_lines
+from planner.model.fleet import Fleet
+from planner.model.simulation import Simulation
+from planner.allocation.results import results_of
 
 
 def through_find(spec, batch, rows, t) -> list[str]:

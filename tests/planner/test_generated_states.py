@@ -8,13 +8,13 @@ from collections import Counter
 
 import pytest
 
-from planner.findings import count_by_code, find
-from planner.fleet import parse_fleet_text
-from planner.generate import broker_names, generated_group
-from planner.local import simulate
-from planner.model import Queue
-from planner.scenarios import step_counts
-from planner.strategies import allocate, strategy_of
+from planner.report.findings import count_by_code, find
+from planner.sources.fleet_file import parse_fleet_text
+from planner.generated.generate import generated_group
+from planner.engines.local import simulate
+from planner.model.fleet import Queue
+from planner.model.scenarios import step_counts
+from planner.allocation.strategies import allocate, strategy_of
 
 FLEET = """
 [generate]
@@ -55,7 +55,7 @@ def restarted(cid: str, colliding: bool, i: int) -> str:
 def expected_states(spec, g: int, readable: list[str], change: bool, restart: bool):
     gg = generated_group(spec, g)
     labels, ids = list(gg.instances), list(gg.client_ids)
-    counts = dict(zip(broker_names(spec), gg.queue_counts))
+    counts = dict(zip(spec.broker_names(), gg.queue_counts))
     queues = {gg.topic: [Queue(gg.topic, b, i) for b in sorted(readable) for i in range(counts[b])],
               f"%RETRY%{gg.group}": [Queue(f"%RETRY%{gg.group}", b, 0) for b in sorted(readable)]}
     states = [dict(zip(labels, ids))] if change else []

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")
-SPARK_MODULES = {"planner.spark", "planner.spark_arrow"}  # the Spark engine: may import them at module level
+SPARK_MODULES = {"planner.engines.spark", "planner.engines.spark_arrow"}  # the Spark engine: may import them at module level
 
 
 def without_spark(*argv: str) -> tuple[int, str, list[str]]:
@@ -64,7 +64,7 @@ def test_no_planner_module_outside_the_spark_engine_imports_them_at_module_level
     import planner
 
     names = sorted(m.name for m in pkgutil.walk_packages(planner.__path__, "planner."))
-    assert "planner.cli" in names and "planner.local" in names and SPARK_MODULES <= set(names)
+    assert "planner.cli" in names and "planner.engines.local" in names and SPARK_MODULES <= set(names)
     code, _, err = without_spark("-c", "import importlib\n"
                                  f"for name in {[n for n in names if n not in SPARK_MODULES]!r}:\n"
                                  "    importlib.import_module(name)\n")

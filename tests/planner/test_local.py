@@ -2,9 +2,9 @@
 
 import hashlib
 
-from planner.fleet import parse_fleet_text
-from planner.local import simulate
-from planner.model import Queue
+from planner.sources.fleet_file import parse_fleet_text
+from planner.engines.local import simulate
+from planner.model.fleet import Queue
 
 
 def fleet(text: str):

@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from planner.fleet import load_fleet
-from planner.javaorder import queue_key
-from planner.local import simulate
+from planner.sources.fleet_file import load_fleet
+from planner.model.javaorder import queue_key
+from planner.engines.local import simulate
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from planner.cli import run
-from planner.progress import CLEAR, Progress
+from planner.report.progress import CLEAR, Progress
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -153,7 +153,7 @@ def test_the_same_run_piped_writes_nothing_on_stderr(tmp_path):
 
 def test_a_spark_run_on_a_terminal_shows_stages_and_tasks(spark, tmp_path):
     """In this process, on the suite's Spark session: the watcher polls the real status tracker."""
-    from planner.spark_session import StatusWatcher
+    from planner.engines.spark_session import StatusWatcher
 
     lines = []
     watcher = StatusWatcher(lines.append, interval=0.05)

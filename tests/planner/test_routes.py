@@ -1,8 +1,8 @@
 """Readable/writable queues from counts and permissions; the retry topic's queues."""
 
-from planner.fleet import parse_fleet_text
-from planner.model import Queue
-from planner.routes import (
+from planner.sources.fleet_file import parse_fleet_text
+from planner.model.fleet import Queue
+from planner.model.routes import (
     is_retry_topic,
     readable_queues,
     retry_queues,

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from planner.cli import run
-from planner.findings import find
-from planner.fleet import FleetError, parse_fleet_text
-from planner.local import simulate
-from planner.model import Queue
-from planner.scenarios import rollout
+from planner.report.findings import find
+from planner.sources.fleet_file import FleetError, parse_fleet_text
+from planner.engines.local import simulate
+from planner.model.fleet import Queue
+from planner.model.scenarios import rollout
 
 
 def sim_of(text: str):

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from planner import local
-from planner.fleet import load_fleet
-from planner.spark import simulate_hand_written
-from planner.spark_session import SparkUnavailable, check_java, java_major_version
+from planner.engines import local
+from planner.sources.fleet_file import load_fleet
+from planner.engines.spark import simulate_hand_written
+from planner.engines.spark_session import SparkUnavailable, check_java, java_major_version
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"

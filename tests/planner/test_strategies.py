@@ -7,10 +7,17 @@ import random
 
 import pytest
 
-from planner.javaorder import java_string_key, queue_key, sort_client_ids, sort_queues
-from planner.model import Queue, StrategySpec
-from planner.strategies import StrategyError, allocate, allocate_all, md5_hash, mq_string, parse_strategy_name
-from planner.strategies.consistent_hash import HashRing
+from planner.model.javaorder import java_string_key, queue_key, sort_client_ids, sort_queues
+from planner.model.fleet import Queue, StrategySpec
+from planner.allocation.strategies import (
+    StrategyError,
+    allocate,
+    allocate_all,
+    md5_hash,
+    mq_string,
+    parse_strategy_name,
+)
+from planner.allocation.strategies.consistent_hash import HashRing
 
 AVG = StrategySpec("AVG")
 CIRCLE = StrategySpec("AVG_BY_CIRCLE")

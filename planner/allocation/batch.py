@@ -1,0 +1,263 @@
+"""Rebalances as columns: the input of the allocation kernel (`planner.allocation.kernel`), the same for every engine.
+
+A rebalance is one group's topic in one scenario: what each of the group's processes computes when it rebalances
+that topic. A `Batch` holds many of them (hand-written groups, generated groups, scenario states: more rebalances
+in the same batch, never a loop of jobs) as flat numpy arrays cut by offsets:
+
+- per rebalance r: its scenario id, group id, model, whether it is a retry topic;
+- its readable queues `q_off[r]:q_off[r+1]`, in RocketMQ order (topic, broker, queue id in Java order): per queue
+  the broker id (into `brokers`) and the queue id;
+- its cidAll entries `c_off[r]:c_off[r+1]`, one per process of the group, in declaration order: per entry
+  `c_index` = `cidAll.indexOf(its client id)` (how many ids sort before it in Java order), `c_order` = its
+  position in the sorted cidAll (equal ids keep declaration order), whether it subscribes to the topic (`c_asks`:
+  it runs its strategy; the others only take a place in the split), its strategy (`c_spec`, into `specs`) and the
+  machine room of its client id (`c_room`, into `rooms`, -1 for none; MACHINE_ROOM_NEARBY).
+
+Strings (topic names, client ids, broker names) stay out of the hot arrays; `names` gives them on demand, for the
+strategies that hash or match them and for the results of the rebalances a report shows. `planner.fleet_batch`
+builds a batch from a hand-written fleet, `planner.generated.generate` from a `[generate]` table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Protocol, Sequence
+
+import numpy as np
+
+from planner.model.fleet import Queue, StrategySpec
+
+CLUSTERING_CODE, BROADCASTING_CODE = 0, 1
+
+
+class BatchNames(Protocol):
+    """The strings of a batch, on demand (a generated batch computes them; a hand-written one looks them up)."""
+
+    def topic(self, r: int) -> str:
+        """The topic rebalance r allocates."""
+
+    def client_ids(self, entries: np.ndarray) -> list[str]:
+        """The client ids of the given cidAll entries."""
+
+
+@dataclass
+class Batch:
+    # per rebalance (R)
+    scenario: np.ndarray  # int32
+    group: np.ndarray  # int64: group id (unique per group within the fleet)
+    model: np.ndarray  # int8: CLUSTERING_CODE | BROADCASTING_CODE
+    retry: np.ndarray  # bool: %RETRY%<group>
+    q_off: np.ndarray  # int64[R + 1]
+    c_off: np.ndarray  # int64[R + 1]
+    # per queue (Q)
+    q_broker: np.ndarray  # int32 into `brokers`
+    q_id: np.ndarray  # int32
+    # per cidAll entry (C)
+    c_index: np.ndarray  # int64
+    c_order: np.ndarray  # int64
+    c_asks: np.ndarray  # bool
+    c_spec: np.ndarray  # int32 into `specs`
+    c_room: np.ndarray  # int32 into `rooms`, -1 for none
+    # tables
+    specs: list  # list[StrategySpec]
+    brokers: list  # list[str]
+    broker_room: np.ndarray  # int32 per broker into `rooms`, -1 for none (MACHINE_ROOM_NEARBY's resolver)
+    rooms: list  # list[str]
+    names: BatchNames
+    c_empty_id: Optional[np.ndarray] = None  # bool per entry: the client id is "" (None: no entry has one)
+
+    @property
+    def rebalances(self) -> int:
+        return len(self.q_off) - 1
+
+    @property
+    def entries(self) -> int:
+        return int(self.c_off[-1])
+
+    @property
+    def queue_count(self) -> int:
+        return int(self.q_off[-1])
+
+    def queue_counts(self) -> np.ndarray:
+        return np.diff(self.q_off)
+
+    def entry_counts(self) -> np.ndarray:
+        return np.diff(self.c_off)
+
+    def entry_rebalance(self) -> np.ndarray:
+        """The rebalance of every entry."""
+        return segment_ids(self.c_off)
+
+    def queue_rebalance(self) -> np.ndarray:
+        return segment_ids(self.q_off)
+
+    def queue(self, r: int, i: int) -> Queue:
+        """The i-th queue (global index) of rebalance r as a Queue."""
+        return Queue(self.names.topic(r), self.brokers[self.q_broker[i]], int(self.q_id[i]))
+
+
+# -------------------------------------------------------------------------------------------- segment helpers
+
+
+def segment_ids(off: np.ndarray) -> np.ndarray:
+    """For offsets [0, a, b, ...]: the segment of every element (0 repeated a times, 1 repeated b - a times ...)."""
+    return np.repeat(np.arange(len(off) - 1, dtype=np.int64), np.diff(off))
+
+
+def segment_sums(values: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Sum of `values` over each segment of `off` (empty segments give 0)."""
+    cs = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum(values, out=cs[1:])
+    return cs[off[1:]] - cs[off[:-1]]
+
+
+def concat_ranges(starts: np.ndarray, counts: np.ndarray, steps=None) -> tuple[np.ndarray, np.ndarray]:
+    """Every `starts[i] + steps[i] * j` for j < counts[i], concatenated: (values, owner i of each value)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    before = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=before[1:])
+    starts = np.asarray(starts, dtype=np.int64)
+    if steps is None:  # one gather: starts - before, shifted by the running position
+        values = np.arange(total, dtype=np.int64)
+        values += (starts - before)[owner]
+    else:
+        steps = np.asarray(steps, dtype=np.int64)
+        values = np.arange(total, dtype=np.int64)
+        values -= before[owner]
+        values *= steps[owner]
+        values += starts[owner]
+    return values, owner
+
+
+def offsets(counts) -> np.ndarray:
+    off = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=off[1:])
+    return off
+
+
+# ------------------------------------------------------------------------------------------------ a spec table
+
+
+@dataclass
+class SpecTable:
+    """StrategySpecs numbered in the order they are first seen."""
+
+    specs: list = field(default_factory=list)
+    ids: dict = field(default_factory=dict)
+
+    def id(self, spec: StrategySpec) -> int:
+        found = self.ids.get(spec)
+        if found is None:
+            found = self.ids[spec] = len(self.specs)
+            self.specs.append(spec)
+        return found
+
+
+@dataclass
+class StringTable:
+    """Strings numbered in the order they are first seen."""
+
+    values: list = field(default_factory=list)
+    ids: dict = field(default_factory=dict)
+
+    def id(self, value: str) -> int:
+        found = self.ids.get(value)
+        if found is None:
+            found = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+
+def client_ranks(java_keys: Sequence) -> tuple[list[int], list[int]]:
+    """For one cidAll in declaration order, given each id's Java sort key: (indexOf in the sorted list, position in
+    the sorted list with equal ids in declaration order)."""
+    order = sorted(range(len(java_keys)), key=lambda i: java_keys[i])  # stable: equal ids keep their order
+    position = [0] * len(java_keys)
+    index = [0] * len(java_keys)
+    first: dict = {}
+    for pos, i in enumerate(order):
+        position[i] = pos
+        index[i] = first.setdefault(java_keys[i], pos)
+    return index, position
+
+
+# ------------------------------------------------------------------------------------------ strategy calls
+
+
+@dataclass
+class Calls:
+    """The calls of one strategy in a batch, as its vectorised form (`Strategy.kernel`) gets them.
+
+    Call k runs `batch.specs[spec[k]]` for rebalance `rebalance[k]`: mqAll is the batch's queues
+    `q_start[k] : q_start[k] + m[k]` (RocketMQ order), cidAll the rebalance's `n[k]` entries. The asks are the
+    entries that run the call: `ask_call`, `ask_index` (`cidAll.indexOf` of their client id) and `ask_entry` (the
+    batch entry, for the rows). m > 0, n > 0 and no asking client id is empty (the engine answers those cases
+    the way `check()` does before any strategy runs)."""
+
+    batch: Batch
+    rebalance: np.ndarray  # int64[K]
+    spec: np.ndarray  # int32[K]
+    n: np.ndarray  # int64[K]
+    m: np.ndarray  # int64[K]
+    q_start: np.ndarray  # int64[K]
+    ask_call: np.ndarray  # int64[A]
+    ask_index: np.ndarray  # int64[A]
+    ask_entry: np.ndarray  # int64[A]
+
+    def __len__(self) -> int:
+        return len(self.rebalance)
+
+    def subset(self, calls: np.ndarray) -> "Calls":
+        """Only the given calls (sorted indices), renumbered."""
+        keep = np.zeros(len(self), dtype=bool)
+        keep[calls] = True
+        new_id = np.cumsum(keep) - 1
+        a = keep[self.ask_call]
+        return Calls(self.batch, self.rebalance[calls], self.spec[calls], self.n[calls], self.m[calls],
+                     self.q_start[calls], new_id[self.ask_call[a]], self.ask_index[a], self.ask_entry[a])
+
+    def spec_of(self, k: int) -> StrategySpec:
+        return self.batch.specs[int(self.spec[k])]
+
+    def ranges(self, start: np.ndarray, count: np.ndarray, step=None) -> "Rows":
+        """Rows for asks that hold the ranks `start + step * j` (j < count) of their call's queues."""
+        count = np.maximum(count, 0)
+        ranks, ask = concat_ranges(start, count, step)
+        return Rows(self.ask_entry[ask], self.q_start[self.ask_call[ask]] + ranks)
+
+
+@dataclass
+class Rows:
+    """Who holds what: `entry` holds the batch queue `queue`. `pos` orders an entry's share when its list order is
+    not queue order (CONFIG's list, MACHINE_ROOM_NEARBY's own room first); None means queue order. `extra` are
+    queues outside the rebalance's readable queues (a CONFIG list naming another topic's queue): (entry, Queue,
+    pos). `errors`: entry -> the exception its strategy throws (its process holds nothing)."""
+
+    entry: np.ndarray
+    queue: np.ndarray
+    pos: Optional[np.ndarray] = None
+    extra: list = field(default_factory=list)
+    errors: dict = field(default_factory=dict)
+
+    @staticmethod
+    def empty() -> "Rows":
+        return Rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+    @staticmethod
+    def concat(parts: Sequence["Rows"]) -> "Rows":
+        parts = [p for p in parts if len(p.entry) or p.extra or p.errors]
+        if not parts:
+            return Rows.empty()
+        if len(parts) == 1:
+            return parts[0]
+        pos = None
+        if any(p.pos is not None for p in parts):
+            pos = np.concatenate([p.pos if p.pos is not None else p.queue for p in parts])
+        extra, errors = [], {}
+        for p in parts:
+            extra.extend(p.extra)
+            errors.update(p.errors)
+        return Rows(np.concatenate([p.entry for p in parts]), np.concatenate([p.queue for p in parts]), pos,
+                    extra, errors)

@@ -1,0 +1,100 @@
+"""The one count of problems every engine makes, over a whole batch at once (`planner.allocation.batch`, `planner.allocation.kernel`).
+
+Per rebalance (a group's topic in one scenario), from who holds what:
+- orphaned: readable queues no process holds (clustering only; broadcasting processes each read everything);
+- duplicated: readable queues two or more processes hold (clustering only);
+- idle: subscribing processes that hold nothing. Not counted for retry topics, which have one queue per broker
+  and would call most processes idle;
+- errored: subscribing processes whose strategy throws (they hold nothing);
+- imbalanced: clustering subscribers, not on a retry topic, that hold at least 2 queues and at least twice the
+  fair share (readable queues / subscribers), when 2 or more subscribe.
+Queues a process holds outside the topic's readable queues (a CONFIG list naming another topic's queue) count in
+its share and its `assignments`, but are neither orphaned nor duplicated here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.allocation.batch import CLUSTERING_CODE, Batch, Rows, segment_sums
+
+# What a rebalance may suffer from, as `Tally` counts it: the findings map each to a code.
+PROBLEMS = ("orphaned", "duplicated", "idle", "errored", "imbalanced")
+
+
+@dataclass
+class Tally:
+    holders: np.ndarray  # per queue: processes holding it
+    held: np.ndarray  # per entry: queues in its share (queues of other topics included)
+    errored_entry: np.ndarray  # bool per entry
+    # per rebalance
+    queues: np.ndarray
+    processes: np.ndarray
+    subscribers: np.ndarray
+    assignments: np.ndarray
+    orphaned: np.ndarray
+    duplicated: np.ndarray
+    idle: np.ndarray
+    errored: np.ndarray
+    imbalanced: np.ndarray
+
+    def problem(self) -> np.ndarray:
+        """Per rebalance: it has at least one of PROBLEMS."""
+        return (self.orphaned > 0) | (self.duplicated > 0) | (self.idle > 0) | (self.errored > 0) \
+            | (self.imbalanced > 0)
+
+    def idle_entry(self, batch: Batch) -> np.ndarray:
+        """Per entry: a subscribing process holding nothing, outside retry topics."""
+        return batch.c_asks & (self.held == 0) & ~batch.retry[batch.entry_rebalance()]
+
+    def imbalanced_entry(self, batch: Batch) -> np.ndarray:
+        r = batch.entry_rebalance()
+        m, subs = self.queues[r], self.subscribers[r]
+        fair_case = (batch.model[r] == CLUSTERING_CODE) & ~batch.retry[r] & (m > 0) & (subs >= 2)
+        return batch.c_asks & fair_case & (self.held >= 2) & (self.held * subs >= 2 * m)
+
+
+def tally(batch: Batch, rows: Rows) -> Tally:
+    """Count every rebalance's problems from its rows."""
+    holders = np.bincount(rows.queue, minlength=batch.queue_count).astype(np.int64)
+    held = np.bincount(rows.entry, minlength=batch.entries).astype(np.int64)
+    if rows.extra:
+        np.add.at(held, np.array([e for e, _, _ in rows.extra], dtype=np.int64), 1)
+    errored_entry = np.zeros(batch.entries, dtype=bool)
+    if rows.errors:
+        errored_entry[np.fromiter(rows.errors, dtype=np.int64, count=len(rows.errors))] = True
+    clustering = batch.model == CLUSTERING_CODE
+    result = Tally(
+        holders=holders, held=held, errored_entry=errored_entry,
+        queues=batch.queue_counts(), processes=batch.entry_counts(),
+        subscribers=segment_sums(batch.c_asks, batch.c_off),
+        assignments=segment_sums(held, batch.c_off),
+        orphaned=np.where(clustering, segment_sums(holders == 0, batch.q_off), 0),
+        duplicated=np.where(clustering, segment_sums(holders > 1, batch.q_off), 0),
+        idle=np.zeros(0), errored=segment_sums(errored_entry, batch.c_off), imbalanced=np.zeros(0))
+    result.idle = segment_sums(result.idle_entry(batch), batch.c_off)
+    result.imbalanced = segment_sums(result.imbalanced_entry(batch), batch.c_off)
+    return result
+
+
+def totals(batch: Batch, t: Tally, rebalances: np.ndarray) -> dict:
+    """The summary totals over the given (baseline) rebalances: processes counted once per group."""
+    first_of_group = np.ones(len(rebalances), dtype=bool)
+    groups = batch.group[rebalances]
+    first_of_group[1:] = groups[1:] != groups[:-1]  # a group's rebalances are adjacent
+    return {
+        "groups": int(len(np.unique(groups))),
+        "instances": int(t.processes[rebalances][first_of_group].sum()),
+        "queues": int(t.queues[rebalances].sum()),
+        "assignments": int(t.assignments[rebalances].sum()),
+        "orphaned_queues": int(t.orphaned[rebalances].sum()),
+        "duplicated_queues": int(t.duplicated[rebalances].sum()),
+        "idle_instances": int(t.idle[rebalances].sum()),
+    }
+
+
+def problem_counts(t: Tally, rebalances: np.ndarray) -> dict:
+    """How many of the given rebalances have each of PROBLEMS."""
+    return {name: int((getattr(t, name)[rebalances] > 0).sum()) for name in PROBLEMS}

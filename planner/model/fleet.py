@@ -1,0 +1,176 @@
+"""The fleet as the planner sees it: plain, validated, immutable facts.
+
+`planner.sources.fleet_file` parses and validates `fleet.toml` (schema in the README) into a `Fleet`; `planner.model.identity` expands instance
+sets into `Process`es with their client ids; `planner.model.routes` gives each topic's readable and writable queues.
+Both engines (`planner.engines.local`, `planner.engines.spark`) read these and must give the same answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple, Optional
+
+
+class Queue(NamedTuple):
+    """A message queue. Tuples compare field by field; use `planner.model.javaorder.queue_key` for RocketMQ's order."""
+
+    topic: str
+    broker: str
+    queue_id: int
+
+
+CLUSTERING = "clustering"
+BROADCASTING = "broadcasting"
+DEFAULT_CLIENT_VERSION = "4.9.8"
+# A [generate] fleet larger than this is summarised on Spark: totals for all, the first DETAIL_LIMIT problem groups
+FULL_RESULTS_GROUPS = 1_000
+DETAIL_LIMIT = 200
+DEFAULT_VIRTUAL_NODES = 10
+DEFAULT_RETRY_QUEUES = 1
+VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)([.-][0-9A-Za-z.-]*)?$")
+
+
+def parse_client_version(text: str) -> Optional[tuple[int, int, int]]:
+    """"4.9.3" (or "4.9.3-SNAPSHOT") -> (4, 9, 3); None when it is not a version."""
+    m = VERSION_RE.match(text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy with its parameters, as one process runs it."""
+
+    name: str  # a registered strategy (planner.allocation.strategies)
+    virtual_nodes: int = DEFAULT_VIRTUAL_NODES  # CONSISTENT_HASH
+    consumer_idcs: tuple[str, ...] = ()  # MACHINE_ROOM
+    nearby: Optional["StrategySpec"] = None  # MACHINE_ROOM_NEARBY: the delegate used inside a room
+    config_queues: tuple[Queue, ...] = ()  # CONFIG
+
+
+@dataclass(frozen=True)
+class Broker:
+    name: str
+    room: Optional[str] = None
+    readable: bool = True
+    writable: bool = True
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    read_queues: dict  # broker name -> count (only the topic's brokers)
+    write_queues: dict  # broker name -> count
+    brokers: tuple[str, ...]
+    readable: bool = True
+    writable: bool = True
+
+
+@dataclass(frozen=True)
+class SubscriptionSpec:
+    topic: str
+    expression: str = "*"
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """A set of alike processes (`[[groups.instances]]` or a scenario's `add_instances` item)."""
+
+    path: str  # key path in fleet.toml, e.g. "groups[0].instances[1]", for messages
+    hosts: tuple[str, ...]
+    count: int = 1
+    instance_name: Optional[str] = None
+    unit_name: Optional[str] = None
+    pid: Optional[int] = None
+    client_version: str = DEFAULT_CLIENT_VERSION
+    room: Optional[str] = None
+    strategy: Optional[StrategySpec] = None  # per-instance override (a rollout caught half-way)
+    client: str = "java"  # the library that names the process: "java" or "cpp" (planner.model.identity)
+    subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
+
+
+@dataclass(frozen=True)
+class Group:
+    path: str  # "groups[3]"
+    name: str
+    model: str  # CLUSTERING | BROADCASTING
+    strategy: StrategySpec
+    subscriptions: tuple[SubscriptionSpec, ...]
+    instances: tuple[InstanceSpec, ...]
+
+
+@dataclass(frozen=True)
+class QueueResize:
+    """A scenario's `set_queues` item: new read/write queue counts of a topic on some of its brokers (the brokers
+    not named keep theirs); None leaves that side as it is."""
+
+    path: str
+    topic: str
+    read_queues: Optional[dict] = None  # broker name -> count
+    write_queues: Optional[dict] = None
+
+
+ROLLING_RESTART_GROUP = "group"  # rolling_restart = "group": every process of the group, one at a time
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A what-if (`planner.model.states` turns it into the states it goes through)."""
+
+    path: str
+    name: str
+    group: Optional[str]  # the group whose processes change; None: fleet-wide changes only (or every group)
+    add_instances: tuple[InstanceSpec, ...] = ()
+    remove_instances: int = 0  # remove this many processes, last first
+    remove_hosts: tuple[str, ...] = ()  # a failed host: every process of the group on these hosts goes (first)
+    remove_brokers: tuple[str, ...] = ()  # brokers that go down: their queues leave every route
+    broker_perm: tuple[tuple[str, int], ...] = ()  # (broker, RocketMQ perm bits: 4 read, 2 write)
+    set_queues: tuple[QueueResize, ...] = ()
+    rolling_restart: Optional[str] = None  # ROLLING_RESTART_GROUP: the group (or every group) restarts
+
+    def changes_routes(self) -> bool:
+        return bool(self.remove_brokers or self.broker_perm or self.set_queues)
+
+    def changes_processes(self) -> bool:
+        return bool(self.add_instances or self.remove_instances or self.remove_hosts)
+
+
+@dataclass(frozen=True)
+class GenerateSpec:
+    groups: int
+    seed: int = 0
+    instances: tuple[int, int] = (1, 20)
+    queues: tuple[int, int] = (4, 32)
+    brokers: int = 2
+    colliding_client_ids: float = 0.0
+    strategies: tuple[str, ...] = ("AVG",)  # optional `strategies = [...]`: each group draws one (planner.generated.generate)
+
+    def broker_names(self) -> list[str]:
+        """The brokers it creates: broker-00, broker-01, ... (scenarios may name them)."""
+        width = max(2, len(str(self.brokers - 1)))
+        return [f"broker-{b:0{width}d}" for b in range(self.brokers)]
+
+
+@dataclass(frozen=True)
+class Fleet:
+    path: str
+    brokers: tuple[Broker, ...]
+    topics: tuple[Topic, ...]
+    groups: tuple[Group, ...]
+    scenarios: tuple[Scenario, ...] = ()
+    generate: Optional[GenerateSpec] = None
+
+
+@dataclass(frozen=True)
+class Process:
+    """One consumer process of a group, with the client id it reports and why."""
+
+    group: str
+    instance: str  # stable label, "<host>#<n>": the n-th process of this group on that host (1-based)
+    host: str
+    client_id: str
+    id_source: str  # why this id, for messages: "fixed instanceName 'X'", "pid 1 on client 4.5.1", ...
+    strategy: StrategySpec
+    subscriptions: tuple[SubscriptionSpec, ...]
+    room: Optional[str] = None
+    spec_path: str = ""  # the InstanceSpec it came from

@@ -1,0 +1,361 @@
+"""Plan findings PLAN001..PLAN008, each with a message that says why.
+
+Computed from a `Simulation` (either engine's), so both engines report the same findings:
+
+| code    | severity | per                      | finds                                                          |
+| PLAN001 | error    | scenario, group, topic   | orphaned queues (clustering)                                   |
+| PLAN002 | error    | scenario, group, topic   | duplicated queues (clustering)                                 |
+| PLAN003 | warning  | scenario, group, topic   | idle processes (not for retry topics)                          |
+| PLAN004 | error    | baseline, topic          | written queues no consumer can read                            |
+| PLAN005 | error    | scenario, group, topic   | a strategy throws, so that process's rebalance fails           |
+| PLAN006 | warning  | scenario, group, topic   | a process holds >= 2 queues and >= twice its fair share        |
+| PLAN007 | warning  | scenario, group          | broadcasting processes on one host share a client id           |
+| PLAN008 | info     | scenario, topic          | readable queues no producer writes to: they stay empty         |
+
+PLAN004 and PLAN008 are facts of the routes: the baseline's, and a scenario's (its last step's fleet view) where
+they differ from the baseline's for that topic.
+
+The fair share is the topic's readable queues divided by the processes that subscribe to it (clustering only,
+not for retry topics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from planner.model.identity import shared_client_ids
+from planner.model.fleet import BROADCASTING, CLUSTERING, Fleet, Process, Queue
+from planner.model.simulation import GroupTopicResult, Simulation
+from planner.model.routes import (
+    is_retry_topic,
+    unreadable_written_queues,
+    unwritten_readable_queues,
+    why_unreadable,
+    why_unwritten,
+)
+from planner.allocation.strategies import describe, strategy_of
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITY = {
+    "PLAN001": ERROR, "PLAN002": ERROR, "PLAN003": WARNING, "PLAN004": ERROR,
+    "PLAN005": ERROR, "PLAN006": WARNING, "PLAN007": WARNING, "PLAN008": INFO,
+}
+MAX_LISTED = 6  # processes named in one message before "and N more"
+
+
+@dataclass
+class PlanFinding:
+    code: str
+    severity: str
+    scenario: str
+    group: Optional[str]
+    topic: Optional[str]
+    message: str
+    queues: Optional[list[Queue]] = None
+
+    def to_json(self) -> dict:
+        out = {"code": self.code, "severity": self.severity, "scenario": self.scenario, "group": self.group,
+               "topic": self.topic, "message": self.message}
+        if self.queues is not None:
+            out["queues"] = [[q.topic, q.broker, q.queue_id] for q in self.queues]
+        return out
+
+
+def _finding(code: str, scenario: str, group: Optional[str], topic: Optional[str], message: str,
+             queues: Optional[list[Queue]] = None) -> PlanFinding:
+    return PlanFinding(code, SEVERITY[code], scenario, group, topic, message, queues)
+
+
+def format_queues(queues: Sequence[Queue]) -> str:
+    """`broker-a: 2, 3; broker-b: 0` (the topic is the finding's)."""
+    by_broker: dict[str, list[int]] = {}
+    for q in queues:
+        by_broker.setdefault(q.broker, []).append(q.queue_id)
+    return "; ".join(f"{b}: {', '.join(map(str, ids))}" for b, ids in by_broker.items())
+
+
+def _names(items: Sequence[str]) -> str:
+    shown = list(items[:MAX_LISTED])
+    more = len(items) - len(shown)
+    text = ", ".join(shown)
+    return f"{text} and {more} more" if more > 0 else text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _strategy_text(p: Process) -> str:
+    return describe(p.strategy)
+
+
+# ----------------------------------------------------------------------------------------------------- reasons
+
+
+def shared_id_text(instances: Sequence[str], client_id: str, id_source: str) -> str:
+    return f"{_names(instances)} all report client id {client_id} ({id_source}), so each computes the same share"
+
+
+def too_few_queues_text(topic: str, queues: int, distinct: int) -> str:
+    return (f"{topic} has {_plural(queues, 'readable queue')} for {_plural(distinct, 'distinct client id')} "
+            f"(a queue is never split)")
+
+
+def _shared_id_reason(processes: Sequence[Process]) -> list[str]:
+    return [shared_id_text([p.instance for p in ps], cid, ps[0].id_source)
+            for cid, ps in shared_client_ids(processes).items()]
+
+
+def _one_strategy(processes: Sequence[Process]) -> bool:
+    """All run one strategy object (a group without overrides shares its spec): the common case, checked first
+    without hashing specs."""
+    first = processes[0].strategy if processes else None
+    return all(p.strategy is first for p in processes)
+
+
+def _mixed_strategy_reason(subscribers: Sequence[Process]) -> list[str]:
+    if _one_strategy(subscribers):
+        return []
+    by_strategy: dict[str, list[str]] = {}
+    for p in subscribers:
+        by_strategy.setdefault(_strategy_text(p), []).append(p.instance)
+    if len(by_strategy) < 2:
+        return []
+    parts = [f"{name} on {_names(instances)}" for name, instances in by_strategy.items()]
+    return [f"the processes run different strategies ({'; '.join(parts)}), whose shares do not fit together"]
+
+
+def _not_subscribed_reason(r: GroupTopicResult) -> list[str]:
+    others = [p.instance for p in r.processes if p.instance not in r.assignment]
+    if not others:
+        return []
+    one = len(others) == 1
+    return [f"{_names(others)} {'does' if one else 'do'} not subscribe to {r.topic} but still "
+            f"{'counts' if one else 'count'} in the split (the broker lists every process of the group), "
+            f"so {'its share is' if one else 'their shares are'} never pulled"]
+
+
+def _errored_reason(r: GroupTopicResult) -> list[str]:
+    if not r.errored:
+        return []
+    failed = list(r.errored)
+    return [f"the strategy throws on {_names(failed)}, so {'it holds' if len(failed) == 1 else 'they hold'} nothing"]
+
+
+def _strategy_reason(r: GroupTopicResult, subscribers: Sequence[Process]) -> list[str]:
+    names = {subscribers[0].strategy} if subscribers and _one_strategy(subscribers) else \
+        {p.strategy for p in subscribers}
+    if len(names) != 1:
+        return []
+    spec = next(iter(names))
+    reason = strategy_of(spec).unassigned_reason(spec)
+    return [reason] if reason else []
+
+
+def _subscribers(r: GroupTopicResult) -> list[Process]:
+    return [p for p in r.processes if p.instance in r.assignment]
+
+
+def _because(reasons: list[str], fallback: str) -> str:
+    return "; ".join(reasons) if reasons else fallback
+
+
+# ---------------------------------------------------------------------------------------------------- findings
+
+
+def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or not r.orphaned:
+        return None
+    subs = _subscribers(r)
+    reasons = (_shared_id_reason(r.processes) + _errored_reason(r) + _not_subscribed_reason(r)
+               + _mixed_strategy_reason(subs) + _strategy_reason(r, subs))
+    if not subs:
+        reasons = [f"no process of the group subscribes to {r.topic}"] + reasons
+    fallback = f"the strategy leaves them to nobody ({_strategy_text(subs[0]) if subs else r.model})"
+    msg = orphaned_message(r.group, r.topic, r.orphaned, len(r.queues), _because(reasons, fallback))
+    return _finding("PLAN001", r.scenario, r.group, r.topic, msg, list(r.orphaned))
+
+
+def orphaned_message(group: str, topic: str, orphaned: Sequence[Queue], queues: int, because: str) -> str:
+    what = "retry queues" if is_retry_topic(topic) else "queues"
+    return (f"{len(orphaned)} of {queues} {what} of {topic} are consumed by no process of group {group} "
+            f"({format_queues(orphaned)}): {because}; their messages pile up unread")
+
+
+def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or not r.duplicated:
+        return None
+    subs = _subscribers(r)
+    reasons = _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
+    msg = duplicated_message(r.group, r.topic, r.duplicated, len(r.queues),
+                             _because(reasons, "the processes disagree on the split"))
+    return _finding("PLAN002", r.scenario, r.group, r.topic, msg, list(r.duplicated))
+
+
+def duplicated_message(group: str, topic: str, duplicated: Sequence[Queue], queues: int, because: str) -> str:
+    what = "retry queues" if is_retry_topic(topic) else "queues"
+    return (f"{len(duplicated)} of {queues} {what} of {topic} are held by two or more processes of group {group} "
+            f"({format_queues(duplicated)}): {because}; their messages are consumed twice")
+
+
+def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if not r.idle or is_retry_topic(r.topic):
+        return None
+    subs = _subscribers(r)
+    distinct = len({p.client_id for p in r.processes})
+    reasons = []
+    if not r.queues:
+        reasons.append(f"{r.topic} has no readable queue")
+    elif r.model == CLUSTERING and len(r.queues) < distinct:
+        reasons.append(too_few_queues_text(r.topic, len(r.queues), distinct))
+    if r.model == CLUSTERING:
+        reasons += _errored_reason(r) + _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
+        reasons += _strategy_reason(r, subs)
+    idle = [p.instance for p in r.idle]
+    fallback = f"{_strategy_text(subs[0])} gives them nothing" if subs else "they hold nothing"
+    return _finding("PLAN003", r.scenario, r.group, r.topic,
+                    idle_message(r.group, r.topic, idle, len(subs), _because(reasons, fallback)))
+
+
+def idle_message(group: str, topic: str, idle: Sequence[str], subscribers: int, because: str) -> str:
+    return (f"{len(idle)} of {subscribers} processes of group {group} hold no queue of {topic} ({_names(idle)}): "
+            f"{because}")
+
+
+def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if not r.errored:
+        return None
+    by_error: dict[str, list[str]] = {}
+    for instance, error in r.errored.items():
+        by_error.setdefault(error, []).append(instance)
+    proc = {p.instance: p for p in r.processes}
+    parts = [f"{_strategy_text(proc[instances[0]])} throws {error} on {_names(instances)}"
+             for error, instances in by_error.items()]
+    msg = (f"the rebalance of {r.topic} fails for {_plural(len(r.errored), 'process')} of group {r.group}: "
+           f"{'; '.join(parts)}; a failed rebalance keeps what it had, which at start is nothing")
+    return _finding("PLAN005", r.scenario, r.group, r.topic, msg)
+
+
+def _imbalance(r: GroupTopicResult) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or is_retry_topic(r.topic) or not r.queues:
+        return None
+    subs = _subscribers(r)
+    if len(subs) < 2:
+        return None
+    fair = len(r.queues) / len(subs)
+    heavy = [(p, len(r.assignment[p.instance])) for p in subs
+             if len(r.assignment[p.instance]) >= 2 and len(r.assignment[p.instance]) >= 2 * fair]
+    if not heavy:
+        return None
+    heavy.sort(key=lambda item: -item[1])
+    parts = [f"{p.instance} holds {n} ({n / fair:.1f}x)" for p, n in heavy[:MAX_LISTED]]
+    if len(heavy) > MAX_LISTED:
+        parts.append(f"and {len(heavy) - MAX_LISTED} more")
+    msg = (f"imbalance in group {r.group} on {r.topic}: the fair share is {fair:.2g} "
+           f"({len(r.queues)} queues / {len(subs)} processes), but {', '.join(parts)}; "
+           f"strategy {_strategy_text(heavy[0][0])}")
+    return _finding("PLAN006", r.scenario, r.group, r.topic, msg)
+
+
+def _unreadable(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
+    out = []
+    for topic in fleet.topics:
+        lost = unreadable_written_queues(fleet, topic)
+        if not lost:
+            continue
+        brokers = list(dict.fromkeys(q.broker for q in lost))
+        why = "; ".join(why_unreadable(fleet, topic, b) for b in brokers)
+        msg = (f"{len(lost)} written queue(s) of {topic.name} cannot be read by any consumer "
+               f"({format_queues(lost)}): {why}; messages sent there are never consumed")
+        out.append(_finding("PLAN004", scenario, None, topic.name, msg, lost))
+    return out
+
+
+def _unwritten(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
+    out = []
+    for topic in fleet.topics:
+        empty = unwritten_readable_queues(fleet, topic)
+        if not empty:
+            continue
+        brokers = list(dict.fromkeys(q.broker for q in empty))
+        why = "; ".join(why_unwritten(fleet, topic, b) for b in brokers)
+        msg = (f"{len(empty)} readable queue(s) of {topic.name} receive no new message ({format_queues(empty)}): "
+               f"{why}; consumers still hold them, and once drained they stay empty, so the processes holding "
+               f"them get less than their share of the traffic (shrinking a topic: lower write_queues, let those "
+               f"queues drain, then lower read_queues)")
+        out.append(_finding("PLAN008", scenario, None, topic.name, msg, empty))
+    return out
+
+
+def _route_findings(sim: Simulation) -> list[PlanFinding]:
+    """PLAN004 and PLAN008 of the baseline, then of each scenario's routes where they differ from the baseline's
+    for that code and topic."""
+    out = _unreadable(sim.fleet) + _unwritten(sim.fleet)
+    before = {(f.code, f.topic): f.queues for f in out}
+    for name, view in sim.views.items():
+        if view is sim.fleet:
+            continue
+        for f in _unreadable(view, name) + _unwritten(view, name):
+            if before.get((f.code, f.topic)) != f.queues:
+                out.append(f)
+    return out
+
+
+def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> list[PlanFinding]:
+    out = []
+    by_host_id: dict[tuple[str, str], list[Process]] = {}
+    for p in processes:
+        by_host_id.setdefault((p.host, p.client_id), []).append(p)
+    for (host, cid), ps in by_host_id.items():
+        if len(ps) < 2:
+            continue
+        msg = (f"{len(ps)} broadcasting processes of group {group} on host {host} ({_names([p.instance for p in ps])}) "
+               f"report client id {cid} ({ps[0].id_source}), so they share one local offsets file "
+               f"~/.rocketmq_offsets/{cid}/{group}/offsets.json and overwrite each other's progress")
+        out.append(_finding("PLAN007", scenario, group, None, msg))
+    return out
+
+
+def find(sim: Simulation) -> list[PlanFinding]:
+    """Every finding of a simulation: topic findings (PLAN004, PLAN008) first, then in result order."""
+    out = _route_findings(sim)
+    seen_groups: set[tuple[str, str]] = set()
+    for r in sim.results:
+        if r.model == BROADCASTING and (r.scenario, r.group) not in seen_groups:
+            seen_groups.add((r.scenario, r.group))
+            out += _shared_offsets(r.scenario, r.group, r.processes)
+        for check in (_errored, _orphaned, _duplicated, _idle, _imbalance):
+            f = check(r)
+            if f is not None:
+                out.append(f)
+    return out
+
+
+# The tally's problems (planner.allocation.tally.PROBLEMS) and the finding each gives, once per result that has it.
+CODE_OF_PROBLEM = {"orphaned": "PLAN001", "duplicated": "PLAN002", "idle": "PLAN003", "errored": "PLAN005",
+                   "imbalanced": "PLAN006"}
+
+
+def count_by_code(sim: Simulation, shown: Sequence[PlanFinding]) -> dict[str, int]:
+    """How many findings of each code the whole fleet has: the engine's problem counts for the per-result codes
+    (every result, shown or not), the shown findings for the fleet's topics (PLAN004, PLAN008) and broadcasting
+    offsets (PLAN007), which come from hand-written parts that are always shown."""
+    counts = dict.fromkeys(SEVERITY, 0)
+    for f in shown:
+        counts[f.code] += 1
+    for code, n in sim.unlisted_findings.items():
+        counts[code] += n
+    if sim.problem_counts is not None:
+        for problem, code in CODE_OF_PROBLEM.items():
+            counts[code] = sim.problem_counts.get(problem, 0)
+    return counts
+
+
+def has_errors(findings: Sequence[PlanFinding], counts: Optional[dict] = None) -> bool:
+    """Any error-level finding among `findings`, or (with `counts`) anywhere in the fleet."""
+    if counts is not None and any(n and SEVERITY[code] == ERROR for code, n in counts.items()):
+        return True
+    return any(f.severity == ERROR for f in findings)

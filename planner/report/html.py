@@ -1,0 +1,477 @@
+"""`rmqplan simulate --html FILE`: the simulation as one self-contained HTML page (inline CSS, a little inline
+JavaScript and SVG; nothing fetched from the network).
+
+What it shows:
+- the totals of the whole fleet and the findings' counts per code, then the listed findings;
+- per group of the baseline, the client ids its processes report, which of them are shared and why (the id's
+  source: a fixed instanceName, pid 1 on an old client...), and per topic a grid of processes (rows) against
+  queues (columns, by broker): a held cell carries the owner's colour and number, processes that report one client
+  id share a colour; an orphaned queue's column is red, a duplicated queue's column is amber and marked \u00d72 (the
+  number of holders), an idle process's row is greyed, a failed rebalance's row says why;
+- per scenario, each of its group's topics as two grids side by side, the baseline and the scenario, with the
+  queues that change owner outlined in both;
+- a large fleet (more groups than `MAX_GRID_GROUPS`, or an engine that listed only its first problem groups):
+  the totals, a table of the listed problem groups with their counts, and grids for the first of them.
+
+Every grid, row, column and cell carries `data-*` attributes (scenario, group, topic, instance, client id, queue)
+and classes (`held`, `orphaned`, `duplicated`, `moved`, `idle`) so a browser test can check the page.
+
+`write_html(path, text)` writes it atomically: a temporary file beside it, renamed over it when complete.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from typing import Optional, Sequence
+
+from planner.report.findings import PlanFinding
+from planner.model.identity import shared_client_ids
+from planner.model.fleet import BROADCASTING, Process, Queue
+from planner.model.simulation import GroupTopicResult, Simulation
+from planner.model.routes import is_retry_topic
+from planner.model.scenarios import churn
+
+MAX_GRID_GROUPS = 40  # groups drawn as grids; a larger fleet lists its problem groups in a table
+MAX_GRID_PROCESSES = 120  # a grid larger than this is summarised, not drawn
+MAX_GRID_QUEUES = 512
+MAX_FINDINGS = 500  # findings listed in the page (all are counted)
+PALETTE = ("#4e79a7", "#59a14f", "#9c755f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#bab0ac", "#8cd17d",
+           "#86bcb6", "#f1ce63", "#a0cbe8", "#d4a6c8", "#fabfd2", "#79706e", "#d7b5a6")
+
+
+class HtmlError(Exception):
+    """--html cannot be written: one line for the user, exit 2."""
+
+
+def e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _plural(n: int, word: str, plural: Optional[str] = None) -> str:
+    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+
+
+# --------------------------------------------------------------------------------------------------- the grid
+
+
+def _queue_key(q: Queue) -> str:
+    return f"{q.broker}:{q.queue_id}"
+
+
+def _holders(r: GroupTopicResult) -> dict[Queue, list[str]]:
+    held: dict[Queue, list[str]] = {q: [] for q in r.queues}
+    for instance, share in r.assignment.items():
+        for q in share:
+            held.setdefault(q, []).append(instance)
+    return held
+
+
+def _colours(processes: Sequence[Process]) -> dict[str, str]:
+    """A colour per client id (processes that report one id share it), in order of first appearance."""
+    out: dict[str, str] = {}
+    for p in processes:
+        if p.client_id not in out:
+            out[p.client_id] = PALETTE[len(out) % len(PALETTE)]
+    return out
+
+
+def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = ()) -> str:
+    """The processes x queues table of one result; `moved` queues are outlined (a scenario and its baseline)."""
+    processes, queues = r.processes, list(r.queues)
+    extra = list(moved) if role == "before" else []
+    queues += [q for q in extra if q not in set(queues)]  # a queue the scenario no longer reads
+    attrs = (f'data-scenario="{e(r.scenario)}" data-group="{e(r.group)}" data-topic="{e(r.topic)}" '
+             f'data-queues="{len(r.queues)}" data-orphaned="{len(r.orphaned)}" '
+             f'data-duplicated="{0 if r.model == BROADCASTING else len(r.duplicated)}" data-idle="{len(r.idle)}"'
+             + (f' data-role="{role}"' if role else "") + (f' data-moved="{len(moved)}"' if role else ""))
+    if len(processes) > MAX_GRID_PROCESSES or len(queues) > MAX_GRID_QUEUES:
+        return (f'<p class="toolarge" {attrs}>{_plural(len(processes), "process", "processes")} x '
+                f'{_plural(len(queues), "queue")}: too large to draw; the counts above say what is wrong.</p>')
+    holders = _holders(r)
+    orphaned, moved_set = set(r.orphaned), set(moved)
+    duplicated = set() if r.model == BROADCASTING else set(r.duplicated)
+    idle = {p.instance for p in r.idle}
+    number = {p.instance: i + 1 for i, p in enumerate(processes)}
+    colour = _colours(processes)
+    brokers: dict[str, int] = {}
+    for q in queues:
+        brokers[q.broker] = brokers.get(q.broker, 0) + 1
+
+    def column_classes(q: Queue) -> list[str]:
+        out = []
+        if q in orphaned:
+            out.append("orphaned")
+        if q in duplicated:
+            out.append("duplicated")
+        if q in moved_set:
+            out.append("moved")
+        return out
+
+    head1 = ['<tr><th class="corner" rowspan="2">process</th><th class="cidh" rowspan="2">client id</th>']
+    head1 += [f'<th class="broker" colspan="{n}">{e(b)}</th>' for b, n in brokers.items()]
+    head1.append('<th class="sum" rowspan="2">holds</th></tr>')
+    head2 = ["<tr>"]
+    for q in queues:
+        cls = " ".join(["q", *column_classes(q)])
+        n = len(holders.get(q, []))
+        tip = f"{q.topic} {q.broker} queue {q.queue_id}: " + (
+            "no process holds it" if q in orphaned else f"held by {n}" if n else "not read in this scenario")
+        mark = f'<span class="times">\u00d7{n}</span>' if q in duplicated else ""
+        head2.append(f'<th class="{cls}" data-queue="{e(_queue_key(q))}" title="{e(tip)}">{q.queue_id}{mark}</th>')
+    head2.append("</tr>")
+    body = []
+    for p in processes:
+        subscribed = p.instance in r.assignment
+        share = set(r.assignment.get(p.instance, ()))
+        row_classes = ["proc"]
+        note = ""
+        if p.instance in r.errored:
+            row_classes.append("errored")
+            note = f"rebalance fails: {r.errored[p.instance]}"
+        elif not subscribed:
+            row_classes.append("unsubscribed")
+            note = "does not subscribe"
+        elif p.instance in idle:
+            row_classes.append("idle")
+            note = "idle"
+        cells = []
+        for q in queues:
+            cls = ["cell", *column_classes(q)]
+            content = ""
+            style = ""
+            if q in share:
+                cls.append("held")
+                style = f' style="background:{colour[p.client_id]}"'
+                content = str(number[p.instance])
+            cells.append(f'<td class="{" ".join(cls)}" data-queue="{e(_queue_key(q))}"{style}>{content}</td>')
+        label = f'<span class="note">{e(note)}</span>' if note else ""
+        body.append(
+            f'<tr class="{" ".join(row_classes)}" data-instance="{e(p.instance)}" data-client-id="{e(p.client_id)}">'
+            f'<th class="name"><span class="chip" style="background:{colour[p.client_id]}">{number[p.instance]}'
+            f'</span>{e(p.instance)}{label}</th><td class="cid">{e(p.client_id)}</td>{"".join(cells)}'
+            f'<td class="sum">{len(share)}</td></tr>')
+    return (f'<table class="grid" {attrs}><thead>{"".join(head1)}{"".join(head2)}</thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def _bar(r: GroupTopicResult) -> str:
+    """A small stacked bar: queues held once (green), duplicated (amber), orphaned (red)."""
+    total = max(len(r.queues), 1)
+    dup = 0 if r.model == BROADCASTING else len(r.duplicated)
+    parts = [(len(r.orphaned), "#d62728"), (dup, "#f0a30a"), (max(len(r.queues) - len(r.orphaned) - dup, 0), "#59a14f")]
+    x, rects = 0.0, []
+    for n, fill in parts:
+        w = 120 * n / total
+        if w:
+            rects.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" fill="{fill}"/>')
+        x += w
+    return (f'<svg class="bar" width="120" height="10" viewBox="0 0 120 10" role="img" aria-label="'
+            f'{len(r.orphaned)} orphaned, {dup} duplicated of {len(r.queues)} queues">{"".join(rects)}</svg>')
+
+
+# ------------------------------------------------------------------------------------------------- the page
+
+
+def _client_ids(processes: Sequence[Process], model: str) -> str:
+    shared = shared_client_ids(processes)
+    colour = _colours(processes)
+    by_id: dict[str, list[Process]] = {}
+    for p in processes:
+        by_id.setdefault(p.client_id, []).append(p)
+    rows = []
+    for cid, ps in by_id.items():
+        if cid in shared and model == BROADCASTING:
+            hosts = {p.host for p in ps}
+            why = ("they share one local offsets file" if len(hosts) == 1
+                   else "one id on several hosts")
+        elif cid in shared:
+            why = "each computes the same share: their queues are duplicated and the rest orphaned"
+        else:
+            why = ""
+        cls = ' class="collides"' if cid in shared else ""
+        rows.append(f'<tr{cls} data-client-id="{e(cid)}"><td><span class="chip" style="background:{colour[cid]}">'
+                    f'</span><code>{e(cid)}</code></td><td>{e(", ".join(p.instance for p in ps))}</td>'
+                    f'<td>{e(ps[0].id_source)}</td><td>{e(why)}</td></tr>')
+    summary = (f'{_plural(len(shared), "client id")} shared by several processes' if shared
+               else "every process reports its own client id")
+    return (f'<details class="cids"{" open" if shared else ""}><summary>client ids: {e(summary)}</summary>'
+            f'<table class="ids"><thead><tr><th>client id</th><th>processes</th><th>why this id</th>'
+            f'<th>what follows</th></tr></thead><tbody>{"".join(rows)}</tbody></table></details>')
+
+
+def _counts_line(r: GroupTopicResult) -> str:
+    subs = sum(1 for p in r.processes if p.instance in r.assignment)
+    parts = [_plural(len(r.queues), "queue"), _plural(subs, "process", "processes")]
+    if r.model != BROADCASTING:
+        parts += [f'<span class="{"bad" if r.orphaned else ""}">orphaned {len(r.orphaned)}</span>',
+                  f'<span class="{"warn" if r.duplicated else ""}">duplicated {len(r.duplicated)}</span>']
+    if not is_retry_topic(r.topic):
+        parts.append(f'<span class="{"dim" if r.idle else ""}">idle {len(r.idle)}</span>')
+    if r.errored:
+        parts.append(f'<span class="bad">failed {len(r.errored)}</span>')
+    if r.moved:
+        parts.append(f'<span class="mv">moved {len(r.moved)}</span>')
+    return ", ".join(parts)
+
+
+def _strategy(processes: Sequence[Process], model: str) -> str:
+    if model == BROADCASTING:
+        return model
+    names = list(dict.fromkeys(p.strategy.name + (f"-{p.strategy.nearby.name}" if p.strategy.nearby else "")
+                               for p in processes))
+    return f"{model}, {', '.join(names) or '-'}"
+
+
+def _group_section(results: list[GroupTopicResult], index: int, problem: bool) -> str:
+    first = results[0]
+    parts = [f'<section class="group{" problem" if problem else ""}" id="g{index}" data-group="{e(first.group)}">',
+             f'<h3>{e(first.group)} <small>{e(_strategy(first.processes, first.model))}, '
+             f'{_plural(len(first.processes), "process", "processes")}</small></h3>',
+             _client_ids(first.processes, first.model)]
+    for r in results:
+        parts.append(f'<div class="topic"><h4>{e(r.topic)} {_bar(r)} <small>{_counts_line(r)}</small></h4>'
+                     f'<div class="scroll">{grid(r)}</div></div>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _scenario_section(sim: Simulation, name: str, moved_total: int) -> str:
+    base = {(r.group, r.topic): r for r in sim.results if r.scenario == sim.scenarios[0]}
+    results = [r for r in sim.results if r.scenario == name]
+    parts = [f'<section class="scenario" data-scenario="{e(name)}"><h3>scenario {e(name)} '
+             f'<small>{_plural(moved_total, "queue")} change owner</small></h3>']
+    groups = list(dict.fromkeys(r.group for r in results))
+    for group in groups:
+        group_results = [r for r in results if r.group == group]
+        count = _plural(len(group_results[0].processes), "process", "processes")
+        parts.append(f'<p class="sub">group {e(group)}: {count} in the scenario</p>')
+        parts.append(_client_ids(group_results[0].processes, group_results[0].model))
+        for r in group_results:
+            before = base.get((r.group, r.topic))
+            parts.append(f'<div class="topic"><h4>{e(r.topic)} <small>{_counts_line(r)}</small></h4>'
+                         '<div class="pair">')
+            if before is not None:
+                parts.append(f'<figure><figcaption>baseline <small>{_counts_line(before)}</small></figcaption>'
+                             f'<div class="scroll">{grid(before, "before", r.moved)}</div></figure>')
+            parts.append(f'<figure><figcaption>scenario {e(name)}</figcaption>'
+                         f'<div class="scroll">{grid(r, "after", r.moved)}</div></figure></div></div>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _totals(t: dict, counts: dict) -> str:
+    cards = [("groups", t["groups"], ""), ("processes", t["instances"], ""), ("queues", t["queues"], ""),
+             ("assignments", t["assignments"], ""), ("orphaned queues", t["orphaned_queues"], "bad"),
+             ("duplicated queues", t["duplicated_queues"], "warn"), ("idle processes", t["idle_instances"], "dim")]
+    out = ['<div class="cards" id="totals">']
+    for label, n, tone in cards:
+        key = label.split()[0]
+        out.append(f'<div class="card {tone if n else ""}" data-total="{e(key)}"><b>{n:,}</b><span>{e(label)}</span>'
+                   f'</div>')
+    out.append("</div>")
+    from planner.report.findings import SEVERITY
+
+    out.append('<div class="codes" id="finding-counts">')
+    for code, n in counts.items():
+        out.append(f'<span class="code {SEVERITY[code] if n else "none"}" data-code="{code}">{code} '
+                   f'<b>{n:,}</b></span>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def _findings(findings: Sequence[PlanFinding], counts: dict, out_dir: Optional[str]) -> str:
+    if not findings:
+        return '<p class="none">No findings.</p>'
+    rows = []
+    for f in findings[:MAX_FINDINGS]:
+        rows.append(f'<tr class="{f.severity}" data-code="{f.code}"><td class="sev">{e(f.severity)}</td>'
+                    f'<td>{f.code}</td><td>{e(f.scenario)}</td><td>{e(f.group or "")}</td><td>{e(f.topic or "")}</td>'
+                    f'<td class="msg">{e(f.message)}</td></tr>')
+    total = sum(counts.values())
+    note = ""
+    if total > min(len(findings), MAX_FINDINGS):
+        where = (f"every finding is in {os.path.join(out_dir, 'findings.json')}" if out_dir
+                 else "rmqplan simulate --out DIR writes every finding to DIR/findings.json")
+        note = f'<p class="more">{min(len(findings), MAX_FINDINGS):,} of {total:,} findings listed; {e(where)}.</p>'
+    return (f'<table class="findings"><thead><tr><th>severity</th><th>code</th><th>scenario</th><th>group</th>'
+            f'<th>topic</th><th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{note}')
+
+
+def _problem_table(results: list[GroupTopicResult], omitted: int) -> str:
+    rows = []
+    for r in results:
+        rows.append(f'<tr data-group="{e(r.group)}" data-topic="{e(r.topic)}"><td>{e(r.group)}</td><td>{e(r.topic)}'
+                    f'</td><td>{len(r.queues)}</td><td>{len(r.processes)}</td><td>{len(r.orphaned)}</td>'
+                    f'<td>{0 if r.model == BROADCASTING else len(r.duplicated)}</td><td>{len(r.idle)}</td>'
+                    f'<td>{len(r.errored)}</td><td>{_bar(r)}</td></tr>')
+    more = f'<p class="more">and {omitted:,} more group/topic results with problems, not listed.</p>' if omitted else ""
+    return (f'<table class="problems"><thead><tr><th>group</th><th>topic</th><th>queues</th><th>processes</th>'
+            f'<th>orphaned</th><th>duplicated</th><th>idle</th><th>failed</th><th></th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>{more}')
+
+
+def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, totals: dict, engine: str = "",
+                out_dir: Optional[str] = None) -> str:
+    baseline = sim.scenarios[0]
+    by_group: dict[str, list[GroupTopicResult]] = {}
+    for r in sim.results:
+        if r.scenario == baseline:
+            by_group.setdefault(r.group, []).append(r)
+    large = len(by_group) > MAX_GRID_GROUPS or sim.omitted_results > 0
+    flagged = {(f.scenario, f.group, f.topic) for f in findings}
+
+    def has_problem(r: GroupTopicResult) -> bool:  # a finding names it, or its group (PLAN007)
+        return (r.scenario, r.group, r.topic) in flagged or (r.scenario, r.group, None) in flagged
+
+    body = [f'<header><h1>rmqplan <small>{e(sim.fleet.path)}</small></h1><p class="engine">{e(engine)}</p>'
+            '</header>', "<h2>Totals</h2>", _totals(totals, counts)]
+    problem_groups = [g for g, rs in by_group.items() if any(has_problem(r) for r in rs)]
+    if large:
+        drawn = problem_groups[:MAX_GRID_GROUPS]
+        listed = [r for g in problem_groups for r in by_group[g] if has_problem(r)]
+        body += [f"<h2>Problem groups <small>{_plural(len(problem_groups), 'group')} listed</small></h2>",
+                 _problem_table(listed, sim.omitted_results)]
+        if drawn:
+            body.append(f"<h2>The first {_plural(len(drawn), 'problem group')}</h2>")
+    else:
+        drawn = list(by_group)
+        body.append(f"<h2>Groups <small>{baseline}</small></h2>")
+    if drawn:
+        body.append('<nav class="groups">' + " ".join(
+            f'<a href="#g{i}" class="{"problem" if g in problem_groups else ""}">{e(g)}</a>'
+            for i, g in enumerate(drawn)) + "</nav>")
+    body += [_group_section(by_group[g], i, g in problem_groups) for i, g in enumerate(drawn)]
+    moved = {c["name"]: c["moved_queues"] for c in churn(sim)}
+    if sim.scenarios[1:]:
+        body.append("<h2>Scenarios <small>beside the baseline; outlined queues change owner</small></h2>")
+        body += [_scenario_section(sim, name, moved[name]) for name in sim.scenarios[1:]]
+    body += ['<h2 id="findings">Findings</h2>', _findings(findings, counts, out_dir), LEGEND]
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>rmqplan: {e(sim.fleet.path)}</title><style>{CSS}</style></head>'
+            f'<body>{"".join(body)}<script>{SCRIPT}</script></body></html>\n')
+
+
+def write_html(path: str, text: str) -> None:
+    """Write `text` to `path` atomically (a temporary file in the same directory, renamed over `path`).
+    Raises HtmlError with one line."""
+    target = os.path.abspath(path)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target):
+        raise HtmlError(f"--html {path}: is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise HtmlError(f"--html {path}: cannot write there: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise HtmlError(f"--html {path}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+
+
+LEGEND = ('<footer><h2>Legend</h2><table class="grid legend"><tr>'
+          '<td class="cell held" style="background:#4e79a7">1</td><td>held by process 1 (processes reporting one '
+          'client id share a colour)</td></tr><tr><td class="cell orphaned"></td><td>orphaned: no process holds '
+          'the queue</td></tr><tr><td class="cell duplicated held" style="background:#4e79a7">1</td><td>duplicated: '
+          'two or more processes hold it (\u00d72 in the header)</td></tr>'
+          '<tr><td class="cell moved"></td><td>moved: the '
+          'scenario gives it another owner</td></tr><tr class="idle"><td class="cell"></td><td>idle process: holds '
+          'no queue</td></tr></table><p>Made by rmqplan; this file needs no network.</p></footer>')
+
+CSS = """
+:root{--red:#d62728;--red-bg:#fde0dc;--amber:#f0a30a;--amber-bg:#fff1cc;--blue:#1f6feb;--grey:#9aa0a6;
+--ink:#1f2328;--line:#d0d7de;--bg:#fff}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg);
+margin:0;padding:20px 28px}
+h1{font-size:22px;margin:0}h1 small{font-weight:400;color:#57606a;font-size:15px}
+h2{font-size:17px;margin:26px 0 10px;border-bottom:1px solid var(--line);padding-bottom:4px}
+h2 small,h3 small,h4 small{font-weight:400;color:#57606a;font-size:13px}
+h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:12px 0 4px;display:flex;gap:8px;align-items:center}
+.engine{color:#57606a;margin:2px 0 0}
+.cards{display:flex;flex-wrap:wrap;gap:10px}
+.card{border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:118px;background:#f6f8fa}
+.card b{display:block;font-size:20px}.card span{color:#57606a;font-size:12px}
+.card.bad{border-color:var(--red);background:var(--red-bg)}
+.card.warn{border-color:var(--amber);background:var(--amber-bg)}
+.card.dim{border-color:var(--grey);background:#eef0f2}
+.codes{margin-top:10px;display:flex;flex-wrap:wrap;gap:6px}
+.code{border-radius:12px;padding:2px 10px;font-size:12px;border:1px solid var(--line);color:#57606a}
+.code.error{background:var(--red);border-color:var(--red);color:#fff}
+.code.warning{background:var(--amber);border-color:var(--amber);color:#1f2328}
+table{border-collapse:collapse}
+.findings,.problems,.ids{width:100%;font-size:12.5px}
+.findings th,.findings td,.problems th,.problems td,.ids th,.ids td{border-bottom:1px solid var(--line);
+padding:4px 8px;text-align:left;vertical-align:top}
+.findings tr.error .sev{color:var(--red);font-weight:600}.findings tr.warning .sev{color:#9a6700;font-weight:600}
+.ids tr.collides td{background:var(--red-bg)}
+details.cids{margin:4px 0 8px}details.cids summary{cursor:pointer;color:#57606a}
+.ids code{font-size:12px}.ids td:first-child{white-space:nowrap}
+nav.groups{display:flex;flex-wrap:wrap;gap:6px;margin-bottom:8px}
+nav.groups a{font-size:12px;padding:1px 8px;border-radius:10px;border:1px solid var(--line);text-decoration:none;
+color:var(--ink)}nav.groups a.problem{border-color:var(--red);color:var(--red)}
+section.group,section.scenario{border:1px solid var(--line);border-radius:8px;padding:4px 14px 12px;margin:12px 0}
+section.group.problem{border-left:4px solid var(--red)}
+.scroll{overflow-x:auto}
+.pair{display:flex;gap:22px;flex-wrap:wrap;align-items:flex-start}
+figure{margin:0}figcaption{font-weight:600;font-size:12.5px;margin-bottom:4px}
+table.grid{font-size:12px}
+.grid th,.grid td{border:1px solid #e1e4e8;text-align:center;padding:0}
+.grid th.corner,.grid th.cidh{text-align:left;padding:2px 6px;background:#f6f8fa}
+.grid th.broker{background:#f6f8fa;padding:2px 6px;font-weight:600;white-space:nowrap}
+.grid th.q{min-width:24px;height:22px;font-weight:500;background:#f6f8fa;line-height:12px}
+.grid th.sum,.grid td.sum{padding:0 6px;color:#57606a}
+.grid th.name{text-align:left;font-weight:500;padding:2px 6px;white-space:nowrap}
+.grid td.cid{text-align:left;padding:2px 6px;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:11px;
+white-space:nowrap}
+.grid td.cell{width:24px;height:22px;color:#fff;font-weight:600}
+.grid .orphaned{background:var(--red-bg)}.grid th.q.orphaned{background:var(--red);color:#fff}
+.grid th.q.duplicated{background:var(--amber)}
+.grid td.cell.duplicated.held{box-shadow:inset 0 0 0 3px var(--amber)}
+.grid td.cell.duplicated:not(.held){background:var(--amber-bg)}
+.times{display:block;font-size:9.5px;line-height:10px;font-weight:700;color:#5c3b00}
+.grid th.q.moved{outline:3px solid var(--blue);outline-offset:-3px}
+.grid td.cell.moved{background:#e7f0fd}.grid td.cell.moved.held{outline:2px solid var(--blue);outline-offset:-2px}
+tr.idle,tr.unsubscribed{background:#eef0f2;color:#8c959f}tr.idle td.cid,tr.unsubscribed td.cid{color:#8c959f}
+tr.idle th.name .chip,tr.unsubscribed th.name .chip{opacity:.45}
+tr.errored{background:#fff5f5}
+.note{margin-left:6px;font-size:10.5px;font-weight:600;text-transform:uppercase;color:#8c959f}
+tr.errored .note{color:var(--red);text-transform:none}
+.chip{display:inline-block;min-width:16px;height:16px;line-height:16px;border-radius:8px;color:#fff;font-size:10px;
+text-align:center;margin-right:6px;vertical-align:middle}
+tr.peer th.name,tr.peer td.cid{background:#fff8c5}
+.bad{color:var(--red);font-weight:600}.warn{color:#9a6700;font-weight:600}.dim{color:#57606a;font-weight:600}
+.mv{color:var(--blue);font-weight:600}
+.bar{vertical-align:middle;border:1px solid var(--line)}
+.more,.toolarge,.sub{color:#57606a}
+footer{margin-top:30px;color:#57606a;font-size:12px}footer .legend td{border:none;text-align:left;padding:3px 8px}
+footer .legend td.cell{border:1px solid #e1e4e8;width:24px}
+"""
+
+# Hovering a process highlights every process of the table that reports the same client id.
+SCRIPT = """
+document.querySelectorAll('table.grid tbody tr.proc').forEach(function(row){
+  function mark(on){
+    row.closest('table').querySelectorAll('tr.proc').forEach(function(other){
+      if(other.dataset.clientId===row.dataset.clientId){other.classList.toggle('peer',on);}
+    });
+  }
+  row.addEventListener('mouseenter',function(){mark(true);});
+  row.addEventListener('mouseleave',function(){mark(false);});
+});
+"""

@@ -1,0 +1,84 @@
+"""`rmqplan simulate --plan DIR`: the assignment that reaches the minimum (`planner.compare`), written as
+`AllocateMessageQueueByConfig` lists a user can load into the client.
+
+Layout (all or nothing, like `--out`; an existing DIR is replaced only when it is empty or holds a `plan.json`):
+
+    DIR/plan.json                                   what is where: per scenario and group, each state's moves
+                                                    and one file per process
+    DIR/<scenario>/<group>/<instance>.json          a one-state scenario (and the baseline: the balanced
+                                                    assignment nearest to the current one)
+    DIR/<scenario>/<group>/<NN>-<step>/<instance>.json   each step of a rolling restart
+
+A process's file is a JSON array of `{"topic", "brokerName", "queueId"}` objects, MessageQueue's own property
+names, in RocketMQ order: every queue the process should hold, over all the topics of its group (its retry topic
+included). The client hands a CONFIG strategy's list to the rebalance of each of those topics, and each keeps its
+own topic's queues, so one list per process is the whole plan. Loading it is one line with the fastjson the client
+ships with (`JSON.parseArray(text, MessageQueue.class)`) or with Jackson; see the README.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from planner.allocation.comparison import Comparison
+
+PLAN_INDEX = "plan.json"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._#@%+=-]+")
+
+
+def queue_objects(queues) -> list[dict]:
+    return [{"topic": q.topic, "brokerName": q.broker, "queueId": q.queue_id} for q in queues]
+
+
+def config_list_json(queues) -> str:
+    """A JSON array of MessageQueue objects, one a line."""
+    items = [json.dumps(item, ensure_ascii=False) for item in queue_objects(queues)]
+    return "[\n" + ",\n".join(f"  {item}" for item in items) + ("\n]\n" if items else "]\n")
+
+
+def safe_name(text: str) -> str:
+    """A file or directory name for a scenario, group, step or process label."""
+    name = _UNSAFE.sub("_", text).strip(".") or "_"
+    return name[:120]
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, n = name, 2
+    while candidate.lower() in taken:
+        candidate, n = f"{name}-{n}", n + 1
+    taken.add(candidate.lower())
+    return candidate
+
+
+def write_plan(directory: Path, fleet_path: str, comparisons: list[Comparison]) -> int:
+    """Every comparison's plan under `directory` (an empty staging directory); returns the files written."""
+    index = {"fleet": fleet_path, "plans": []}
+    files = 0
+    scenario_dirs: dict[str, str] = {}
+    taken_scenarios: set[str] = set()
+    for c in comparisons:
+        scenario_dir = scenario_dirs.get(c.scenario)
+        if scenario_dir is None:
+            scenario_dir = scenario_dirs[c.scenario] = _unique(safe_name(c.scenario), taken_scenarios)
+        group_dir = Path(scenario_dir) / safe_name(c.group)
+        entry = {"scenario": c.scenario, "group": c.group, "minimum_moves": c.minimum, "states": []}
+        width = len(str(len(c.plan)))
+        for state in c.plan:
+            folder = group_dir if len(c.plan) == 1 else group_dir / f"{state.step:0{width}d}-{safe_name(state.name)}"
+            (directory / folder).mkdir(parents=True, exist_ok=True)
+            taken: set[str] = set()
+            processes = []
+            for p in state.processes:
+                name = _unique(safe_name(p.instance), taken) + ".json"
+                queues = state.queues.get(p.instance, [])
+                (directory / folder / name).write_text(config_list_json(queues), encoding="utf-8")
+                files += 1
+                processes.append({"instance": p.instance, "client_id": p.client_id, "host": p.host,
+                                  "file": (folder / name).as_posix(), "queues": len(queues)})
+            entry["states"].append({"step": state.step, "name": state.name, "moves": state.moves,
+                                    "directory": folder.as_posix(), "processes": processes})
+        index["plans"].append(entry)
+    (directory / PLAN_INDEX).write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
+    return files + 1

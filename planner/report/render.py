@@ -1,0 +1,326 @@
+"""What `rmqplan simulate` prints and writes: text, JSON, and the `--out DIR` directory.
+
+JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...], "totals": {...},
+"finding_counts": {code: n}}`, the baseline first. ENTRY: `group`, `topic`, `orphaned_queues`,
+`duplicated_queues`, `idle_instances` ([{instance, client_id}]), `moved_queues` (empty in the baseline) and, with
+`--assignments`, `instances` ([{instance, client_id, host, queues}], every process of the group, in declaration
+order). A scenario's `groups` are its touched groups as its last step leaves them, against the baseline; it also
+has `steps` ([{step, name, groups: [ENTRY + moves], totals}], each group against its state before the step; a
+move is {queue, from, to, kind}) and `rollout` (`planner.model.scenarios.rollout`). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
+`finding_counts` counts every finding of the fleet by code, and when some are not listed, `findings_omitted` says
+how many and `findings_file` where they all are (the `--out` findings.json, else null).
+
+`--out DIR` is written all or nothing (into a temporary sibling directory renamed at the end; an existing DIR is
+replaced only when it is empty or holds a previous `summary.json`). The engine writes the tables
+(`planner.report.out_tables`: `assignments`, `groups`, `processes`, `brokers`, Parquet) and `findings.json` (every
+finding, one JSON object per line); this module adds `summary.json` (`{"fleet", "engine", "totals",
+"finding_counts", "scenarios"}`). `totals` count the baseline of the whole fleet: `groups`, `instances`
+(processes), `queues` (readable queues summed over every group and topic it rebalances, retry topics included),
+`assignments` ((process, queue) pairs), `orphaned_queues`, `duplicated_queues`, `idle_instances` ((group, topic,
+process) entries). `scenarios` lists each scenario's `name` and `moved_queues` (its churn).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator, Optional, Sequence
+
+from planner.report.findings import PlanFinding, format_queues
+from planner.model.fleet import BROADCASTING, Queue
+from planner.model.simulation import GroupTopicResult, Move, Simulation
+from planner.model.routes import is_retry_topic
+from planner.model.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
+
+STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
+
+MAP_MAX_PROCESSES = 16  # text: show the process -> queues map for groups this small
+MAP_MAX_QUEUES = 64
+
+
+class OutputError(Exception):
+    """--out cannot be written: one line for the user, exit 2."""
+
+
+class Abandoned(Exception):
+    """Raised inside `out_directory` to leave nothing behind (the run failed and said why); `code` is its exit."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def _q(q: Queue) -> list:
+    return [q.topic, q.broker, q.queue_id]
+
+
+# ------------------------------------------------------------------------------------------------------- JSON
+
+
+def entry_json(r: GroupTopicResult, assignments: bool) -> dict:
+    entry = {
+        "group": r.group,
+        "topic": r.topic,
+        "orphaned_queues": [_q(q) for q in r.orphaned],
+        "duplicated_queues": [] if r.model == BROADCASTING else [_q(q) for q in r.duplicated],
+        "idle_instances": [{"instance": p.instance, "client_id": p.client_id} for p in r.idle],
+        "moved_queues": [_q(q) for q in r.moved],
+    }
+    if assignments:
+        entry["instances"] = [
+            {"instance": p.instance, "client_id": p.client_id, "host": p.host,
+             "queues": [_q(q) for q in r.assignment.get(p.instance, [])]}
+            for p in r.processes
+        ]
+    return entry
+
+
+def move_json(m: Move) -> dict:
+    return {"queue": _q(m.queue), "from": list(m.before), "to": list(m.after), "kind": m.kind}
+
+
+def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
+    """A scenario's `steps` (each group/topic it touches against its state before, with `moves`, and the step's
+    `totals`) and `rollout` (`planner.model.scenarios.rollout`)."""
+    steps = sim.steps.get(name, [])
+    counts = scenario_counts(sim, name)
+    return {
+        "steps": [{"step": s.index, "name": s.name,
+                   "groups": [{**entry_json(r, assignments), "moves": [move_json(m) for m in r.moves]}
+                              for r in s.results],
+                   "totals": {k: c[k] for k in STEP_TOTAL_KEYS}} for s, c in zip(steps, counts)],
+        "rollout": rollout_of(counts),
+    }
+
+
+def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bool = False,
+            counts: Optional[dict] = None, out_dir: Optional[str] = None) -> dict:
+    by_scenario: dict[str, list] = {name: [] for name in sim.scenarios}
+    for r in sim.results:
+        by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments))
+    doc = {
+        "scenarios": [{"name": name, "groups": entries,
+                       **(steps_json(sim, name, assignments) if name in sim.steps else {})}
+                      for name, entries in by_scenario.items()],
+        "findings": [f.to_json() for f in findings],
+        "totals": totals(sim),
+    }
+    if counts is not None:
+        doc["finding_counts"] = counts
+        omitted = sum(counts.values()) - len(findings)
+        if omitted > 0:
+            doc["findings_omitted"] = omitted
+            doc["findings_file"] = _findings_file(out_dir)
+    return doc
+
+
+def _findings_file(out_dir: Optional[str]) -> Optional[str]:
+    return os.path.join(out_dir, "findings.json") if out_dir else None
+
+
+def _where_the_rest_are(omitted: int, counts: dict, out_dir: Optional[str]) -> str:
+    by_code = ", ".join(f"{code} {n}" for code, n in counts.items() if n)
+    where = (f"every finding is in {_findings_file(out_dir)}" if out_dir
+             else "--out DIR writes every finding to DIR/findings.json")
+    return f"  ... and {omitted} more findings not shown (all findings by code: {by_code}); {where}"
+
+
+def totals(sim: Simulation) -> dict:
+    if sim.totals is not None:  # an engine that returns only some results counted the whole fleet itself
+        return dict(sim.totals)
+    base = [r for r in sim.results if r.scenario == sim.scenarios[0]]
+    instances: set[tuple[str, str]] = set()
+    for r in base:
+        instances.update((r.group, p.instance) for p in r.processes)
+    return {
+        "groups": len(sim.fleet.groups),
+        "instances": len(instances),
+        "queues": sum(len(r.queues) for r in base),
+        "assignments": sum(len(share) for r in base for share in r.assignment.values()),
+        "orphaned_queues": sum(len(r.orphaned) for r in base),
+        "duplicated_queues": sum(len(r.duplicated) for r in base),
+        "idle_instances": sum(len(r.idle) for r in base),
+    }
+
+
+def summary_json(sim: Simulation, engine: str) -> dict:
+    from planner.report.findings import count_by_code, find
+
+    counts = count_by_code(sim, find(sim))
+    return {"fleet": sim.fleet.path, "engine": engine, "totals": totals(sim), "finding_counts": counts,
+            "findings_written": sim.findings_written, "scenarios": churn(sim)}
+
+
+# ------------------------------------------------------------------------------------------------------- text
+
+
+def _process_map(r: GroupTopicResult) -> list[str]:
+    """The figure of the duplicate client id incident: which process holds which queues, and the queues nobody holds."""
+    width = max((len(p.instance) for p in r.processes), default=0)
+    cid_width = max((len(p.client_id) for p in r.processes), default=0)
+    lines = []
+    for p in r.processes:
+        if p.instance not in r.assignment:
+            held = "(does not subscribe)"
+        elif p.instance in r.errored:
+            held = f"(rebalance fails: {r.errored[p.instance]})"
+        else:
+            share = r.assignment[p.instance]
+            held = format_queues(share) if share else "-"
+        lines.append(f"      {p.instance:<{width}}  {p.client_id:<{cid_width}}  {held}")
+    if r.orphaned:
+        lines.append(f"      {'(nobody)':<{width}}  {'':<{cid_width}}  {format_queues(r.orphaned)}")
+    return lines
+
+
+def _group_header(results: list[GroupTopicResult]) -> str:
+    r = results[0]
+    strategies = list(dict.fromkeys(
+        (p.strategy.name + (f"-{p.strategy.nearby.name}" if p.strategy.nearby else "")) for p in r.processes))
+    n = len(r.processes)
+    processes = f"{n} process{'es' if n != 1 else ''}"
+    if r.model == BROADCASTING:  # no strategy: every process takes every queue
+        return f"  group {r.group} ({r.model}, {processes})"
+    strategy = ", ".join(strategies) if strategies else "-"
+    return f"  group {r.group} ({r.model}, {strategy}, {processes})"
+
+
+def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local engine",
+                assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
+    """`engine` says which engine ran and why (`planner.engines.choice.EngineChoice.describe`)."""
+    out = [f"rmqplan: {sim.fleet.path}: {engine}"]
+    for scenario in sim.scenarios:
+        results = [r for r in sim.results if r.scenario == scenario]
+        out.append("")
+        out.append(scenario if scenario == sim.scenarios[0] else f"scenario {scenario}")
+        if len(sim.steps.get(scenario, [])) > 1:
+            out.extend(_step_lines(sim.steps[scenario], scenario_counts(sim, scenario)))
+        by_group: dict[str, list[GroupTopicResult]] = {}
+        for r in results:
+            by_group.setdefault(r.group, []).append(r)
+        for group_results in by_group.values():
+            out.append(_group_header(group_results))
+            for r in group_results:
+                subs = sum(1 for p in r.processes if p.instance in r.assignment)
+                parts = [f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}",
+                         f"{subs} process{'es' if subs != 1 else ''}"]
+                if r.model != BROADCASTING:
+                    parts += [f"orphaned {len(r.orphaned)}", f"duplicated {len(r.duplicated)}"]
+                if not is_retry_topic(r.topic):
+                    parts.append(f"idle {len(r.idle)}")
+                if r.errored:
+                    parts.append(f"failed {len(r.errored)}")
+                if scenario != sim.scenarios[0]:
+                    parts.append(f"moved {len(r.moved)}")
+                out.append(f"    {r.topic}: {', '.join(parts)}")
+                small = len(r.processes) <= MAP_MAX_PROCESSES and len(r.queues) <= MAP_MAX_QUEUES
+                if assignments or small:
+                    out.extend(_process_map(r))
+    if sim.omitted_results:
+        out.append(f"  ... and {sim.omitted_results} more group/topic results with problems, not shown")
+    out.append("")
+    if findings:
+        out.append(f"findings ({len(findings)})")
+        for f in findings:
+            where = " ".join(x for x in (f.scenario, f.group, f.topic) if x)
+            out.append(f"  {f.severity:<7} {f.code} [{where}] {f.message}")
+    else:
+        out.append("findings: none")
+    omitted = sum(counts.values()) - len(findings) if counts is not None else 0
+    if omitted > 0:
+        out.append(_where_the_rest_are(omitted, counts, out_dir))
+    t = totals(sim)
+    out.append("")
+    out.append(f"totals: {t['groups']} groups, {t['instances']} processes, {t['queues']} queues, "
+               f"{t['assignments']} assignments, {t['orphaned_queues']} orphaned, "
+               f"{t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
+    for c in churn(sim):
+        out.append(_churn_line(c))
+    return "\n".join(out) + "\n"
+
+
+def _kinds(counts: dict) -> str:
+    return f"{counts['duplicate_risk_moves']} duplicate risk, {counts['pause_moves']} pause"
+
+
+def _step_lines(steps, counts) -> list[str]:
+    """A sequence's steps, one line each, then a heading for the groups as the last step leaves them."""
+    width = max(len(s.name) for s in steps)
+    lines = []
+    for s, t in zip(steps, counts):
+        problems = "".join(f", {key} {t[key]}" for key in ("orphaned", "duplicated") if t[key])
+        lines.append(f"  step {s.index:>{len(str(len(steps)))}}  {s.name:<{width}}  moved {t['moves']} "
+                     f"({_kinds(t)}){problems}")
+    lines.append("  after the last step:")
+    return lines
+
+
+def _churn_line(c: dict) -> str:
+    r = c.get("rollout")
+    if r is None:
+        return f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner"
+    if r["steps"] <= 1:
+        return f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner ({_kinds(r)})"
+    return (f"scenario {c['name']}: {r['steps']} steps, {r['moves']} moves ({_kinds(r)}), worst step "
+            f"{r['worst_orphaned']} orphaned and {r['worst_duplicated']} duplicated; after the last step "
+            f"{c['moved_queues']} queue(s) differ from the baseline")
+
+
+# ------------------------------------------------------------------------------------------------------ --out
+
+
+def write_summary(directory: str | Path, summary_doc: dict) -> None:
+    (Path(directory) / "summary.json").write_text(json.dumps(summary_doc, indent=2) + "\n", encoding="utf-8")
+
+
+@contextmanager
+def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str = "--out") -> Iterator[Path]:
+    """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
+    fails. Raises OutputError (one line) for a DIR that is someone else's (not empty, no `marker` file of a
+    previous run) or cannot be written."""
+    target = Path(out_dir)
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"{option} {out_dir}: exists and is not a directory")
+    if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file():
+        raise OutputError(f"{option} {out_dir}: directory is not empty and holds no rmqplan output; "
+                          f"refusing to replace it")
+    parent = target.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    except OSError as e:
+        raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
+    try:
+        yield tmp
+        old: Optional[Path] = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
+            old.rmdir()
+            target.rename(old)
+        tmp.rename(target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OutputError(f"{option} {out_dir}: cannot write: {e.strerror or e}") from None
+    except (OutputError, Abandoned):
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    except Exception as e:  # Spark or Parquet failed (a Py4J error): one line, nothing left behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise OutputError(f"{option} {out_dir}: {first}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def write_out(out_dir: str | Path, summary_doc: dict, write_contents: Callable[[str], None]) -> None:
+    """Write `write_contents(directory)` and summary.json into `out_dir`, all or nothing. Raises OutputError."""
+    with out_directory(out_dir) as tmp:
+        write_contents(str(tmp))
+        write_summary(tmp, summary_doc)

@@ -1,0 +1,131 @@
+"""fleet.toml entries (the writer's `Planned*` values, each with its provenance) from what the sources read.
+
+- `cluster_entries(snapshot)`: brokers and topics from saved `mqadmin` outputs. A route's `perm` is per topic
+  and broker (the broker's own permission folded in); fleet.toml has a topic `perm` (all its brokers) and a
+  broker `perm` (all its topics), so a topic whose brokers disagree is written with the queues a broker does
+  not serve counted as 0: no readable queue where the route is not readable (what is written there is never
+  read), no writable queue where it is not writable.
+- `live_instances(consumer)`: the processes connected now, one instance set per client id, each written with
+  its exact client id (the instance name as connected), so the simulation is of what runs.
+- `deployed_instances(service, layout, ...)`: the processes a deployed service runs, laid out by
+  `planner.sources.services.process_layout`, with the instance name and client version the caller read from
+  the code and the build files.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from planner.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
+from planner.sources.deploy import DeployedService
+from planner.sources.mqadmin import ClusterSnapshot, ConsumerConnection, TopicRoute
+from planner.sources.services import ProcessLayout
+
+PERM_NAMES = {(True, True): "rw", (True, False): "r", (False, True): "w", (False, False): ""}
+
+
+def _lines(route: TopicRoute, brokers: Iterable[str]) -> str:
+    """`path:21,28`: the route's lines for these brokers."""
+    lines = [str(q.origin.line) for q in route.queues if q.broker in brokers]
+    return f"{route.origin.path}:{','.join(lines)}" if lines else route.origin.path
+
+
+def _topic(route: TopicRoute, all_brokers: list[str]) -> PlannedTopic:
+    queues = {q.broker: q for q in route.queues}
+    names = sorted(queues)
+    perms = {(q.readable, q.writable) for q in queues.values()}
+    uniform_perm = len(perms) == 1
+    if uniform_perm:
+        read = {b: queues[b].read_queues for b in names}
+        write = {b: queues[b].write_queues for b in names}
+        note = ""
+    else:  # brokers disagree: count what a broker does not serve as 0
+        read = {b: queues[b].read_queues if queues[b].readable else 0 for b in names}
+        write = {b: queues[b].write_queues if queues[b].writable else 0 for b in names}
+        closed = [f"{b} perm {queues[b].perm} ({PERM_NAMES[(queues[b].readable, queues[b].writable)] or 'none'})"
+                  for b in names if not (queues[b].readable and queues[b].writable)]
+        note = "; counted 0 where the route does not serve them: " + ", ".join(closed)
+    everywhere = names == sorted(all_brokers)
+
+    def compact(counts: dict[str, int]):
+        return next(iter(counts.values())) if everywhere and len(set(counts.values())) == 1 else counts
+
+    source = _lines(route, names)
+    topic = PlannedTopic(Sourced(route.topic, f"{route.origin.path} (the file's name)"),
+                         Sourced(compact(read), f"{source} readQueueNums{note}"))
+    if write != read:
+        topic.write_queues = Sourced(compact(write), f"{source} writeQueueNums{note}")
+    if not everywhere and not isinstance(topic.read_queues.value, dict):
+        topic.brokers = Sourced(names, source)
+    if uniform_perm and perms != {(True, True)}:
+        (perm,) = perms
+        topic.perm = Sourced(PERM_NAMES[perm], f"{source} perm {next(iter(queues.values())).perm}")
+    return topic
+
+
+def cluster_entries(snapshot: ClusterSnapshot, topics: Optional[Iterable[str]] = None,
+                    ) -> tuple[list[PlannedBroker], list[PlannedTopic]]:
+    """The brokers and the topics (all routes, or the ones named) of a saved cluster. A topic without a route
+    is not here: `snapshot.missing_topics` says which the name server does not know."""
+    wanted = set(topics) if topics is not None else None
+    routes = [r for name, r in sorted(snapshot.routes.items()) if wanted is None or name in wanted]
+    where: dict[str, str] = {}
+    for broker in snapshot.brokers:
+        if broker.broker_id == 0 or broker.name not in where:
+            where[broker.name] = str(broker.origin)
+    for route in routes:
+        for queues in route.queues:
+            where.setdefault(queues.broker, str(queues.origin))
+    broker_names = sorted(where)
+    brokers = [PlannedBroker(Sourced(name, where[name])) for name in broker_names]
+    return brokers, [_topic(route, broker_names) for route in routes]
+
+
+def live_instances(consumer: ConsumerConnection) -> list[PlannedInstances]:
+    """One instance set per connected client id (duplicates are `count`), in the order mqadmin lists them."""
+    sets: dict[str, list] = {}
+    for connection in consumer.connections:
+        sets.setdefault(connection.client_id, []).append(connection)
+    out = []
+    for client_id, connections in sets.items():
+        first = connections[0]
+        lines = ",".join(str(c.origin.line) for c in connections)
+        where = f"{first.origin.path}:{lines}"
+        instances = PlannedInstances(
+            hosts=Sourced([first.ip], f"{where} (the client id's IP)"),
+            count=Sourced(len(connections), f"{where}: {len(connections)} connection(s) with this client id"),
+            instance_name=Sourced(first.instance_name, f"{where}: as connected"),
+            note=f"connected now: {client_id} ({first.language} {first.version_name or 'version unknown'})")
+        out.append(instances)
+    return out
+
+
+def deployed_instances(service: DeployedService, layout: ProcessLayout, *,
+                       instance_name: Optional[Sourced[str]] = None,
+                       unit_name: Optional[Sourced[str]] = None,
+                       client_version: Optional[Sourced[str]] = None,
+                       note: str = "") -> list[PlannedInstances]:
+    """The instance sets of a service laid out on hosts: hosts with the same number of processes share a set."""
+    by_count: dict[int, list[str]] = {}
+    for host_set in layout.hosts:
+        by_count.setdefault(host_set.count, []).append(host_set.host)
+    network = service.host_network_origin or service.origin
+    header = note or f"{service.kind} {service.name} ({service.origin}): {layout.why}"
+    if service.autoscale is not None and not note:
+        scale = service.autoscale
+        header += (f"; a {scale.kind} ({scale.origin}) moves it between {scale.min_replicas} and "
+                   f"{scale.max_replicas} replicas")
+    replicas_said = f"{service.replicas_origin} {service.replicas_note or 'replicas'}"
+    out = []
+    for count, hosts in by_count.items():
+        hosts_source = (Sourced.unknown(hosts, f"{layout.why} (placeholder names)") if layout.worst_case
+                        else Sourced(hosts, f"{network} {layout.why} (placeholder names)"))
+        out.append(PlannedInstances(
+            hosts=hosts_source,
+            count=Sourced(count, f"{replicas_said}; {layout.why}") if count > 1 else None,
+            instance_name=instance_name, unit_name=unit_name,
+            # a process is pid 1 when it is the container's entrypoint (a shell in front of it changes that)
+            pid=Sourced.unknown(1, "a container: the process is pid 1 when it is the entrypoint"),
+            client_version=client_version, note=header))
+        header = ""
+    return out

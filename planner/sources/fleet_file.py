@@ -1,0 +1,700 @@
+"""Parse and validate `fleet.toml` version 1 into a `planner.model.Fleet`.
+
+`load_fleet(path)` reads the file with `tomllib` and checks every key; a broken fleet raises `FleetError`, whose
+`errors` are complete one-line messages, `FILE: key.path: what is wrong`, one per problem (all of them, not just
+the first). Bad TOML gives `FILE:LINE:COL: invalid TOML: ...` from tomllib's own position.
+
+Decisions that the engines rely on (keep `planner.engines.spark` in step):
+- a topic's `read_queues`/`write_queues` are an integer (the same on each of its brokers) or a table per broker;
+  `brokers` defaults to the table's keys when `read_queues` is a table, else to every broker, in file order;
+- `write_queues` defaults to `read_queues`; `perm` is "rw" (default), "r", "w" or "";
+- a group's `strategy` defaults to "AVG", `model` to "clustering"; `nearby` defaults to "AVG";
+  the strategy parameters (`virtual_nodes`, `consumer_idcs`, `nearby`, `queues`) may also be set on an instance
+  set, next to its `strategy` override; an override without them inherits the group's parameters;
+- `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
+- `[defaults] client_version` is the client version of every instance set that does not say otherwise; an
+  instance set's `client` is "java" (default: the Java client and what is built on it) or "cpp" (the C++ client
+  2.x under the Python 2.x client), which name processes differently (`planner.model.identity`);
+- a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
+  `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
+  need the scenario's `group`; `rolling_restart = "group"` without one restarts every group of the fleet;
+- `remove_brokers` and `broker_perm` name brokers of the fleet (generated ones too); `broker_perm` values are
+  RocketMQ permission bits (4 read, 2 write; 0 to 7 as `PermName.isValid`); `set_queues` items name a topic and
+  give `read_queues` and/or `write_queues` as an integer (every broker of the topic) or a table naming some of the
+  topic's brokers; what is not given keeps its count.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from planner.model.identity import CLIENTS, JAVA_CLIENT
+from planner.model.fleet import (
+    BROADCASTING,
+    CLUSTERING,
+    DEFAULT_CLIENT_VERSION,
+    Broker,
+    Fleet,
+    GenerateSpec,
+    Group,
+    InstanceSpec,
+    QueueResize,
+    ROLLING_RESTART_GROUP,
+    Scenario,
+    StrategySpec,
+    SubscriptionSpec,
+    Topic,
+    parse_client_version,
+)
+from planner.allocation.strategies import (
+    NEARBY_KEY,
+    ParamError,
+    canonical_name,
+    generatable_names,
+    param_keys,
+    parse_strategy,
+)
+
+MAX_QUEUES_PER_BROKER = 65_536  # sanity bounds for hand-written fleets: a typo must not hang the engine
+MAX_PROCESSES_PER_SET = 100_000  # processes per host in one instance set
+MAX_FLEET_BYTES = 64 * 1024 * 1024  # a hand-written fleet is small; [generate] builds big ones inside Spark
+PERMS = {"rw": (True, True), "wr": (True, True), "r": (True, False), "w": (False, True), "": (False, False)}
+
+TOP_KEYS = ("version", "defaults", "brokers", "topics", "groups", "scenarios", "generate")
+DEFAULTS_KEYS = ("client_version",)
+BROKER_KEYS = ("name", "room", "perm")
+TOPIC_KEYS = ("name", "read_queues", "write_queues", "brokers", "perm")
+STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, nearby: what the strategies read
+GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances")
+INSTANCE_KEYS = (
+    "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room", "strategy",
+    *STRATEGY_PARAM_KEYS, "subscriptions",
+)
+SUBSCRIPTION_KEYS = ("topic", "expression")
+SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts", "remove_brokers", "broker_perm",
+                 "set_queues", "rolling_restart")
+SET_QUEUES_KEYS = ("topic", "read_queues", "write_queues")
+PERM_READ, PERM_WRITE = 4, 2  # RocketMQ PermName bits; PermName.isValid accepts 0 <= perm < 8
+BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
+
+
+class FleetError(Exception):
+    """A fleet that cannot be used; `errors` holds one complete line per problem."""
+
+    def __init__(self, errors: list[str]):
+        super().__init__("\n".join(errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class StrategySettings:
+    """A strategy as written in a group (name and parameter values by key), for its instance sets to inherit."""
+
+    name: str
+    params: dict
+
+
+DEFAULT_STRATEGY = StrategySettings("AVG", {})
+
+
+def load_fleet(path: str | Path) -> Fleet:
+    """Read and validate a fleet file. Raises FleetError (never another exception for bad input)."""
+    label = str(path)
+    try:
+        p = Path(path)
+        if p.is_dir():
+            raise FleetError([f"{label}: is a directory, expected a fleet.toml file"])
+        size = p.stat().st_size
+        if size > MAX_FLEET_BYTES:
+            raise FleetError([f"{label}: file is {size} bytes, larger than {MAX_FLEET_BYTES}; use [generate]"])
+        data = p.read_bytes()
+    except FleetError:
+        raise
+    except FileNotFoundError:
+        raise FleetError([f"{label}: no such file"]) from None
+    except OSError as e:
+        raise FleetError([f"{label}: cannot read: {e.strerror or e}"]) from None
+    return parse_fleet_bytes(data, label)
+
+
+def parse_fleet_bytes(data: bytes, label: str) -> Fleet:
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise FleetError([f"{label}: binary file (NUL byte at offset {nul}), expected TOML text"])
+    try:
+        text = data.decode("utf-8-sig")  # a BOM from a Windows editor is not an error
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise FleetError([f"{label}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}), TOML must be UTF-8"]) from None
+    return parse_fleet_text(text, label)
+
+
+def parse_fleet_text(text: str, label: str) -> Fleet:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise FleetError([_toml_error_line(label, str(e), text)]) from None
+    except RecursionError:
+        raise FleetError([f"{label}: invalid TOML: nested too deeply"]) from None
+    checker = _Checker(label)
+    fleet = checker.fleet(doc)
+    if checker.errors:
+        raise FleetError(checker.errors)
+    assert fleet is not None
+    return fleet
+
+
+def _toml_error_line(label: str, message: str, text: str) -> str:
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
+    if m:
+        return f"{label}:{m.group(1)}:{m.group(2)}: invalid TOML: {message[: m.start()]}"
+    m = re.search(r"\s*\(at end of document\)$", message)
+    if m:
+        lines = text.splitlines() or [""]
+        return f"{label}:{len(lines)}:{len(lines[-1]) + 1}: invalid TOML at the end of the file: {message[: m.start()]}"
+    return f"{label}: invalid TOML: {message}"
+
+
+def _describe(value: Any) -> str:
+    """A value as the user wrote it, for 'got ...'."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f'"{shown}"'
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return f"a {type(value).__name__}"
+
+
+class _Checker:
+    """Walks the parsed TOML document, building model objects and collecting every error."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.errors: list[str] = []
+        self.default_version = DEFAULT_CLIENT_VERSION
+        self.group_strategies: dict[str, StrategySettings] = {}  # group name -> its strategy as written
+
+    # -- reporting and typed getters ------------------------------------------------------------------------
+
+    def error(self, path: str, message: str) -> None:
+        self.errors.append(f"{self.label}: {path}: {message}" if path else f"{self.label}: {message}")
+
+    def keys(self, table: dict, allowed: tuple[str, ...], path: str) -> None:
+        for key in table:
+            if key not in allowed:
+                hint = difflib.get_close_matches(key, allowed, n=1)
+                extra = f"; did you mean '{hint[0]}'?" if hint else f" (expected one of: {', '.join(allowed)})"
+                self.error(_join(path, key), f"unknown key{extra}")
+
+    def table(self, value: Any, path: str) -> Optional[dict]:
+        if isinstance(value, dict):
+            return value
+        self.error(path, f"expected a table, got {_describe(value)}")
+        return None
+
+    def tables(self, value: Any, path: str) -> list[tuple[str, dict]]:
+        """An array of tables -> [(item path, table)], reporting items that are not tables."""
+        if not isinstance(value, list):
+            self.error(path, f"expected an array of tables, got {_describe(value)}")
+            return []
+        out = []
+        for i, item in enumerate(value):
+            t = self.table(item, f"{path}[{i}]")
+            if t is not None:
+                out.append((f"{path}[{i}]", t))
+        return out
+
+    def string(self, table: dict, key: str, path: str, *, required: bool = False, default: Any = None,
+               nonempty: bool = False) -> Any:
+        if key not in table:
+            if required:
+                self.error(_join(path, key), "missing (expected a string)")
+            return default
+        value = table[key]
+        if not isinstance(value, str):
+            self.error(_join(path, key), f"expected a string, got {_describe(value)}")
+            return default
+        if nonempty and not value.strip():
+            self.error(_join(path, key), "expected a non-empty string, got \"\"")
+            return default
+        return value
+
+    def integer(self, table: dict, key: str, path: str, *, minimum: int, default: Any = None,
+                required: bool = False, maximum: Optional[int] = None) -> Any:
+        if key not in table:
+            if required:
+                self.error(_join(path, key), f"missing (expected an integer >= {minimum})")
+            return default
+        return self.integer_value(table[key], _join(path, key), minimum=minimum, default=default, maximum=maximum)
+
+    def integer_value(self, value: Any, path: str, *, minimum: int, default: Any = None,
+                      maximum: Optional[int] = None) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            self.error(path, f"expected an integer >= {minimum}, got {_describe(value)}")
+            return default
+        if maximum is not None and value > maximum:
+            self.error(path, f"expected an integer from {minimum} to {maximum}, got {value}")
+            return default
+        return value
+
+    def string_list(self, table: dict, key: str, path: str, *, required: bool = False,
+                    nonempty: bool = False) -> Optional[list[str]]:
+        p = _join(path, key)
+        if key not in table:
+            if required:
+                self.error(p, "missing (expected an array of strings)")
+            return None
+        value = table[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.error(p, f"expected an array of strings, got {_describe(value)}")
+            return None
+        if nonempty and not value:
+            self.error(p, "expected at least one entry, got an empty array")
+            return None
+        return value
+
+    def perm(self, table: dict, path: str) -> tuple[bool, bool]:
+        value = self.string(table, "perm", path, default="rw")
+        if value not in PERMS:
+            self.error(_join(path, "perm"), f'expected "rw", "r", "w" or "", got {_describe(value)}')
+            return True, True
+        return PERMS[value]
+
+    def version(self, table: dict, path: str, default: str) -> str:
+        value = self.string(table, "client_version", path, default=default)
+        if parse_client_version(value) is None:
+            self.error(_join(path, "client_version"), f'expected a version like "4.9.8", got {_describe(value)}')
+            return default
+        return value
+
+    # -- the document ---------------------------------------------------------------------------------------
+
+    def fleet(self, doc: dict) -> Optional[Fleet]:
+        self.keys(doc, TOP_KEYS, "")
+        if "version" in doc and doc["version"] != 1:
+            self.error("version", f"expected 1 (this is fleet.toml version 1), got {_describe(doc['version'])}")
+        if "defaults" in doc:
+            d = self.table(doc["defaults"], "defaults")
+            if d is not None:
+                self.keys(d, DEFAULTS_KEYS, "defaults")
+                self.default_version = self.version(d, "defaults", DEFAULT_CLIENT_VERSION)
+
+        generate = self.generate(doc["generate"]) if "generate" in doc else None
+        has_groups = bool(doc.get("groups"))
+        if not has_groups and generate is None and "generate" not in doc:
+            self.error("groups", "missing: a fleet needs [[groups]] (or a [generate] section)")
+
+        brokers = self.brokers(doc.get("brokers"), required=has_groups or "topics" in doc)
+        broker_names = [b.name for b in brokers]
+        topics = self.topics(doc.get("topics"), broker_names, required=has_groups)
+        # Names declared even by a broken entry: a reference to them is not a second error.
+        topic_by_name: dict[str, Any] = {name: None for name in _declared_names(doc.get("topics"))}
+        topic_by_name.update({t.name: t for t in topics})
+        groups = []
+        if "groups" in doc:
+            for path, g in self.tables(doc["groups"], "groups"):
+                group = self.group(g, path, topic_by_name)
+                if group is not None:
+                    groups.append(group)
+        self.unique([g.name for g in groups], [g.path for g in groups], "group")
+        scenarios = []
+        if "scenarios" in doc:
+            group_by_name: dict[str, Any] = {name: None for name in _declared_names(doc.get("groups"))}
+            group_by_name.update({g.name: g for g in groups})
+            generated_brokers = generate.broker_names() if generate else []
+            known_brokers = broker_names + [b for b in generated_brokers if b not in broker_names]
+            for path, s in self.tables(doc["scenarios"], "scenarios"):
+                scenario = self.scenario(s, path, group_by_name, topic_by_name, known_brokers, generate is not None)
+                if scenario is not None:
+                    scenarios.append(scenario)
+            self.unique([s.name for s in scenarios], [s.path for s in scenarios], "scenario")
+        if self.errors:
+            return None
+        return Fleet(self.label, tuple(brokers), tuple(topics), tuple(groups), tuple(scenarios), generate)
+
+    def unique(self, names: list[str], paths: list[str], what: str) -> None:
+        seen: dict[str, str] = {}
+        for name, path in zip(names, paths):
+            if name in seen:
+                self.error(_join(path, "name"), f'duplicate {what} name "{name}" (first at {seen[name]})')
+            else:
+                seen[name] = path
+
+    def brokers(self, value: Any, *, required: bool) -> list[Broker]:
+        if value is None:
+            if required:
+                self.error("brokers", "missing: a fleet needs at least one [[brokers]] entry")
+            return []
+        out, paths = [], []
+        for path, b in self.tables(value, "brokers"):
+            self.keys(b, BROKER_KEYS, path)
+            name = self.string(b, "name", path, required=True, nonempty=True)
+            room = self.string(b, "room", path)
+            readable, writable = self.perm(b, path)
+            if name is not None:
+                out.append(Broker(name, room or None, readable, writable))
+                paths.append(path)
+        if required and not out and isinstance(value, list) and not value:
+            self.error("brokers", "expected at least one broker, got an empty array")
+        self.unique([b.name for b in out], paths, "broker")
+        return out
+
+    def queue_counts(self, t: dict, key: str, path: str, brokers: list[str]) -> Optional[dict]:
+        """An int (same on every broker) or a table broker -> int; returns {broker: count} or None."""
+        p = _join(path, key)
+        value = t[key]
+        if isinstance(value, dict):
+            counts = {}
+            for broker, n in value.items():
+                count = self.integer_value(n, _key(p, broker), minimum=0, maximum=MAX_QUEUES_PER_BROKER)
+                if count is not None:
+                    counts[broker] = count
+            return counts
+        count = self.integer_value(value, p, minimum=0, maximum=MAX_QUEUES_PER_BROKER)
+        return None if count is None else {b: count for b in brokers}
+
+    def topics(self, value: Any, broker_names: list[str], *, required: bool) -> list[Topic]:
+        if value is None:
+            if required:
+                self.error("topics", "missing: a fleet needs at least one [[topics]] entry")
+            return []
+        known = set(broker_names)
+        out, paths = [], []
+        for path, t in self.tables(value, "topics"):
+            self.keys(t, TOPIC_KEYS, path)
+            name = self.string(t, "name", path, required=True, nonempty=True)
+            if "read_queues" not in t:
+                self.error(_join(path, "read_queues"), "missing (expected an integer >= 0 or a table per broker)")
+                continue
+            listed = self.string_list(t, "brokers", path, nonempty=True)
+            if listed is None:
+                rq = t["read_queues"]
+                listed = list(rq) if isinstance(rq, dict) else list(broker_names)
+            ok = True
+            for i, b in enumerate(listed):
+                if b not in known:
+                    self.error(f"{path}.brokers[{i}]" if "brokers" in t else _join(path, "read_queues"),
+                               f'unknown broker "{b}" (brokers are: {", ".join(broker_names) or "none"})')
+                    ok = False
+            read = self.queue_counts(t, "read_queues", path, listed)
+            write = self.queue_counts(t, "write_queues", path, listed) if "write_queues" in t else read
+            for key, counts in (("read_queues", read), ("write_queues", write if "write_queues" in t else None)):
+                if counts is None:
+                    continue
+                for b in counts:
+                    if b not in listed:
+                        self.error(_key(_join(path, key), b), f'broker "{b}" is not one of the topic\'s brokers')
+                        ok = False
+                for b in listed:
+                    if b not in counts:
+                        self.error(_join(path, key), f'no count for broker "{b}"')
+                        ok = False
+            readable, writable = self.perm(t, path)
+            if name is None or read is None or write is None or not ok:
+                continue
+            out.append(Topic(name, {b: read[b] for b in listed}, {b: write[b] for b in listed}, tuple(listed),
+                             readable, writable))
+            paths.append(path)
+        self.unique([t.name for t in out], paths, "topic")
+        return out
+
+    def strategy(self, table: dict, path: str,
+                 inherited: Optional[StrategySettings]) -> tuple[Optional[StrategySpec], Optional[StrategySettings]]:
+        """The strategy with its parameters (the registry parses and checks them); parameters missing here come
+        from `inherited` (the group's). (None, None) for an instance set that overrides nothing, or on error."""
+        raw = self.string(table, "strategy", path)
+        given = {k: table[k] for k in STRATEGY_PARAM_KEYS if k in table}
+        if raw is None and "strategy" in table:
+            return None, None  # not a string: reported
+        if raw is None and inherited is not None and not given:
+            return None, None  # no override
+        base = inherited or DEFAULT_STRATEGY
+        name = raw if raw is not None else base.name
+        outer, dash, inner = name.partition("-")
+        if dash and canonical_name(outer) is not None and NEARBY_KEY not in given:
+            # "MACHINE_ROOM_NEARBY-AVG", Java's getName(): the delegate is the nearby parameter
+            name, given = outer, {**given, NEARBY_KEY: inner}
+        settings = StrategySettings(name, {**base.params, **given})
+        try:
+            spec = parse_strategy(settings.name, settings.params)
+        except ParamError as e:
+            key = e.key if e.key in table else "strategy"
+            self.error(_join(path, key), e.detail)
+            return None, None
+        return spec, settings
+
+    def subscriptions(self, table: dict, path: str, topics: dict) -> Optional[tuple[SubscriptionSpec, ...]]:
+        if "subscriptions" not in table:
+            return None
+        out = []
+        for p, s in self.tables(table["subscriptions"], _join(path, "subscriptions")):
+            self.keys(s, SUBSCRIPTION_KEYS, p)
+            topic = self.string(s, "topic", p, required=True, nonempty=True)
+            expression = self.string(s, "expression", p, default="*")
+            if topic is not None and topic not in topics:
+                self.error(_join(p, "topic"), f'unknown topic "{topic}" (topics are: {", ".join(topics) or "none"})')
+                continue
+            if topic is not None and any(o.topic == topic for o in out):
+                self.error(_join(p, "topic"), f'topic "{topic}" is subscribed twice')
+                continue
+            if topic is not None:
+                out.append(SubscriptionSpec(topic, expression))
+        return tuple(out)
+
+    def instance(self, t: dict, path: str, topics: dict,
+                 group_strategy: StrategySettings) -> Optional[InstanceSpec]:
+        self.keys(t, INSTANCE_KEYS, path)
+        hosts = self.string_list(t, "hosts", path, required=True, nonempty=True)
+        if hosts is not None:
+            for i, h in enumerate(hosts):
+                if not h.strip():
+                    self.error(f"{_join(path, 'hosts')}[{i}]", 'expected an IP address, got ""')
+        count = self.integer(t, "count", path, minimum=1, default=1, maximum=MAX_PROCESSES_PER_SET)
+        instance_name = self.string(t, "instance_name", path)
+        if instance_name is not None and not instance_name.strip():
+            self.error(_join(path, "instance_name"), 'expected a non-empty name (omit it for the client default)')
+        unit_name = self.string(t, "unit_name", path)
+        pid = self.integer(t, "pid", path, minimum=1)
+        version = self.version(t, path, self.default_version)
+        client = self.string(t, "client", path, default=JAVA_CLIENT)
+        if client not in CLIENTS:
+            self.error(_join(path, "client"), f'expected "java" or "cpp", got {_describe(client)}')
+        room = self.string(t, "room", path)
+        strategy, _ = self.strategy(t, path, group_strategy)
+        subs = self.subscriptions(t, path, topics)
+        if hosts is None:
+            return None
+        return InstanceSpec(
+            path=path, hosts=tuple(hosts), count=count,
+            instance_name=None if instance_name == "DEFAULT" else instance_name,
+            unit_name=unit_name, pid=pid, client_version=version, room=room or None,
+            strategy=strategy, subscriptions=subs, client=client if client in CLIENTS else JAVA_CLIENT,
+        )
+
+    def group(self, g: dict, path: str, topics: dict) -> Optional[Group]:
+        self.keys(g, GROUP_KEYS, path)
+        name = self.string(g, "name", path, required=True, nonempty=True)
+        model = self.string(g, "model", path, default=CLUSTERING)
+        if model not in (CLUSTERING, BROADCASTING):
+            self.error(_join(path, "model"), f'expected "clustering" or "broadcasting", got {_describe(model)}')
+            model = CLUSTERING
+        strategy, settings = self.strategy(g, path, None)
+        if name is not None and settings is not None:
+            self.group_strategies[name] = settings
+        subs = self.subscriptions(g, path, topics)
+        instances = []
+        if "instances" in g:
+            for p, t in self.tables(g["instances"], _join(path, "instances")):
+                inst = self.instance(t, p, topics, settings or DEFAULT_STRATEGY)
+                if inst is not None:
+                    instances.append(inst)
+        if "subscriptions" in g and g["subscriptions"] == []:
+            self.error(_join(path, "subscriptions"), "expected at least one subscription, got none")
+        elif subs is None and not (instances and all(i.subscriptions for i in instances)):
+            self.error(_join(path, "subscriptions"), "missing (expected [{ topic = \"...\", expression = \"*\" }])")
+        if name is None or strategy is None:
+            return None
+        return Group(path, name, model, strategy, subs or (), tuple(instances))
+
+    def scenario(self, s: dict, path: str, groups: dict, topics: dict, brokers: list[str],
+                 has_generated: bool) -> Optional[Scenario]:
+        self.keys(s, SCENARIO_KEYS, path)
+        name = self.string(s, "name", path, required=True, nonempty=True)
+        if name == "baseline":
+            self.error(_join(path, "name"), '"baseline" is the name of the unchanged fleet; choose another')
+        process_keys = [k for k in ("add_instances", "remove_instances", "remove_hosts") if k in s]
+        group_name = self.string(s, "group", path, nonempty=True)
+        if "group" not in s and process_keys:
+            self.error(_join(path, "group"), f"missing: {', '.join(process_keys)} change the processes of a group; "
+                                             f"name it (group = \"...\")")
+        if "group" not in s and "rolling_restart" in s and not groups and not has_generated:
+            self.error(_join(path, "group"), "missing: the fleet has no group to restart")
+        group = groups.get(group_name) if group_name is not None else None
+        if group_name is not None and group_name not in groups:
+            self.error(_join(path, "group"),
+                       f'unknown group "{group_name}" (groups are: {", ".join(groups) or "none"})')
+        added = []
+        if "add_instances" in s:
+            for p, t in self.tables(s["add_instances"], _join(path, "add_instances")):
+                inst = self.instance(t, p, topics, self.group_strategies.get(group.name, DEFAULT_STRATEGY)
+                                     if group else DEFAULT_STRATEGY)
+                if inst is not None:
+                    added.append(inst)
+        removed = self.integer(s, "remove_instances", path, minimum=0, default=0)
+        failed_hosts = self.string_list(s, "remove_hosts", path) or []
+        if group is not None:
+            per_host: dict[str, int] = {}
+            for inst in group.instances:
+                for h in inst.hosts:
+                    per_host[h] = per_host.get(h, 0) + inst.count
+            for i, h in enumerate(failed_hosts):
+                if h not in per_host:
+                    self.error(f"{_join(path, 'remove_hosts')}[{i}]",
+                               f'group "{group.name}" has no process on host "{h}"')
+            left = sum(per_host.values()) - sum(per_host.get(h, 0) for h in set(failed_hosts))
+            if removed > left:
+                what = "processes" if not failed_hosts else "processes left after remove_hosts"
+                self.error(_join(path, "remove_instances"),
+                           f"expected at most {left} (group \"{group.name}\" has {left} {what}), got {removed}")
+        down = self.remove_brokers(s, path, brokers)
+        perms = self.broker_perm(s, path, brokers, down)
+        resized = self.set_queues(s, path, topics)
+        restart = None
+        if "rolling_restart" in s:
+            value = s["rolling_restart"]
+            if value == ROLLING_RESTART_GROUP:
+                restart = value
+            else:
+                hint = (f'; to restart group "{value}", write group = "{value}" and rolling_restart = "group"'
+                        if isinstance(value, str) and value in groups else "")
+                self.error(_join(path, "rolling_restart"),
+                           f'expected "group" (every process of the group restarts, one at a time, in the order '
+                           f'they are listed), got {_describe(value)}{hint}')
+        if name is None or (group_name is not None and group is None):
+            return None
+        return Scenario(path, name, group.name if group is not None else None, tuple(added), removed,
+                        tuple(dict.fromkeys(failed_hosts)), down, perms, resized, restart)
+
+    def remove_brokers(self, s: dict, path: str, brokers: list[str]) -> tuple[str, ...]:
+        listed = self.string_list(s, "remove_brokers", path) or []
+        for i, b in enumerate(listed):
+            if b not in brokers:
+                self.error(f"{_join(path, 'remove_brokers')}[{i}]",
+                           f'unknown broker "{b}" (brokers are: {", ".join(brokers) or "none"})')
+        return tuple(b for b in dict.fromkeys(listed) if b in brokers)
+
+    def broker_perm(self, s: dict, path: str, brokers: list[str], down: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+        if "broker_perm" not in s:
+            return ()
+        p = _join(path, "broker_perm")
+        table = self.table(s["broker_perm"], p)
+        out = []
+        for broker, value in (table or {}).items():
+            where = _key(p, broker)
+            if broker not in brokers:
+                self.error(where, f'unknown broker "{broker}" (brokers are: {", ".join(brokers) or "none"})')
+                continue
+            if broker in down:
+                self.error(where, f'broker "{broker}" is also in remove_brokers: a broker that is down has no '
+                                  f'permission to change')
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 7:
+                self.error(where, f"expected RocketMQ permission bits from 0 to 7 ({PERM_READ} read, "
+                                  f"{PERM_WRITE} write, {PERM_READ | PERM_WRITE} both), got {_describe(value)}")
+                continue
+            out.append((broker, value))
+        return tuple(out)
+
+    def set_queues(self, s: dict, path: str, topics: dict) -> tuple[QueueResize, ...]:
+        if "set_queues" not in s:
+            return ()
+        out: list[QueueResize] = []
+        for p, t in self.tables(s["set_queues"], _join(path, "set_queues")):
+            self.keys(t, SET_QUEUES_KEYS, p)
+            name = self.string(t, "topic", p, required=True, nonempty=True)
+            if name is not None and name not in topics:
+                self.error(_join(p, "topic"), f'unknown topic "{name}" (topics are: {", ".join(topics) or "none"})')
+                continue
+            if name is not None and any(r.topic == name for r in out):
+                self.error(_join(p, "topic"), f'topic "{name}" is resized twice in this scenario')
+                continue
+            if "read_queues" not in t and "write_queues" not in t:
+                self.error(p, "expected read_queues, write_queues or both (an integer or a table per broker)")
+                continue
+            topic = topics.get(name) if name is not None else None
+            counts = {}
+            for key in ("read_queues", "write_queues"):
+                if key not in t:
+                    counts[key] = None
+                    continue
+                if topic is None:  # unknown or broken topic: its brokers are not known
+                    counts[key] = None
+                    continue
+                value = t[key]
+                given = self.queue_counts(t, key, p, list(topic.brokers))
+                if given is None:
+                    continue
+                for b in given:
+                    if b not in topic.brokers:
+                        self.error(_key(_join(p, key), b), f'broker "{b}" does not hold topic {topic.name} (its '
+                                                           f'brokers are: {", ".join(topic.brokers)})')
+                counts[key] = {b: n for b, n in given.items() if b in topic.brokers} if isinstance(value, dict) \
+                    else given
+            if name is not None and topic is not None:
+                out.append(QueueResize(p, name, counts.get("read_queues"), counts.get("write_queues")))
+        return tuple(out)
+
+    def generate(self, value: Any) -> Optional[GenerateSpec]:
+        g = self.table(value, "generate")
+        if g is None:
+            return None
+        self.keys(g, GENERATE_KEYS, "generate")
+        groups = self.integer(g, "groups", "generate", minimum=1, required=True)
+        seed = self.integer(g, "seed", "generate", minimum=0, default=0)
+        instances = self.int_range(g, "instances", minimum=1, default=(1, 20))
+        queues = self.int_range(g, "queues", minimum=1, default=(4, 32))
+        brokers = self.integer(g, "brokers", "generate", minimum=1, default=2)
+        share = g.get("colliding_client_ids", 0.0)
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not (0.0 <= share <= 1.0) \
+                or (isinstance(share, float) and math.isnan(share)):
+            self.error("generate.colliding_client_ids", f"expected a number from 0 to 1, got {_describe(share)}")
+            share = 0.0
+        strategies: list[str] = []
+        names = self.string_list(g, "strategies", "generate", nonempty=True) or ["AVG"]
+        drawable = generatable_names()
+        for i, raw in enumerate(names):
+            name = canonical_name(raw)
+            if name not in drawable:
+                self.error(f"generate.strategies[{i}]",
+                           f"expected one of {', '.join(drawable)}, got {_describe(raw)}")
+            else:
+                strategies.append(name)
+        if groups is None:
+            return None
+        return GenerateSpec(groups, seed, instances, queues, brokers, float(share), tuple(strategies) or ("AVG",))
+
+    def int_range(self, g: dict, key: str, *, minimum: int, default: tuple[int, int]) -> tuple[int, int]:
+        if key not in g:
+            return default
+        value = g[key]
+        ok = (isinstance(value, list) and len(value) == 2
+              and all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in value)
+              and value[0] <= value[1])
+        if not ok:
+            self.error(f"generate.{key}", f"expected [low, high] with {minimum} <= low <= high, got "
+                                          f"{_describe(value) if not isinstance(value, list) else value}")
+            return default
+        return (value[0], value[1])
+
+
+def _declared_names(value: Any) -> list[str]:
+    """The string `name`s of an array of tables, whatever else is wrong with the entries."""
+    if not isinstance(value, list):
+        return []
+    return [t["name"] for t in value if isinstance(t, dict) and isinstance(t.get("name"), str)]
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _key(path: str, key: str) -> str:
+    """A table key in a key path, quoted only where TOML needs quotes: `read_queues.broker-a`, `x."a b"`."""
+    return _join(path, key if BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False))
+
+
+

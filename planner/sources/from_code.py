@@ -1,0 +1,422 @@
+"""A fleet from what exists: the consumer groups the code declares, run by the processes the deployment starts,
+over the brokers and queues the live cluster has (`rmqplan fleet`, and the first half of `rmqplan check`).
+
+- **Code** (rmqlint's linked facts, the same frontends): every push or lite pull consumer of the remoting clients
+  (Java `DefaultMQPushConsumer`/`DefaultLitePullConsumer`, Spring `@RocketMQMessageListener` and
+  `rocketmq.pull-consumer`, Python 2.x `PushConsumer`) with its group, subscriptions, message model, allocation
+  strategy, instanceName and unitName; the build module it lives in and the client release that module builds
+  with. Topics the code produces to are topics too. 5.x gRPC consumers are left out: the proxy assigns their
+  queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
+  predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
+  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`).
+- **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`planner.sources.services`)
+  and their processes' IPs (`process_layout`: with host networking, the worst case Kubernetes allows unless
+  `nodes` says how many nodes there are).
+- **Cluster** (`--cluster DIR`): brokers, permissions and queue counts from saved `mqadmin` outputs; a group no
+  deployment runs but that is connected now is modelled as connected.
+
+Every value keeps where it came from; a value nothing said is `Sourced.unknown` with the default chosen. A value
+the code computes at run time (an instanceName from the environment) is unique per process, never guessed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Optional, Sequence
+
+from planner.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
+from planner.sources.fleet_writer import (
+    PlannedBroker,
+    PlannedFleet,
+    PlannedGroup,
+    PlannedInstances,
+    PlannedSubscription,
+    PlannedTopic,
+    Sourced,
+)
+from planner.model.identity import CPP_CLIENT
+from planner.model.fleet import DEFAULT_CLIENT_VERSION
+from planner.sources.buildfiles import BuildIndex, Module, read_build_files
+from planner.sources.deploy import DeployedService, read_deployments
+from planner.sources.mqadmin import ClusterSnapshot, read_cluster_dir
+from planner.sources.services import (
+    ProcessLayout,
+    configured_nodes,
+    explicit_services,
+    match_services,
+    process_layout,
+)
+from planner.allocation.strategies import canonical_name, strategy_of
+
+# Consumers whose queues a client-side rebalance assigns, by rmqlint's api names (the remoting clients).
+REBALANCING_ROLES = ("push_consumer", "lite_pull_consumer")
+REMOTING_APIS = ("java", "spring-listener", "spring-config", "python2")
+DEFAULT_QUEUES = 8  # `mqadmin updateTopic` creates 8 read and 8 write queues unless told
+DEFAULT_BROKER = "broker-a"
+
+
+@dataclass(frozen=True)
+class Place:
+    """A file and a line, relative to the code root: what a check finding is anchored at."""
+
+    path: str
+    line: int
+    column: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class Deployed:
+    """One deployed service that runs a group's code, and how its processes are laid out."""
+
+    service: DeployedService
+    layout: ProcessLayout
+    module: Module
+
+
+@dataclass
+class GroupOrigin:
+    """Where a group of the written fleet came from: what `rmqplan check` words its findings with."""
+
+    name: str
+    consumers: list[Place] = field(default_factory=list)  # where the code creates each consumer of the group
+    modules: list[str] = field(default_factory=list)  # module directories, relative to the code root
+    instance_name: Optional[str] = None  # the fixed instanceName, when the code fixes one
+    instance_name_at: Optional[Place] = None
+    deployed: list[Deployed] = field(default_factory=list)
+    live: bool = False  # modelled from the clients connected now
+
+
+@dataclass
+class FleetFromCode:
+    planned: PlannedFleet
+    groups: dict[str, GroupOrigin]
+    problems: list[str] = field(default_factory=list)  # one line each: what could not be used, and where
+    left_out: int = 0  # consumer groups found in the code but left out (each has its line in `problems`)
+
+
+@dataclass
+class _Consumer:
+    path: str  # relative to the code root
+    client: object  # rmqlint.facts.ClientFact, linked
+
+
+def _lit(setting) -> Optional[str]:
+    """The text of a setting whose value is one known literal, else None."""
+    from rmqlint.values import Lit
+
+    if setting is None or not isinstance(setting.value, Lit):
+        return None
+    return setting.value.text
+
+
+def _place(path: str, location) -> Place:
+    return Place(path, location.line, location.column)
+
+
+def _consumers(code: Path, problems: list[str]) -> tuple[list[_Consumer], list[tuple[str, object]]]:
+    """The rebalancing consumers and the produced tags of the files under `code` (test sources left out), linked
+    with the rest of their project (constants and configuration may live outside `code`)."""
+    from rmqlint.discover import is_test_source
+    from rmqlint.engine import load_project
+
+    project, report = load_project(code, use_cache=False)
+    root = Path(project.root)
+
+    def shown(rel: str) -> str:
+        return display(root / rel)
+
+    consumers, produced = [], []
+    for facts, client in project.clients():
+        if facts.path not in report or is_test_source(facts.path) or client.role not in REBALANCING_ROLES:
+            continue
+        if client.api not in REMOTING_APIS:
+            continue  # a 5.x gRPC consumer: the proxy assigns its queues
+        consumers.append(_Consumer(shown(facts.path), client))
+    for facts, tag in project.produced():
+        if facts.path in report and not is_test_source(facts.path):
+            produced.append((shown(facts.path), tag))
+    for rel in sorted(report):
+        facts = project.files.get(rel)
+        for problem in facts.problems if facts is not None else ():
+            problems.append(f"{shown(rel)}:{problem.location.line}: {problem.message}")
+    return consumers, produced
+
+
+def display(path: str | os.PathLike) -> str:
+    """A path as the user opens it from the current directory: relative when inside it, else absolute."""
+    absolute = os.path.abspath(path)
+    here = os.getcwd()
+    return os.path.relpath(absolute, here) if absolute == here or absolute.startswith(here.rstrip(os.sep) + os.sep) \
+        else absolute
+
+
+# Strategies whose allocation depends on data the client is given at run time, not on the code: a prediction with
+# a made-up list or rooms would report queues as unread that the real list covers.
+RUN_TIME_CONFIGURED = {
+    "CONFIG": "AllocateMessageQueueByConfig allocates the queue list given to setMessageQueueList at run time",
+    "MACHINE_ROOM": "AllocateMessageQueueByMachineRoom allocates by the consumer rooms given at run time",
+    "MACHINE_ROOM_NEARBY": "AllocateMachineRoomNearby allocates by the machine room resolver it is given",
+}
+
+
+@dataclass(frozen=True)
+class _Strategy:
+    """A consumer's strategy as the fleet says it, or why its queues cannot be predicted (`unpredictable`)."""
+
+    name: Optional[Sourced[str]]
+    params: dict
+    unpredictable: Optional[str] = None
+
+
+def _strategy(consumer: _Consumer) -> _Strategy:
+    client, path = consumer.client, consumer.path
+    setting = client.allocate_strategy
+    if setting is None:
+        why = {"spring-listener": "the Spring container allocates averagely",
+               "spring-config": "the Spring starter's pull consumer allocates averagely",
+               "python2": "the Python 2.x client (the C++ core) allocates averagely"}.get(
+            client.api, "no setAllocateMessageQueueStrategy: the client's AllocateMessageQueueAveragely")
+        return _Strategy(Sourced.at("AVG", _place(path, client.location), why), {})
+    where = _place(path, setting.location)
+    text = _lit(setting)
+    name = canonical_name(text) if text is not None else None
+    if name is None:
+        reason = getattr(setting.value, "reason", "a strategy object built elsewhere")
+        what = f"strategy class {text!r} is not one rmqplan knows" if text else f"the strategy is {reason}"
+        return _Strategy(None, {}, f"{where}: {what}")
+    if name in RUN_TIME_CONFIGURED:
+        return _Strategy(None, {}, f"{where}: {RUN_TIME_CONFIGURED[name]}")
+    params: dict[str, Sourced] = {}
+    argument = client.allocate_strategy_argument
+    strategy = strategy_of(name)
+    if strategy.params and argument is not None:
+        key = strategy.params[0].key
+        value = _lit(argument)
+        if value is not None and value.lstrip("-").isdigit() and key == "virtual_nodes":
+            params[key] = Sourced.at(int(value), _place(path, argument.location))
+        else:
+            params[key] = Sourced.unknown(strategy.params[0].default,
+                                          f"{_place(path, argument.location)}: not a literal; the default")
+    return _Strategy(Sourced.at(name, where), params)
+
+
+def _model(consumer: _Consumer) -> Sourced[str]:
+    setting = consumer.client.message_model
+    if setting is None:
+        return Sourced.at("clustering", _place(consumer.path, consumer.client.location), "the default")
+    text = _lit(setting)
+    if text is None or text.upper() not in ("CLUSTERING", "BROADCASTING"):
+        return Sourced.unknown("clustering", f"{_place(consumer.path, setting.location)}: not a literal")
+    return Sourced.at(text.lower(), _place(consumer.path, setting.location))
+
+
+def _subscriptions(consumer: _Consumer, problems: list[str]) -> list[PlannedSubscription]:
+    out = []
+    for sub in consumer.client.subscriptions:
+        where = _place(consumer.path, sub.location)
+        topic = _lit_value(sub.topic)
+        if topic is None:
+            problems.append(f"{where}: the subscribed topic is not known from the code: left out")
+            continue
+        expression = _lit_value(sub.expression)
+        if expression is None:
+            out.append(PlannedSubscription(topic, "*", Sourced.unknown("", f"{where}: expression not known")))
+        else:
+            out.append(PlannedSubscription(topic, expression or "*", Sourced.at("", where)))
+    return out
+
+
+def _lit_value(value) -> Optional[str]:
+    from rmqlint.values import Lit
+
+    return value.text if isinstance(value, Lit) else None
+
+
+def _version(module: Optional[Module]) -> Optional[Sourced[str]]:
+    dep = module.client if module is not None else None
+    if dep is None:
+        return None
+    version = dep.remoting_client_version
+    where = dep.version_origin or dep.origin
+    if version is None:
+        return None
+    via = f" ({dep.artifact} {dep.version})" if dep.artifact != "rocketmq-client" else ""
+    return Sourced.at(version, where, f"rocketmq-client{via}")
+
+
+def _unique_names(sets: list[PlannedInstances], why: str) -> list[PlannedInstances]:
+    """A run-time instanceName (the pod's name, a UUID...) is one per process: one instance set per process,
+    each with a name of its own."""
+    out = []
+    n = 0
+    for planned in sets:
+        count = planned.count.value if planned.count is not None else 1
+        for _ in range(count):
+            n += 1
+            out.append(PlannedInstances(
+                hosts=planned.hosts, instance_name=Sourced.unknown(f"process-{n}", f"{why}: unique per process"),
+                unit_name=planned.unit_name, pid=planned.pid, client_version=planned.client_version,
+                client=planned.client, note=planned.note if n == 1 else ""))
+    return out
+
+
+def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike] = (),
+                    cluster: Optional[str | os.PathLike] = None, nodes: Optional[int] = None) -> FleetFromCode:
+    """The fleet the code, its deployment and its cluster describe. Paths are shown from the current directory."""
+    problems: list[str] = []
+    root = Path(code)
+    consumers, produced = _consumers(root, problems)
+    index: BuildIndex = read_build_files(root)
+    problems += [str(p) for p in index.problems]
+    deployment = read_deployments(*deploy) if deploy else None
+    services: list[DeployedService] = deployment.services if deployment is not None else []
+    if deployment is not None:
+        problems += [str(p) for p in deployment.problems]
+    explicit, explicit_problems = explicit_services(root / "pyproject.toml")
+    problems += [str(p) for p in explicit_problems]
+    if nodes is None:
+        nodes, nodes_problems = configured_nodes(root / "pyproject.toml")
+        problems += [str(p) for p in nodes_problems]
+    matching = match_services(services, index.modules, root, explicit)
+    problems += [str(p) for p in matching.problems]
+    snapshot: Optional[ClusterSnapshot] = read_cluster_dir(cluster) if cluster is not None else None
+    if snapshot is not None:
+        problems += [str(p) for p in snapshot.problems]
+
+    groups: dict[str, PlannedGroup] = {}
+    origins: dict[str, GroupOrigin] = {}
+    modules_done: dict[str, set[str]] = {}
+    left_out: set[str] = set()  # groups found but not modelled (each with its line in `problems`)
+    for consumer in consumers:
+        client = consumer.client
+        name = _lit(client.group)
+        where = _place(consumer.path, client.location)
+        if name is None:
+            problems.append(f"{where}: the consumer group is not known from the code: left out")
+            continue
+        if name in left_out:
+            continue
+        group = groups.get(name)
+        if group is None:
+            strategy = _strategy(consumer)
+            if strategy.unpredictable is not None:
+                problems.append(f"{strategy.unpredictable}: group {name}'s queues cannot be predicted from the code: "
+                                "left out")
+                left_out.add(name)
+                continue
+            group = PlannedGroup(Sourced.at(name, _place(consumer.path, client.group.location)), _model(consumer),
+                                 strategy.name, [], [], params=strategy.params)
+            groups[name] = group
+        origin = origins.setdefault(name, GroupOrigin(name))
+        origin.consumers.append(where)
+        for sub in _subscriptions(consumer, problems):
+            if all(s.topic != sub.topic for s in group.subscriptions):
+                group.subscriptions.append(sub)
+        module = index.module_of(consumer.path)
+        module_dir = display(module.directory) if module is not None else os.path.dirname(consumer.path) or "."
+        if module_dir in modules_done.setdefault(name, set()):
+            continue  # one module's processes run all of its consumers of the group
+        modules_done[name].add(module_dir)
+        origin.modules.append(module_dir)
+        fixed = _lit(client.instance_name)
+        instance_name = None
+        if fixed is not None and fixed != "DEFAULT":
+            instance_name = Sourced.at(fixed, _place(consumer.path, client.instance_name.location), "fixed")
+            origin.instance_name, origin.instance_name_at = fixed, _place(consumer.path, client.instance_name.location)
+        unit = _lit(client.unit_name)
+        unit_name = Sourced.at(unit, _place(consumer.path, client.unit_name.location)) if unit else None
+        version = _version(module)
+        if client.api == "python2":  # the C++ client names the process; its version is the Python package's
+            version = None
+            cpp = Sourced.at(CPP_CLIENT, where, "the Python 2.x client runs the C++ client, which reports "
+                                                "ip@pid#instanceName")
+        else:
+            cpp = None
+            if version is None:  # it decides how a default instanceName becomes the pid: say which one is assumed
+                version = Sourced.unknown(DEFAULT_CLIENT_VERSION, "no RocketMQ client release found in the build "
+                                                                  "files: rmqplan's default")
+        was_live = origin.live
+        sets = _instances(name, module, module_dir, matching, snapshot, nodes, instance_name, unit_name, version,
+                          origin, problems)
+        if cpp is not None and origin.live == was_live:  # connected clients are modelled by the ids they report
+            sets = [replace(s, client=cpp) for s in sets]
+        if client.instance_name is not None and fixed is None:
+            sets = _unique_names(sets, f"{_place(consumer.path, client.instance_name.location)} sets the "
+                                       "instanceName at run time")
+        group.instances.extend(sets)
+
+    for name, group in list(groups.items()):
+        if not group.subscriptions:  # nothing to rebalance (topics from run time, or queues assigned by hand)
+            problems.append(f"{origins[name].consumers[0]}: group {name} subscribes to no topic known from the code: "
+                            "left out")
+            del groups[name], origins[name]
+            left_out.add(name)
+    topics_needed: list[str] = []
+    for group in groups.values():
+        for sub in group.subscriptions:
+            if sub.topic not in topics_needed:
+                topics_needed.append(sub.topic)
+    for path, tag in produced:
+        topic = _lit_value(tag.topic)
+        if topic is not None and topic not in topics_needed:
+            topics_needed.append(topic)
+    brokers, topics = _routes(topics_needed, snapshot)
+    header = [f"Written by rmqplan fleet from {display(root)}"
+              + (f", the deployment in {', '.join(map(display, deploy))}" if deploy else "")
+              + (f" and the cluster outputs in {display(cluster)}" if cluster else "") + "."]
+    planned = PlannedFleet(brokers, topics, list(groups.values()), header=header)
+    return FleetFromCode(planned, origins, problems, left_out=len(left_out))
+
+
+def _instances(group: str, module: Optional[Module], module_dir: str, matching, snapshot, nodes, instance_name,
+               unit_name, version, origin: GroupOrigin, problems: list[str]) -> list[PlannedInstances]:
+    matched = [m for m in matching.matches if module is not None and m.module is module]
+    sets: list[PlannedInstances] = []
+    for match in matched:
+        service = match.service
+        layout = process_layout(service, nodes)
+        if layout is None:
+            problems.append(f"{service.replicas_origin}: {service.kind} {service.name}: the number of replicas is "
+                            f"not known ({service.replicas_note or 'not written'}): 1 assumed")
+            layout = process_layout(service, nodes, replicas=1)
+        origin.deployed.append(Deployed(service, layout, match.module))
+        note = (f"{module_dir}: {service.kind} {service.name} ({service.origin}, matched by {match.how}): "
+                f"{layout.why}")
+        sets += deployed_instances(service, layout, instance_name=instance_name, unit_name=unit_name,
+                                   client_version=version, note=note)
+    if sets:
+        return sets
+    live = snapshot.consumers.get(group) if snapshot is not None else None
+    if live is not None and live.connections:
+        origin.live = True
+        return live_instances(live)
+    return [PlannedInstances(
+        hosts=Sourced.unknown([f"{os.path.basename(module_dir.rstrip('/')) or 'app'}-host"],
+                              f"no deployment runs {module_dir}: one process"),
+        instance_name=instance_name, unit_name=unit_name, client_version=version,
+        note=f"{module_dir}: not deployed by any manifest read")]
+
+
+def _routes(topics: list[str], snapshot: Optional[ClusterSnapshot]) -> tuple[list[PlannedBroker], list[PlannedTopic]]:
+    if snapshot is not None and (snapshot.routes or snapshot.brokers):
+        brokers, planned = cluster_entries(snapshot, topics=topics)
+        have = {t.name.value for t in planned}
+        if not brokers:
+            brokers = [PlannedBroker(Sourced.unknown(DEFAULT_BROKER, "no broker in the saved outputs: one"))]
+        for topic in topics:
+            if topic not in have:
+                why = (f"{snapshot.missing_topics[topic]}: the name server has no route"
+                       if topic in snapshot.missing_topics else "no saved topicRoute")
+                planned.append(PlannedTopic(Sourced.unknown(topic, why),
+                                            Sourced.unknown(DEFAULT_QUEUES, f"{why}: mqadmin updateTopic's default")))
+        order = {t: i for i, t in enumerate(topics)}
+        planned.sort(key=lambda t: order.get(t.name.value, len(order)))
+        return brokers, planned
+    brokers = [PlannedBroker(Sourced.unknown(DEFAULT_BROKER, "no --cluster: one broker"))]
+    return brokers, [PlannedTopic(Sourced.at(t, "the code"), Sourced.unknown(
+        DEFAULT_QUEUES, "no --cluster: mqadmin updateTopic's default")) for t in topics]

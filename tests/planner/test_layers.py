@@ -1,0 +1,70 @@
+"""The planner's packages are layers: a module imports from its own layer or the ones below, never above, and no
+two modules import each other (directly or round a longer loop). Function-local imports count too: they are
+still a dependency, only a later one."""
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[2]
+# Bottom to top; packages on one level do not import each other.
+LAYERS = [("model",), ("allocation",), ("sources", "report"), ("generated",), ("engines",), ("<commands>",)]
+LEVEL = {unit: i for i, names in enumerate(LAYERS) for unit in names}
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LEVEL else "<commands>"
+
+
+def _modules(package: str) -> dict[str, Path]:
+    out = {}
+    for path in (ROOT / package).rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def _imports(path: Path, package: str, known: dict) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        found |= {n for n in names if n in known and n.startswith(package)}
+    return found
+
+
+def _graph(package: str) -> nx.DiGraph:
+    known = _modules(package)
+    g = nx.DiGraph()
+    for name, path in known.items():
+        g.add_node(name)
+        for target in _imports(path, package, known):
+            # a module importing its own package's __init__ (a registry) is not an edge between modules
+            if target != name and not name.startswith(target + "."):
+                g.add_edge(name, target)
+    return g
+
+
+def test_planner_imports_flow_down_the_layers():
+    upward = []
+    for a, b in _graph("planner").edges:
+        ua, ub = _unit(a), _unit(b)
+        if LEVEL[ub] > LEVEL[ua] or (LEVEL[ub] == LEVEL[ua] and ua != ub):
+            upward.append(f"{a} ({ua}) imports {b} ({ub})")
+    assert not upward, "\n".join(upward)
+
+
+def test_no_module_imports_itself_round_a_loop():
+    for package in ("planner", "rules"):
+        loops = list(nx.simple_cycles(_graph(package)))
+        assert not loops, f"{package}: " + "; ".join(" -> ".join(c + c[:1]) for c in loops)
+
+
+def test_the_layers_hold_every_planner_package():
+    packages = {p.name for p in (ROOT / "planner").iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(LEVEL) - {"<commands>"}
