@@ -1,0 +1,366 @@
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMachineRoomNearby;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragely;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueAveragelyByCircle;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByConfig;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueByMachineRoom;
+import org.apache.rocketmq.client.consumer.rebalance.AllocateMessageQueueConsistentHash;
+import org.apache.rocketmq.common.message.MessageQueue;
+
+/**
+ * One consumer process of the live tests (tests/cluster): a DefaultMQPushConsumer of the client release it is
+ * compiled and run against, configured by its arguments (key=value), driven by commands on stdin, answering one
+ * JSON object per line on stdout.
+ *
+ * Arguments: namesrv, group, sub=TOPIC:EXPRESSION (repeatable), model=CLUSTERING|BROADCASTING,
+ * strategy=AVG|AVG_BY_CIRCLE|CONSISTENT_HASH|CONFIG|MACHINE_ROOM|MACHINE_ROOM_NEARBY, vnodes, idcs=ROOM,...,
+ * nearby=AVG|..., queues=BROKER:ID,... (CONFIG), instance, unit, ip, broker_rooms=BROKER=ROOM,...,
+ * client_rooms=IP=ROOM,... (the machine room resolver: a client's room is its client id's IP's),
+ * poll_ms (name server poll and heartbeat interval).
+ *
+ * Commands: `start`; `stable N TIMEOUT_MS` (answers once the process queue table has stayed the same for N
+ * rebalance rounds: N calls of the strategy for every subscribed topic since it last changed, or, in broadcasting
+ * mode, which calls no strategy, N rebalance intervals); `queues`; `config BROKER:ID,...` (CONFIG's
+ * setMessageQueueList on the running consumer); `stop` (shutdown, then exit). End of input stops it too, so the
+ * process never outlives the test that started it.
+ */
+public final class RmqDriver {
+    private static final Map<String, AtomicLong> CALLS = new ConcurrentHashMap<>();
+    private static final Map<String, String> THROWN = new ConcurrentHashMap<>();
+
+    /** Counts the rebalance rounds: every call of the strategy, per topic, including the calls that throw. */
+    static final class Counting implements AllocateMessageQueueStrategy {
+        final AllocateMessageQueueStrategy inner;
+
+        Counting(AllocateMessageQueueStrategy inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public List<MessageQueue> allocate(String group, String currentCID, List<MessageQueue> mqAll,
+                                           List<String> cidAll) {
+            String topic = mqAll.isEmpty() ? "" : mqAll.get(0).getTopic();
+            try {
+                List<MessageQueue> result = inner.allocate(group, currentCID, mqAll, cidAll);
+                THROWN.remove(topic);
+                return result;
+            } catch (RuntimeException e) {
+                THROWN.put(topic, e.getClass().getSimpleName() + ": " + e.getMessage());
+                throw e;
+            } finally {
+                CALLS.computeIfAbsent(topic, t -> new AtomicLong()).incrementAndGet();
+            }
+        }
+
+        @Override
+        public String getName() {
+            return inner.getName();
+        }
+    }
+
+    static final class Rooms implements AllocateMachineRoomNearby.MachineRoomResolver {
+        final Map<String, String> brokers;
+        final Map<String, String> clients;
+
+        Rooms(Map<String, String> brokers, Map<String, String> clients) {
+            this.brokers = brokers;
+            this.clients = clients;
+        }
+
+        @Override
+        public String brokerDeployIn(MessageQueue messageQueue) {
+            return brokers.get(messageQueue.getBrokerName());
+        }
+
+        @Override
+        public String consumerDeployIn(String clientID) {
+            return clients.get(clientID.split("@")[0]);
+        }
+    }
+
+    private final Map<String, List<String>> args;
+    private DefaultMQPushConsumer consumer;
+    private AllocateMessageQueueStrategy strategy;
+    private final long waitInterval = Long.parseLong(System.getProperty("rocketmq.client.rebalance.waitInterval",
+        "20000"));
+
+    private RmqDriver(Map<String, List<String>> args) {
+        this.args = args;
+    }
+
+    private String arg(String key, String otherwise) {
+        List<String> values = args.get(key);
+        return values == null ? otherwise : values.get(values.size() - 1);
+    }
+
+    private static Map<String, String> table(String text) {
+        Map<String, String> out = new HashMap<>();
+        if (text != null && !text.isEmpty()) {
+            for (String item : text.split(",")) {
+                int eq = item.indexOf('=');
+                out.put(item.substring(0, eq), item.substring(eq + 1));
+            }
+        }
+        return out;
+    }
+
+    private List<MessageQueue> queueList(String text) {
+        List<MessageQueue> out = new ArrayList<>();
+        if (text == null || text.isEmpty()) {
+            return out;
+        }
+        for (String item : text.split(",")) {
+            int colon = item.lastIndexOf(':');
+            String topic = item.substring(0, item.indexOf('/'));
+            out.add(new MessageQueue(topic, item.substring(item.indexOf('/') + 1, colon),
+                Integer.parseInt(item.substring(colon + 1))));
+        }
+        return out;
+    }
+
+    private AllocateMessageQueueStrategy named(String name) {
+        switch (name) {
+            case "AVG":
+                return new AllocateMessageQueueAveragely();
+            case "AVG_BY_CIRCLE":
+                return new AllocateMessageQueueAveragelyByCircle();
+            case "CONSISTENT_HASH":
+                String vnodes = arg("vnodes", null);
+                return vnodes == null ? new AllocateMessageQueueConsistentHash()
+                    : new AllocateMessageQueueConsistentHash(Integer.parseInt(vnodes));
+            case "CONFIG":
+                AllocateMessageQueueByConfig byConfig = new AllocateMessageQueueByConfig();
+                byConfig.setMessageQueueList(queueList(arg("queues", "")));
+                return byConfig;
+            case "MACHINE_ROOM":
+                AllocateMessageQueueByMachineRoom byRoom = new AllocateMessageQueueByMachineRoom();
+                byRoom.setConsumeridcs(new HashSet<>(List.of(arg("idcs", "").split(","))));
+                return byRoom;
+            case "MACHINE_ROOM_NEARBY":
+                return new AllocateMachineRoomNearby(named(arg("nearby", "AVG")),
+                    new Rooms(table(arg("broker_rooms", "")), table(arg("client_rooms", ""))));
+            default:
+                throw new IllegalArgumentException("unknown strategy " + name);
+        }
+    }
+
+    private void configure() throws Exception {
+        consumer = new DefaultMQPushConsumer(arg("group", null));
+        consumer.setNamesrvAddr(arg("namesrv", null));
+        Class<?> model = DefaultMQPushConsumer.class.getMethod("getMessageModel").getReturnType();
+        Method setModel = DefaultMQPushConsumer.class.getMethod("setMessageModel", model);
+        setModel.invoke(consumer, enumValue(model, arg("model", "CLUSTERING")));
+        strategy = named(arg("strategy", "AVG"));
+        consumer.setAllocateMessageQueueStrategy(new Counting(strategy));
+        if (args.containsKey("instance")) {
+            consumer.setInstanceName(arg("instance", null));
+        }
+        if (args.containsKey("unit")) {
+            consumer.setUnitName(arg("unit", null));
+        }
+        if (args.containsKey("ip")) {
+            consumer.setClientIP(arg("ip", null));
+        }
+        int pollMs = Integer.parseInt(arg("poll_ms", "1000"));
+        consumer.setPollNameServerInterval(pollMs);
+        consumer.setHeartbeatBrokerInterval(pollMs);
+        for (String sub : args.getOrDefault("sub", List.of())) {
+            int colon = sub.indexOf(':');
+            consumer.subscribe(sub.substring(0, colon), sub.substring(colon + 1));
+        }
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Object enumValue(Class<?> type, String name) {
+        return Enum.valueOf((Class<Enum>) type, name);
+    }
+
+    private Map<MessageQueue, ?> table() {
+        return consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable();
+    }
+
+    private Set<String> topics() {
+        return new TreeSet<>(consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getSubscriptionInner()
+            .keySet());
+    }
+
+    private String clientId() {
+        if (consumer.getDefaultMQPushConsumerImpl().getmQClientFactory() == null) {
+            return "";  // not started
+        }
+        return consumer.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId();
+    }
+
+    private boolean broadcasting() {
+        return "BROADCASTING".equals(arg("model", "CLUSTERING"));
+    }
+
+    private static TreeSet<String> held(Map<MessageQueue, ?> table) {
+        TreeSet<String> out = new TreeSet<>();
+        for (MessageQueue mq : table.keySet()) {
+            out.add(mq.getTopic() + "\t" + mq.getBrokerName() + "\t" + mq.getQueueId());
+        }
+        return out;
+    }
+
+    private Map<String, Long> calls() {
+        Map<String, Long> out = new HashMap<>();
+        for (String topic : topics()) {
+            AtomicLong n = CALLS.get(topic);
+            out.put(topic, n == null ? 0L : n.get());
+        }
+        return out;
+    }
+
+    /** Waits until the table has stayed the same for `rounds` rebalance rounds (or the time is out). */
+    private String stable(int rounds, long timeoutMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        TreeSet<String> last = held(table());
+        Map<String, Long> since = calls();
+        long sinceMs = System.currentTimeMillis();
+        while (true) {
+            Thread.sleep(50);
+            TreeSet<String> now = held(table());
+            if (!now.equals(last)) {
+                last = now;
+                since = calls();
+                sinceMs = System.currentTimeMillis();
+                continue;
+            }
+            long seen;
+            if (broadcasting()) {
+                seen = (System.currentTimeMillis() - sinceMs) / waitInterval;
+            } else {
+                Map<String, Long> calls = calls();
+                seen = Long.MAX_VALUE;
+                for (Map.Entry<String, Long> e : calls.entrySet()) {
+                    seen = Math.min(seen, e.getValue() - since.getOrDefault(e.getKey(), 0L));
+                }
+                if (calls.isEmpty()) {
+                    seen = 0;
+                }
+            }
+            if (seen >= rounds) {
+                return report("stable", now, seen);
+            }
+            if (System.currentTimeMillis() > deadline) {
+                return report("timeout", now, seen);
+            }
+        }
+    }
+
+    private String report(String event, TreeSet<String> held, long rounds) {
+        StringBuilder out = new StringBuilder();
+        out.append("{\"event\":").append(quote(event)).append(",\"client_id\":").append(quote(clientId()))
+            .append(",\"rounds\":").append(rounds).append(",\"strategy\":").append(quote(strategy.getName()))
+            .append(",\"queues\":[");
+        boolean first = true;
+        for (String q : held) {
+            String[] p = q.split("\t");
+            out.append(first ? "" : ",").append("[").append(quote(p[0])).append(",").append(quote(p[1]))
+                .append(",").append(p[2]).append("]");
+            first = false;
+        }
+        out.append("],\"thrown\":{");
+        first = true;
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(THROWN).entrySet()) {
+            out.append(first ? "" : ",").append(quote(e.getKey())).append(":").append(quote(e.getValue()));
+            first = false;
+        }
+        return out.append("}}").toString();
+    }
+
+    static String quote(String s) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private void run() throws Exception {
+        configure();
+        say("{\"event\":\"ready\"}");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] words = line.trim().split(" ", 2);
+            switch (words[0]) {
+                case "start":
+                    try {
+                        consumer.start();
+                        say("{\"event\":\"started\",\"client_id\":" + quote(clientId()) + "}");
+                    } catch (Exception e) {
+                        say("{\"event\":\"start_failed\",\"error\":" + quote(e.getClass().getName() + ": "
+                            + e.getMessage()) + "}");
+                    }
+                    break;
+                case "stable":
+                    String[] p = words[1].split(" ");
+                    say(stable(Integer.parseInt(p[0]), Long.parseLong(p[1])));
+                    break;
+                case "queues":
+                    say(report("queues", held(table()), 0));
+                    break;
+                case "config":
+                    ((AllocateMessageQueueByConfig) strategy).setMessageQueueList(
+                        queueList(words.length > 1 ? words[1] : ""));
+                    say("{\"event\":\"configured\"}");
+                    break;
+                case "stop":
+                    stop();
+                    return;
+                default:
+                    say("{\"event\":\"error\",\"error\":" + quote("unknown command " + words[0]) + "}");
+            }
+        }
+        stop();
+    }
+
+    private void stop() {
+        consumer.shutdown();
+        say("{\"event\":\"stopped\"}");
+        System.out.flush();
+        Runtime.getRuntime().halt(0);  // the client's non-daemon threads must not keep the process
+    }
+
+    private static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, List<String>> args = new HashMap<>();
+        for (String a : argv) {
+            int eq = a.indexOf('=');
+            args.computeIfAbsent(a.substring(0, eq), k -> new ArrayList<>()).add(a.substring(eq + 1));
+        }
+        new RmqDriver(args).run();
+    }
+}

@@ -1,0 +1,108 @@
+"""The live harness itself: consumers of every client release take queues of a real broker, the driver reports
+what the client holds (mqadmin reads the same back from the client), pid-1 processes collide, and no process
+outlives the test run, however it ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cluster import rocketmq
+from tests.cluster.rocketmq import Consumer, connection_ids, stable_all, status_queues
+
+pytestmark = pytest.mark.cluster
+
+
+def test_every_client_release_takes_its_queues_and_mqadmin_shows_the_same(cluster):
+    cluster.update_topic("HarnessTopic", 4, broker="broker-a")
+    cluster.update_topic("HarnessTopic", 2, broker="broker-b")
+    consumers = [Consumer(cluster, group="harness", subscriptions={"HarnessTopic": "*"}, client=v, ip="127.0.0.1")
+                 for v in rocketmq.CLIENTS]
+    try:
+        states = stable_all(consumers)
+        held = [tuple(q) for s in states for q in s["queues"] if q[0] == "HarnessTopic"]
+        assert sorted(held) == sorted([("HarnessTopic", "broker-a", i) for i in range(4)]
+                                      + [("HarnessTopic", "broker-b", i) for i in range(2)])  # each once
+        ids = [s["client_id"] for s in states]
+        assert ids[0] == f"127.0.0.1@{ids[0].split('@')[1]}" and "#" not in ids[0]  # 4.5.1: the pid alone
+        assert all("#" in i for i in ids[1:])  # 4.9.x and 5.x: pid#nanoTime
+        assert sorted(connection_ids(cluster.admin("consumerConnection", "-n", cluster.namesrv,
+                                                   "-g", "harness"))) == sorted(ids)
+        for state in states:
+            shown = cluster.admin("consumerStatus", "-n", cluster.namesrv, "-g", "harness", "-i", state["client_id"])
+            assert status_queues(shown) == sorted(state["queues"]), shown
+    finally:
+        for c in consumers:
+            c.stop()
+
+
+def test_pid_1_processes_on_4_5_1_share_a_client_id(cluster):
+    cluster.update_topic("HarnessPidTopic", 4, broker="broker-a")
+    consumers = [Consumer(cluster, group="harness_pid", subscriptions={"HarnessPidTopic": "*"}, client="4.5.1",
+                          ip="127.0.0.1", pid_namespace=True) for _ in range(2)]
+    try:
+        states = stable_all(consumers)
+        assert [s["client_id"] for s in states] == ["127.0.0.1@1", "127.0.0.1@1"]
+        assert states[0]["queues"] == states[1]["queues"]  # the same share, twice
+    finally:
+        for c in consumers:
+            c.stop()
+
+
+CHILD = """
+import os, sys, time
+sys.path.insert(0, {repo!r})
+from pathlib import Path
+from tests.cluster import rocketmq
+cluster = rocketmq.Cluster(Path({home!r}))
+cluster.start_namesrv()
+consumer = rocketmq.Consumer(cluster, group="orphan", subscriptions={{"T": "*"}}, start=False, pid_namespace=True)
+consumer.send("queues", "queues")
+print("up", flush=True)
+how = sys.argv[1]
+if how == "exception":
+    raise SystemExit("a failing test")
+time.sleep(600)
+"""
+
+
+def _java_under(home: Path) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(home).encode() in cmdline:
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.parametrize("how", ["exception", "SIGTERM", "SIGKILL"])
+def test_no_process_outlives_the_test_run(rocketmq_home, tmp_path, how):
+    home = tmp_path / "home"
+    home.mkdir()
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(repo=str(rocketmq.REPO), home=str(home)), how],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "up\n", child.stderr.read()
+        assert len(_java_under(home)) >= 3  # the name server, unshare and the consumer's JVM
+        if how != "exception":
+            child.send_signal(getattr(signal, how))
+        child.wait(timeout=60)
+        deadline = time.monotonic() + 20
+        while _java_under(home) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _java_under(home) == []
+    finally:
+        if child.poll() is None:
+            child.kill()
+        for pid in _java_under(home):
+            os.kill(pid, signal.SIGKILL)
