@@ -66,6 +66,7 @@ consumer = rocketmq.Consumer(cluster, group="orphan", subscriptions={{"T": "*"}}
 consumer.send("queues", "queues")
 print("up", flush=True)
 how = sys.argv[1]
+sys.stdin.readline()
 if how == "exception":
     raise SystemExit("a failing test")
 time.sleep(600)
@@ -90,10 +91,12 @@ def test_no_process_outlives_the_test_run(rocketmq_home, tmp_path, how):
     home = tmp_path / "home"
     home.mkdir()
     child = subprocess.Popen([sys.executable, "-c", CHILD.format(repo=str(rocketmq.REPO), home=str(home)), how],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline() == "up\n", child.stderr.read()
         assert len(_java_under(home)) >= 3  # the name server, unshare and the consumer's JVM
+        child.stdin.write("go\n")
+        child.stdin.flush()
         if how != "exception":
             child.send_signal(getattr(signal, how))
         child.wait(timeout=60)
