@@ -17,7 +17,7 @@ from typing import Optional
 from rmqlint import values as _values
 from rmqlint.values import Value
 
-FACTS_VERSION = 6  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 7  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)

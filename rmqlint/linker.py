@@ -33,7 +33,7 @@ from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
 from rmqlint.project import Project
 from rmqlint.text import canonical_key, split_destination
 from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value,
-                            alternatives, concat, one_of)
+                            alternatives, concat, one_of, parse_spring_string)
 
 # Constants and placeholders that refer to one another are followed this many steps deep (real code: a few); a
 # longer chain is unknown rather than a recursion as deep as the chain.
@@ -250,7 +250,11 @@ class Linker:
         for facts, _key in match.declarations:
             self._adopt(facts)
         results = [(self._constant(f, key, f.constants[key]), f.path) for f, key in match.declarations]
-        return _agree(results, match.what)
+        value = _agree(results, match.what)
+        if ref.spring:
+            # Spring reads placeholders in the constant's text, with the configuration of the referring file.
+            value = self.resolve(_spring_text(value), ctx)
+        return value
 
     # --- shared ---------------------------------------------------------------------------------------------
 
@@ -277,6 +281,17 @@ class Linker:
             if facts.config:
                 self._add_config(facts)
                 self._config_memo.clear()
+
+
+def _spring_text(value: Value) -> Value:
+    """The `${...}` placeholders in the literal text of a resolved value (each alternative, each literal part)."""
+    if isinstance(value, Lit):
+        return parse_spring_string(value.text)
+    if isinstance(value, Concat):
+        return concat([_spring_text(p) for p in value.parts])
+    if isinstance(value, OneOf):
+        return one_of(_spring_text(a) for a in value.alternatives)
+    return value
 
 
 def _agree(results: list[tuple[Value, str]], what: str) -> Value:

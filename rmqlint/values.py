@@ -38,11 +38,14 @@ class ConstRef:
     Java: `scopes` are the candidate classes in lookup order (the qualifier of `Class.CONST`, or for an unqualified
     name the static imports, implemented interfaces and superclasses), simple or fully qualified names.
     Python: `scopes` hold one dotted module path (`pkg.settings`), `name` the module-level name.
+    `spring`: the constant is used where Spring resolves `${...}` placeholders (an annotation attribute such as
+    `topic = OrderMq.PAY_TOPIC`), so its text is read for placeholders once the linker knows it.
     """
 
     language: str  # "java" | "python"
     scopes: tuple[str, ...]
     name: str
+    spring: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,8 @@ def to_json(value: "Value | None"):
     if isinstance(value, Dynamic):
         return {"k": "Dynamic", "reason": value.reason}
     if isinstance(value, ConstRef):
-        return {"k": "ConstRef", "language": value.language, "scopes": list(value.scopes), "name": value.name}
+        return {"k": "ConstRef", "language": value.language, "scopes": list(value.scopes), "name": value.name,
+                "spring": value.spring}
     if isinstance(value, Placeholder):
         return {"k": "Placeholder", "key": value.key, "default": to_json(value.default)}
     if isinstance(value, Concat):
@@ -270,7 +274,10 @@ def from_json(data) -> "Value | None":
     if kind == "Dynamic":
         return Dynamic(_str(data["reason"]))
     if kind == "ConstRef":
-        return ConstRef(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), _str(data["name"]))
+        spring = data.get("spring", False)
+        if type(spring) is not bool:
+            raise TypeError("expected a boolean")
+        return ConstRef(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), _str(data["name"]), spring)
     if kind == "Placeholder":
         return Placeholder(_str(data["key"]), from_json(data["default"]))
     if kind == "Concat":

@@ -135,6 +135,40 @@ mail:
   topic: mail:outbox
 """
 
+# Constants of another class holding Spring placeholders: Spring resolves them in the annotation's strings.
+_SPRING_CONSTANTS = """\
+package com.example.pay;
+
+public final class PayMq {
+    public static final String PAY_TOPIC = "pay_topic${unique-name:}";
+    public static final String PAY_GROUP = "pay_cg${unique-name:}";
+
+    private PayMq() {
+    }
+}
+"""
+
+_SPRING_CONSTANT_LISTENER = """\
+package com.example.pay;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = PayMq.PAY_TOPIC, consumerGroup = PayMq.PAY_GROUP)
+public class PayResultListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_SPRING_UNIQUE_NAME = """\
+unique-name: .staging
+"""
+
 _PYTHON2 = """\
 from rocketmq.client import ConsumeStatus, PushConsumer
 
@@ -270,6 +304,20 @@ the prefix RocketMQ reserves.
             note="Spring: a space in the group, a ':' in the topic the configuration gives",
         ),
         Example(
+            {
+                "src/main/java/com/example/pay/PayMq.java": _SPRING_CONSTANTS,
+                "src/main/java/com/example/pay/PayResultListener.java": _SPRING_CONSTANT_LISTENER,
+                "src/main/resources/application.yml": _SPRING_UNIQUE_NAME,
+            },
+            expect=(
+                ("src/main/java/com/example/pay/PayResultListener.java",
+                 line_of(_SPRING_CONSTANT_LISTENER, "consumerGroup")),
+                ("src/main/java/com/example/pay/PayResultListener.java",
+                 line_of(_SPRING_CONSTANT_LISTENER, "consumerGroup")),
+            ),
+            note="Spring: constants of another class whose placeholder the configuration sets to a name with a '.'",
+        ),
+        Example(
             {"audit.py": _PYTHON2},
             expect=(("audit.py", line_of(_PYTHON2, "subscribe(")),),
             note="Python 2.x: a topic with the broker's reserved prefix",
@@ -292,6 +340,13 @@ the prefix RocketMQ reserves.
                 "src/main/resources/application.yml": _SPRING_OK_CONFIG,
             },
             note="Spring: names with _ only",
+        ),
+        Example(
+            {
+                "src/main/java/com/example/pay/PayMq.java": _SPRING_CONSTANTS,
+                "src/main/java/com/example/pay/PayResultListener.java": _SPRING_CONSTANT_LISTENER,
+            },
+            note="Spring: constants of another class holding a placeholder that defaults to nothing",
         ),
         Example({"audit.py": _PYTHON2_OK}, note="Python 2.x: the C++ core does not check a group's characters"),
     ]

@@ -9,6 +9,7 @@ so a 10,000-deep file cannot hit Python's recursion limit.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -16,7 +17,7 @@ import tree_sitter
 from rmqlint import flow
 from rmqlint.frontends import java_flow
 from rmqlint.frontends.java_tree import CALLABLES, CLASS_BODIES, CLASS_DECLS, LANGUAGE, JavaTree
-from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of, parse_spring_string
+from rmqlint.values import Concat, ConstRef, Dynamic, Lit, OneOf, Value, concat, one_of, parse_spring_string
 
 # Field types whose `static final` values are exported as constants.
 CONSTANT_TYPES = frozenset(
@@ -684,14 +685,16 @@ def _switch_results(node: tree_sitter.Node) -> list:
 
 
 def spring_value(value: Value) -> Value:
-    """Read `${...}` placeholders in the literal text of a value (Spring resolves them in annotation strings)."""
-    from rmqlint.values import Concat
-
+    """Read `${...}` placeholders in the literal text of a value (Spring resolves them in annotation strings); a
+    constant of another class is marked so that the linker reads its text once it knows it."""
     if isinstance(value, Lit):
         return parse_spring_string(value.text)
+    if isinstance(value, ConstRef):
+        return dataclasses.replace(value, spring=True)
     if isinstance(value, Concat):
-        parts = [spring_value(p) if isinstance(p, Lit) else p for p in value.parts]
-        return concat(parts)
+        return concat([spring_value(p) if isinstance(p, (Lit, ConstRef)) else p for p in value.parts])
+    if isinstance(value, OneOf):
+        return one_of(spring_value(a) for a in value.alternatives)
     return value
 
 

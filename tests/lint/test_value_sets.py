@@ -39,8 +39,10 @@ def test_texts_of_a_value():
 
 
 def test_json_round_trip_and_malformed_input():
-    value = OneOf((Lit("a"), Dynamic("env"), ConstRef("python", ("m",), "X")))
+    value = OneOf((Lit("a"), Dynamic("env"), ConstRef("python", ("m",), "X"), ConstRef("java", ("T",), "Y", True)))
     assert from_json(to_json(value)) == value
+    with pytest.raises(TypeError):
+        from_json({"k": "ConstRef", "language": "java", "scopes": ["T"], "name": "Y", "spring": "yes"})
     for bad in ({"k": "OneOf", "alternatives": [{"k": "Lit", "text": "a"}]},
                 {"k": "OneOf", "alternatives": [to_json(value), {"k": "Lit", "text": "a"}]}):
         with pytest.raises(ValueError):
