@@ -46,6 +46,7 @@ test: install
 bench: install
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.big_files
+	$(BIN)/python -m benchmarks.class_sizes
 	$(BIN)/python -m benchmarks.plan_bench
 	$(BIN)/python -m benchmarks.scenario_bench
 

@@ -8,6 +8,7 @@ holds it: a local of one callable, or a field of one class, so a consumer create
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -152,6 +153,9 @@ class ClientExtractor:
         self._clients: dict[Key, list[_Client]] = {}
         self._messages: dict[Key, list[_Message]] = {}
         self._calls: list[tuple[tree_sitter.Node, str]] = []
+        self._starts: dict[int, tuple[list, list[int]]] = {}  # a creation list -> (itself, its start bytes)
+        # Searched once: a search per send call would cost the file's length each time.
+        self._mentions_template = b"RocketMQTemplate" in java.source
 
     def run(self) -> None:
         if not may_use_clients(self.java.source):
@@ -362,7 +366,7 @@ class ClientExtractor:
 
     def _call(self, call: tree_sitter.Node, method: str) -> None:
         if method in TEMPLATE_SENDS:
-            if b"RocketMQTemplate" in self.java.source:
+            if self._mentions_template:
                 self._template_send(call)
             return
         if method == "setTags":
@@ -805,9 +809,18 @@ class ClientExtractor:
             return None
         if len(candidates) == 1:
             return candidates[0]
+        # The last creation before the call in the same callable. Creations are kept in source order: a bisection,
+        # not a scan of every creation of the variable for every call (a method reassigning one message variable
+        # thousands of times was quadratic).
         here = self._callable_id(call)
-        before = [c for c in candidates if c.callable_id == here and c.node.start_byte < call.start_byte]
-        return before[-1] if before else None
+        starts = self._starts.get(id(candidates))
+        if starts is None or len(starts[1]) != len(candidates):
+            starts = self._starts[id(candidates)] = (candidates, [c.node.start_byte for c in candidates])
+        index = bisect.bisect_left(starts[1], call.start_byte)
+        for candidate in _backwards(candidates, index):
+            if candidate.callable_id == here:
+                return candidate
+        return None
 
     def _declared(self, node: tree_sitter.Node):
         java = self.java
@@ -825,6 +838,12 @@ class ClientExtractor:
     def _callable_id(self, node: tree_sitter.Node) -> int | None:
         scope = self.java.enclosing_callable(node)
         return scope.id if scope is not None else None
+
+
+def _backwards(items: list, end: int):
+    """items[end - 1], items[end - 2], ... without copying the list."""
+    for index in range(end - 1, -1, -1):
+        yield items[index]
 
 
 def _returns(node: tree_sitter.Node):

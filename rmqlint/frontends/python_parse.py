@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import gc
 import io
 import sys
 import tokenize
@@ -79,6 +80,11 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
         return
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    # libcst's nodes hold no reference cycles (no parent links), so the cycle collector's passes over the
+    # hundreds of thousands of nodes of a large module free nothing, yet took over a third of the time on a
+    # module with 8,000 consumers, and a growing share as modules grow.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         module = cst.parse_module(sliced.text)
         _analyse(path, module, facts, sliced)
@@ -86,6 +92,8 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
         line = sliced.line_map[min(err.raw_line, len(sliced.line_map) - 1)]
         facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, line, err.raw_column + 1)))
     finally:
+        if collecting:
+            gc.enable()
         sys.setrecursionlimit(old_limit)
 
 
