@@ -1,0 +1,24 @@
+"""The fleets the live tests run (tests/cluster/test_predictions.py) and test_recorded.py replays from the
+outputs recorded from them: per group, its code and its processes (each a dict of driver settings)."""
+
+from __future__ import annotations
+
+from tests.cluster.fleets import GroupCode
+
+TOPIC = "LiveOrders"  # 8 queues on broker-a, 4 on broker-b
+OTHER = "LiveAudit"  # 2 queues on broker-a only
+
+# group -> (its code, the processes: each a dict of driver settings)
+BASELINE = {
+    "live_avg": (GroupCode("live_avg", {TOPIC: "*"}, client="4.9.8"), [{}, {}, {}]),
+    "live_circle": (GroupCode("live_circle", {TOPIC: "*"}, client="5.3.3", strategy="AVG_BY_CIRCLE"), [{}] * 3),
+    "live_hash": (GroupCode("live_hash", {TOPIC: "*", OTHER: "*"}, client="4.9.3", strategy="CONSISTENT_HASH",
+                            virtual_nodes=16), [{}] * 3),
+    "live_fixed": (GroupCode("live_fixed", {TOPIC: "*"}, client="4.9.8", instance_name="orders-node"),
+                   [{"instance": "orders-node"}] * 2 + [{"instance": "orders-node", "ip": "127.0.0.2"}]),
+    "live_pid1": (GroupCode("live_pid1", {TOPIC: "*"}, client="4.5.1"), [{"pid_namespace": True}] * 3),
+    "live_unit": (GroupCode("live_unit", {OTHER: "*"}, client="4.9.8", instance_name="unit-node",
+                            unit_name="blue"), [{"instance": "unit-node", "unit": "blue"}] * 2),
+    "live_broadcast": (GroupCode("live_broadcast", {TOPIC: "*"}, client="4.9.8", model="BROADCASTING"),
+                       [{}] * 2),
+}
