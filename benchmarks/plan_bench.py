@@ -199,11 +199,11 @@ def _size(directory: str) -> str:
 
 def _engine_runs(engine: str, sizes, work: str, args) -> None:
     """The engine alone, in this process (Spark session up and warmed)."""
-    from planner.sources.fleet_file import load_fleet
+    from rmqplan.sources.fleet_file import load_fleet
 
     if engine == "spark":
-        from planner.model.simulation import SimulateOptions
-        from planner.engines.spark import simulate as spark_simulate
+        from rmqplan.model.simulation import SimulateOptions
+        from rmqplan.engines.spark import simulate as spark_simulate
 
         options = SimulateOptions(master=args.master)
         warm = os.path.join(work, "warm.toml")
@@ -212,7 +212,7 @@ def _engine_runs(engine: str, sizes, work: str, args) -> None:
         spark_simulate(load_fleet(warm), options)
         run = lambda fleet: spark_simulate(fleet, options)  # noqa: E731
     else:
-        from planner.engines.local import simulate as run
+        from rmqplan.engines.local import simulate as run
     for n in sizes:
         fleet = load_fleet(os.path.join(work, f"gen-{n}.toml"))
         times = []

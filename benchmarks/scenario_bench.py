@@ -48,7 +48,7 @@ def entries(groups: int) -> tuple[int, int]:
     """cidAll entries of the baseline and of the rolling restart's states (both topics of every group)."""
     import numpy as np
 
-    from planner.generated.generate import F_INSTANCES, MODULUS, _field_np, _mix_np, seed_state
+    from rmqplan.generated.generate import F_INSTANCES, MODULUS, _field_np, _mix_np, seed_state
 
     n = 1 + _field_np(_mix_np((seed_state(7) + np.arange(groups, dtype=np.int64)) % MODULUS), F_INSTANCES) % 20
     return int(2 * n.sum()), int(2 * (2 * n * n - n).sum())

@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any, Iterator, Optional, TextIO
 
-from planner.model.fleet import Queue, StrategySpec
-from planner.allocation.strategies import (
+from rmqplan.model.fleet import Queue, StrategySpec
+from rmqplan.allocation.strategies import (
     NEARBY_KEY,
     ParamError,
     StrategyError,

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from planner.report.findings import SEVERITY, PlanFinding, find
-from planner.sources.from_code import FleetFromCode, GroupOrigin, Place, fleet_from_code
-from planner.model.identity import shared_client_ids
-from planner.model.simulation import Simulation
-from planner.model.routes import is_retry_topic
+from rmqplan.report.findings import SEVERITY, PlanFinding, find
+from rmqplan.sources.from_code import FleetFromCode, GroupOrigin, Place, fleet_from_code
+from rmqplan.model.identity import shared_client_ids
+from rmqplan.model.simulation import Simulation
+from rmqplan.model.routes import is_retry_topic
 
 SHARED_ID_CODES = ("PLAN001", "PLAN002", "PLAN007")  # what a client id that several processes report causes
 
@@ -192,9 +192,9 @@ def run_check(path: str, deploy: Sequence[str], cluster: Optional[str], nodes: O
               use_cache: bool = True) -> CheckResult:
     """Lint `path`, build its fleet, simulate it (the exact local engine) and join the findings.
     Raises CheckError for unusable inputs, rmqlint's ConfigError/DiscoveryError for a bad lint setup."""
-    from planner.sources.fleet_file import FleetError, parse_fleet_text
-    from planner.sources.fleet_writer import write_fleet
-    from planner.engines.local import simulate
+    from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
+    from rmqplan.sources.fleet_writer import write_fleet
+    from rmqplan.engines.local import simulate
     from rmqlint.engine import LintOptions, lint
     from rmqlint.findings import Finding
 

@@ -15,9 +15,9 @@ def _missing(paths: Sequence[Optional[str]]) -> list[str]:
 
 def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int],
                   output: Optional[str], out: TextIO, err: TextIO) -> int:
-    from planner.sources.fleet_file import FleetError, parse_fleet_text
-    from planner.sources.fleet_writer import save_fleet, write_fleet
-    from planner.sources.from_code import fleet_from_code
+    from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
+    from rmqplan.sources.fleet_writer import save_fleet, write_fleet
+    from rmqplan.sources.from_code import fleet_from_code
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
 
@@ -61,7 +61,7 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], node
 
 def check_command(path: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int], fmt: str,
                   use_cache: bool, out: TextIO, err: TextIO) -> int:
-    from planner.check import PLAN_RULES, CheckError, run_check
+    from rmqplan.check import PLAN_RULES, CheckError, run_check
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
     from rmqlint.reporters import render

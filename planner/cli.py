@@ -2,9 +2,9 @@
 PATH` (a fleet.toml from code, deployment and cluster) and `check PATH` (lint + fleet + simulate).
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
-`--engine auto` picks the engine (`planner.engines.choice`); the Spark engine is imported only when it runs, so
+`--engine auto` picks the engine (`rmqplan.engines.choice`); the Spark engine is imported only when it runs, so
 the local engine and `allocate` work without Java or PySpark. On a terminal, stderr shows which engine runs and
-why, and the run's progress (`planner.report.progress`).
+why, and the run's progress (`rmqplan.report.progress`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import sys
 from dataclasses import replace
 from typing import Optional, Sequence, TextIO
 
-from planner.engines.choice import SPARK_EXTRA, EngineChoice, choose_engine, spark_installed
-from planner.sources.fleet_file import FleetError, load_fleet
-from planner.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
-from planner.model.simulation import OutRequest, SimulateOptions, Simulation
-from planner.report.progress import Progress
+from rmqplan.engines.choice import SPARK_EXTRA, EngineChoice, choose_engine, spark_installed
+from rmqplan.sources.fleet_file import FleetError, load_fleet
+from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
+from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
+from rmqplan.report.progress import Progress
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -105,7 +105,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     except SystemExit as e:  # argparse: --help is 0, a usage error 2
         return int(e.code or 0)
     if args.command == "allocate":
-        from planner.allocate import run as run_allocate
+        from rmqplan.allocate import run as run_allocate
 
         return run_allocate(args.source, out, err)
     if args.command == "simulate":
@@ -117,7 +117,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         if args.nodes is not None and args.nodes < 1:
             err.write("rmqplan: error: --nodes must be 1 or more\n")
             return EXIT_USAGE
-        from planner.check_cli import check_command, fleet_command
+        from rmqplan.check_cli import check_command, fleet_command
 
         if args.command == "fleet":
             return fleet_command(args.from_code, args.deploy, args.cluster, args.nodes, args.output, out, err)
@@ -160,8 +160,8 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
         if isinstance(sim, int):
             return sim
         return _report(sim, options, choice, out, err, progress)
-    from planner.report.findings import find
-    from planner.report.render import Abandoned, OutputError, out_directory, summary_json, write_summary
+    from rmqplan.report.findings import find
+    from rmqplan.report.render import Abandoned, OutputError, out_directory, summary_json, write_summary
 
     try:
         with out_directory(options.out) as staging:  # all or nothing: moved into place when the block succeeds
@@ -186,7 +186,7 @@ def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutReque
             return _engine_error(err, f"--out writes Parquet with pyarrow, which is not installed ({e}): "
                                       f"{SPARK_EXTRA}, or pip install pyarrow")
     if options.engine == "local":
-        from planner.engines.local import simulate
+        from rmqplan.engines.local import simulate
 
         live = progress.live
         return simulate(fleet, request, progress.groups if live else None, phase=progress.phase if live else None)
@@ -202,8 +202,8 @@ def _engine_error(err: TextIO, message: str) -> int:
 def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest],
                     err: TextIO, progress: Progress) -> Simulation | int:
     try:
-        from planner.engines import spark
-        from planner.engines.spark_session import SparkUnavailable, StatusWatcher
+        from rmqplan.engines import spark
+        from rmqplan.engines.spark_session import SparkUnavailable, StatusWatcher
     except ImportError as e:
         return _engine_error(err, f"the Spark engine is not available ({e}): {SPARK_EXTRA}, or --engine local")
     try:
@@ -218,12 +218,12 @@ def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[Ou
 def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out: TextIO, err: TextIO,
             progress: Progress) -> int:
     """The report on stdout (and --html): made while the progress line says so, written once it is erased."""
-    from planner.report.findings import count_by_code, find, has_errors
-    from planner.report.render import render_text, to_json
+    from rmqplan.report.findings import count_by_code, find, has_errors
+    from rmqplan.report.render import render_text, to_json
 
     strategies = None
     if options.compare_strategies or options.plan:
-        from planner.compare import strategies_report
+        from rmqplan.compare import strategies_report
 
         progress.phase("comparing strategies")
         strategies = strategies_report(sim.fleet, options)
@@ -234,8 +234,8 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
     findings = find(sim)
     counts = count_by_code(sim, findings)
     if options.html:
-        from planner.report.html import HtmlError, render_html, write_html
-        from planner.report.render import totals
+        from rmqplan.report.html import HtmlError, render_html, write_html
+        from rmqplan.report.render import totals
 
         progress.phase(f"writing {options.html}")
         try:

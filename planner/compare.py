@@ -1,13 +1,13 @@
 """`rmqplan simulate --compare-strategies` and `--plan DIR` as the command runs them: the comparison
-(`planner.allocation.comparison`) on the chosen engine, rendered as text and JSON, and the plan written."""
+(`rmqplan.allocation.comparison`) on the chosen engine, rendered as text and JSON, and the plan written."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from planner.allocation.comparison import Comparison, compare, run_name
-from planner.model.fleet import Fleet
+from rmqplan.allocation.comparison import Comparison, compare, run_name
+from rmqplan.model.fleet import Fleet
 
 
 def to_json(comparisons: list[Comparison]) -> list[dict]:
@@ -87,15 +87,15 @@ class StrategiesReport:
 def strategies_report(fleet: Fleet, options) -> "StrategiesReport | str":
     """Run the comparison on the engine of `options` (`SimulateOptions`) and write `--plan`; a string is one line
     saying why it could not be done."""
-    from planner.report.plan_out import PLAN_INDEX, write_plan
-    from planner.report.render import OutputError, out_directory
+    from rmqplan.report.plan_out import PLAN_INDEX, write_plan
+    from rmqplan.report.render import OutputError, out_directory
 
     if options.engine == "local":
-        from planner.engines.local import run_batch
+        from rmqplan.engines.local import run_batch
     else:
         try:
-            from planner.engines import spark
-            from planner.engines.spark_session import SparkUnavailable, get_session
+            from rmqplan.engines import spark
+            from rmqplan.engines.spark_session import SparkUnavailable, get_session
 
             session = get_session(options.master, options.conf)
         except ImportError as e:
@@ -105,7 +105,7 @@ def strategies_report(fleet: Fleet, options) -> "StrategiesReport | str":
 
         def run_batch(batch):
             return spark.run_batch(session, batch)
-    from planner.generated.states import restart_processes
+    from rmqplan.generated.states import restart_processes
 
     comparisons = compare(fleet, run_batch, plan=options.plan is not None, generated_processes=restart_processes(fleet))
     report = StrategiesReport(comparisons, options.compare_strategies, generated=fleet.generate is not None)

@@ -72,8 +72,10 @@ def _frontends_stamp() -> int:
 def findings_stamp() -> int:
     """The same for the code between facts and findings (linker, engine, rules): part of the whole-run memo's key,
     so a rule edited in a checkout is not answered by the memo of the old rule."""
+    import rmqlint.rules
+
     package = os.path.dirname(os.path.abspath(__file__))
-    return _newest([], [package, os.path.join(os.path.dirname(package), "rules")])
+    return _newest([], [package, os.path.dirname(os.path.abspath(rmqlint.rules.__file__))])
 
 
 def _newest(files: list[str], directories: list[str]) -> int:

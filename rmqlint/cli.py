@@ -163,7 +163,7 @@ def _service_namer(root: Path):
     from rmqlint.topology import module_directory
 
     """A file's service: its build module (artifactId, Gradle project, Python project), else its top directory."""
-    from planner.sources.buildfiles import read_build_files
+    from rmqplan.sources.buildfiles import read_build_files
 
     index = read_build_files(root)
 
@@ -195,7 +195,7 @@ def _write_atomically(target: str, text: str) -> int:
 def _rules_command(argv: list[str]) -> int:
     parser = _Parser(prog="rmqlint rules", description="List the rules.")
     parser.parse_args(argv)
-    from rules import ALL_RULES
+    from rmqlint.rules import ALL_RULES
 
     rows = [(r.CODE, r.NAME, r.severity_label(), r.SUMMARY) for r in ALL_RULES]
     header = ("CODE", "NAME", "SEVERITY", "SUMMARY")
@@ -210,7 +210,7 @@ def _explain_command(argv: list[str]) -> int:
     parser = _Parser(prog="rmqlint explain", description="Print a rule's documentation.")
     parser.add_argument("code", metavar="CODE")
     args = parser.parse_args(argv)
-    from rules import rule_by_code
+    from rmqlint.rules import rule_by_code
 
     code = args.code.strip().upper()
     rule = rule_by_code(code)

@@ -54,7 +54,7 @@ class LintResult:
 
 
 def known_codes() -> set[str]:
-    from rules import ALL_RULES
+    from rmqlint.rules import ALL_RULES
 
     return {rule.CODE for rule in ALL_RULES}
 
@@ -133,7 +133,7 @@ def _merged(root: Path, runs: list[tuple[str, LintResult]]) -> LintResult:
 
 def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[LintResult, list[str]]:
     """Lint one project: the result for `paths`, and the projects nested in it that `paths` reach."""
-    from rules import ALL_RULES
+    from rmqlint.rules import ALL_RULES
 
     cache = FactsCache(root, enabled=options.use_cache)
     settings = resolve_settings(root, options, cache)
@@ -190,7 +190,7 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
 
 def lint_sources(files: dict[str, str | bytes], rules: Iterable | None = None) -> list[Finding]:
     """Lint a small in-memory project (path -> text), no disk, no cache: for rule examples and tests."""
-    from rules import ALL_RULES
+    from rmqlint.rules import ALL_RULES
 
     index = SourceIndex.in_memory({p: t.encode("utf-8") if isinstance(t, str) else t for p, t in files.items()})
     from rmqlint.linker import Linker

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from rules.base import Rule
+from rmqlint.rules.base import Rule
 
 
 def discover(package: str) -> list[type[Rule]]:

@@ -7,9 +7,9 @@ from typing import Iterable
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
 from rmqlint.values import literal_texts
-from rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
-from rules._examples import line_of
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
+from rmqlint.rules._examples import line_of
+from rmqlint.rules.base import Example, Rule
 
 # The value every client starts with; a clustering consumer replaces it at start, so writing it is harmless.
 DEFAULT_INSTANCE_NAME = "DEFAULT"

@@ -10,9 +10,9 @@ from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.text import subscribed_tags
 from rmqlint.values import known_texts
-from rules._consumers import describe_group, is_consumer
-from rules._examples import line_of
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import describe_group, is_consumer
+from rmqlint.rules._examples import line_of
+from rmqlint.rules.base import Example, Rule
 
 
 

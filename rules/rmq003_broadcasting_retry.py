@@ -8,9 +8,9 @@ from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.values import literal_texts
-from rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model
-from rules._examples import line_of
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model
+from rmqlint.rules._examples import line_of
+from rmqlint.rules.base import Example, Rule
 
 # Values that only restate the default, so they assume nothing: Spring's maxReconsumeTimes -1 ("use the client
 # default") and delay level 0 ("the broker picks the delay").

@@ -10,10 +10,10 @@ from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
-from rules._consumers import GRPC_APIS
-from rules._examples import line_of
-from rules._known import fully_known
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import GRPC_APIS
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import fully_known
+from rmqlint.rules.base import Example, Rule
 
 # Consumers whose subscriptions the broker keeps per group from their heartbeats, and whose queues the client
 # splits among the group's members: remoting push and lite pull consumers. A plain pull consumer picks its own

@@ -8,10 +8,10 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rules._consumers import describe_group
-from rules._examples import line_of
-from rules._known import fully_known
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import describe_group
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import fully_known
+from rmqlint.rules.base import Example, Rule
 
 # DefaultMQPushConsumer's defaults: consumeThreadMin 20; consumeThreadMax 20 since client 4.5.0 (64 before).
 # Without the client's release, the current default is assumed.

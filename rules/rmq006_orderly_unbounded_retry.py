@@ -7,10 +7,10 @@ from typing import Iterable
 from rmqlint.facts import ClientFact
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rules._consumers import GRPC_APIS, describe_group
-from rules._examples import line_of
-from rules._known import fully_known
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import GRPC_APIS, describe_group
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import fully_known
+from rmqlint.rules.base import Example, Rule
 
 ORDERLY = "ORDERLY"
 CONCURRENTLY = "CONCURRENTLY"

@@ -7,11 +7,11 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rules._consumers import CLUSTERING, GRPC_APIS, describe_group, message_model
-from rules._examples import line_of
-from rules._known import fully_known
-from rules.rmq006_orderly_unbounded_retry import CONCURRENTLY, consume_mode
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import CLUSTERING, GRPC_APIS, describe_group, message_model
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import fully_known
+from rmqlint.rules.rmq006_orderly_unbounded_retry import CONCURRENTLY, consume_mode
+from rmqlint.rules.base import Example, Rule
 
 PULL_BATCH_DEFAULT = 32  # DefaultMQPushConsumer.pullBatchSize and @RocketMQMessageListener.pullBatchSize
 BROKER_PULL_CAP = 32  # the broker's maxTransferCountOnMessageInMemory: messages returned by one pull

@@ -7,9 +7,9 @@ from typing import Iterable
 from rmqlint.facts import Setting
 from rmqlint.findings import Finding
 from rmqlint.project import Project
-from rules._examples import line_of
-from rules._known import wrong
-from rules.base import Example, Rule
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import wrong
+from rmqlint.rules.base import Example, Rule
 
 LIST_SEPARATOR = ";"
 

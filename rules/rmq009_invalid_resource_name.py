@@ -7,10 +7,10 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding
 from rmqlint.project import Project
-from rules._consumers import is_consumer
-from rules._examples import line_of
-from rules._known import wrong
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import is_consumer
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import wrong
+from rmqlint.rules.base import Example, Rule
 
 # The characters a topic or group may hold (TopicValidator's bit map, also the 4.x regex `^[%|a-zA-Z0-9_-]+$`).
 ALLOWED = frozenset("%|-_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

@@ -9,10 +9,10 @@ from typing import Iterable
 from rmqlint.findings import Finding
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
-from rules._consumers import describe_group, is_consumer
-from rules._examples import line_of
-from rules._known import known, wrong
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import describe_group, is_consumer
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import known, wrong
+from rmqlint.rules.base import Example, Rule
 
 TAG_SEPARATOR = "||"
 # Characters people write between tags that RocketMQ reads as part of one tag.

@@ -9,9 +9,9 @@ from typing import Iterable
 from rmqlint.facts import Connection, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rules._examples import line_of
-from rules._known import alternatives, known, wrong
-from rules.base import Example, Rule
+from rmqlint.rules._examples import line_of
+from rmqlint.rules._known import alternatives, known, wrong
+from rmqlint.rules.base import Example, Rule
 
 SHOWN_CHARACTERS = 2  # of a secret, and only when it is long enough that two characters give little away
 SHOWN_FROM_LENGTH = 8

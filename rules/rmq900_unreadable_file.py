@@ -6,7 +6,7 @@ from typing import Iterable
 
 from rmqlint.findings import Finding
 from rmqlint.project import Project
-from rules.base import Example, Rule
+from rmqlint.rules.base import Example, Rule
 
 _BROKEN_JAVA = """\
 package shop;

@@ -1,4 +1,4 @@
-"""Rebalances as columns: the input of the allocation kernel (`planner.allocation.kernel`), the same for every engine.
+"""Rebalances as columns: the input of the allocation kernel (`rmqplan.allocation.kernel`), the same for every engine.
 
 A rebalance is one group's topic in one scenario: what each of the group's processes computes when it rebalances
 that topic. A `Batch` holds many of them (hand-written groups, generated groups, scenario states: more rebalances
@@ -14,8 +14,8 @@ in the same batch, never a loop of jobs) as flat numpy arrays cut by offsets:
   machine room of its client id (`c_room`, into `rooms`, -1 for none; MACHINE_ROOM_NEARBY).
 
 Strings (topic names, client ids, broker names) stay out of the hot arrays; `names` gives them on demand, for the
-strategies that hash or match them and for the results of the rebalances a report shows. `planner.fleet_batch`
-builds a batch from a hand-written fleet, `planner.generated.generate` from a `[generate]` table.
+strategies that hash or match them and for the results of the rebalances a report shows. `rmqplan.fleet_batch`
+builds a batch from a hand-written fleet, `rmqplan.generated.generate` from a `[generate]` table.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
-from planner.model.fleet import Queue, StrategySpec
+from rmqplan.model.fleet import Queue, StrategySpec
 
 CLUSTERING_CODE, BROADCASTING_CODE = 0, 1
 

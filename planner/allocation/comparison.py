@@ -3,15 +3,15 @@ group under AVG, AVG_BY_CIRCLE, CONSISTENT_HASH and the group's own strategy, si
 any balanced assignment could make.
 
 - A variant of the fleet gives every process of every group one strategy (per-instance overrides dropped); the
-  group's own strategy is the fleet as written. Every variant's states (`planner.model.states`: the baseline and each
+  group's own strategy is the fleet as written. Every variant's states (`rmqplan.model.states`: the baseline and each
   step of each scenario) are rebalances of ONE batch, run by the engine's `run_batch` (the local kernel, or one
   Spark job), so a comparison costs one pass whatever the number of strategies and steps.
 - Per group and scenario, a strategy's `moves` are the moved queues of the group's steps (each against the state
   before), with the duplicate-risk and pause moves among them, and its problems the worst orphaned, duplicated,
   idle and failed counts of any of the scenario's states (the baseline's for the baseline).
-- The minimum (`planner.allocation.min_moves`) starts from the group's current assignment (its own strategy's baseline) and
+- The minimum (`rmqplan.allocation.min_moves`) starts from the group's current assignment (its own strategy's baseline) and
   goes through the same states, per topic as the client allocates; for the baseline it is what balancing the
-  current assignment costs. Its assignments are the plan `--plan DIR` writes (`planner.report.plan_out`).
+  current assignment costs. Its assignments are the plan `--plan DIR` writes (`rmqplan.report.plan_out`).
 Broadcasting groups are not compared (every process reads every queue); generated groups neither (the
 comparison is for hand-written fleets).
 """
@@ -21,14 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
-from planner.model.fleet import CLUSTERING, Fleet, Queue, StrategySpec
-from planner.model.simulation import DUPLICATE_RISK, PAUSE, GroupTopicResult
-from planner.allocation.strategies import describe, strategy_of
+from rmqplan.model.fleet import CLUSTERING, Fleet, Queue, StrategySpec
+from rmqplan.model.simulation import DUPLICATE_RISK, PAUSE, GroupTopicResult
+from rmqplan.allocation.strategies import describe, strategy_of
 
 COMPARED = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
 BASELINE = "baseline"
 
-RunBatch = Callable  # batch -> (rows, tally): `planner.engines.local.run_batch` or `planner.engines.spark.run_batch(spark, ...)`
+RunBatch = Callable  # batch -> (rows, tally): `rmqplan.engines.local.run_batch` or `rmqplan.engines.spark.run_batch(spark, ...)`
 
 
 @dataclass
@@ -75,7 +75,7 @@ class Comparison:
     runs: list[StrategyRun]
     minimum: int
     plan: list[PlanStep] = field(default_factory=list)
-    exact: bool = True  # False: a topic left the group's routes mid-way, solved step by step (`planner.allocation.min_moves`)
+    exact: bool = True  # False: a topic left the group's routes mid-way, solved step by step (`rmqplan.allocation.min_moves`)
 
     def per_step(self, moves: int) -> float:
         return moves / self.steps if self.steps > 1 else moves
@@ -127,9 +127,9 @@ def variant(fleet: Fleet, spec: StrategySpec) -> Fleet:
 def compare(fleet: Fleet, run_batch: RunBatch, *, plan: bool = False, generated_processes: int = 0) -> list[Comparison]:
     """Every clustering hand-written group in every scenario (baseline first) under each strategy, with the
     minimum (and, with `plan`, the minimum's assignments). `generated_processes`: as `scenario_states` takes it."""
-    from planner.allocation.rebalances import build_batch, state_rebalances
-    from planner.allocation.results import Described, results_of, scenario_results
-    from planner.model.states import scenario_states
+    from rmqplan.allocation.rebalances import build_batch, state_rebalances
+    from rmqplan.allocation.results import Described, results_of, scenario_results
+    from rmqplan.model.states import scenario_states
 
     fleets = [fleet] + [variant(fleet, strategy_of(name).spec()) for name in COMPARED]
     parts = [state_rebalances(f, [scenario_states(f, s, generated_processes) for s in f.scenarios]) for f in fleets]
@@ -210,7 +210,7 @@ def _run(group: str, scenario: str, base: list[GroupTopicResult], steps: dict, n
 
 def _balanced(r: GroupTopicResult) -> bool:
     """Every subscribing process holds the floor or the ceiling of its fair share of the topic's queues."""
-    from planner.allocation.min_moves import fair_bounds
+    from rmqplan.allocation.min_moves import fair_bounds
 
     subscribers = _subscribers(r)
     if not r.queues or not subscribers:
@@ -231,7 +231,7 @@ def _subscribers(r: GroupTopicResult) -> tuple[str, ...]:
 
 
 def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dict, plan: bool) -> Comparison:
-    from planner.allocation.min_moves import Layer, fewest_moves
+    from rmqplan.allocation.min_moves import Layer, fewest_moves
 
     mine = {r.topic: r for r in base if r.group == group}
     if scenario == BASELINE:

@@ -1,6 +1,6 @@
-"""The allocation kernel: every rebalance of a `planner.allocation.batch.Batch` at once, the same code in every engine.
+"""The allocation kernel: every rebalance of a `rmqplan.allocation.batch.Batch` at once, the same code in every engine.
 
-For each rebalance (see `planner.allocation.batch`):
+For each rebalance (see `rmqplan.allocation.batch`):
 - no readable queue: nothing is rebalanced (the client would throw on an empty mqAll; nothing can be held);
 - BROADCASTING: every subscribing process takes every readable queue;
 - CLUSTERING: each subscribing process runs ITS OWN strategy (a per-instance override is a rollout caught
@@ -9,16 +9,16 @@ For each rebalance (see `planner.allocation.batch`):
   spec) and each registered strategy's vectorised form (`Strategy.kernel`) answers all its calls at once.
 
 The result is `Rows`: who holds which queue, the errors of the processes whose strategy throws. The strategies'
-transcriptions (`planner.allocation.strategies`) stay the reference the tests compare this with.
+transcriptions (`rmqplan.allocation.strategies`) stay the reference the tests compare this with.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from planner.allocation.batch import BROADCASTING_CODE, Batch, Calls, Rows, concat_ranges
-from planner.allocation.strategies import strategy_of
-from planner.allocation.strategies.base import IAE, StrategyError
+from rmqplan.allocation.batch import BROADCASTING_CODE, Batch, Calls, Rows, concat_ranges
+from rmqplan.allocation.strategies import strategy_of
+from rmqplan.allocation.strategies.base import IAE, StrategyError
 
 EMPTY_ID_ERROR = str(StrategyError(IAE, "currentCID is empty"))
 

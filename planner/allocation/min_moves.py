@@ -26,7 +26,7 @@ from typing import Mapping, Optional, Sequence
 
 import networkx as nx
 
-from planner.model.fleet import Queue
+from rmqplan.model.fleet import Queue
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def owner_sets(assignment: Mapping[str, Sequence[Queue]]) -> dict[Queue, frozens
 
 def count_moves(before: Mapping[Queue, frozenset], before_queues: Sequence[Queue],
                 after: Mapping[Queue, frozenset], after_queues: Sequence[Queue]) -> int:
-    """Queues whose holder set differs (`planner.model.scenarios.moved_queues`), from owner maps."""
+    """Queues whose holder set differs (`rmqplan.model.scenarios.moved_queues`), from owner maps."""
     empty: frozenset = frozenset()
     now = set(after_queues)
     changed = sum(1 for q in after_queues if after.get(q, empty) != before.get(q, empty))

@@ -1,9 +1,9 @@
-"""The rebalances of a hand-written fleet as one `planner.allocation.batch.Batch`, and what the report needs to name them.
+"""The rebalances of a hand-written fleet as one `rmqplan.allocation.batch.Batch`, and what the report needs to name them.
 
-The baseline of every group, then every state of every scenario (`planner.model.states`: each step's fleet view and the
+The baseline of every group, then every state of every scenario (`rmqplan.model.states`: each step's fleet view and the
 groups it touches), are rebalances of the same batch: a state is a batch "scenario" id (`states` names them). Each
-group's processes (`planner.model.identity`) rebalance the topics they subscribe to (first appearance, declaration
-order), then `%RETRY%<group>` for a clustering group, over the state's routes (`planner.model.routes`):
+group's processes (`rmqplan.model.identity`) rebalance the topics they subscribe to (first appearance, declaration
+order), then `%RETRY%<group>` for a clustering group, over the state's routes (`rmqplan.model.routes`):
 
 - mqAll = the topic's readable queues; cidAll = the client ids of ALL the group's processes, one entry per process,
   duplicates kept. The broker reports every connection of the group whatever it subscribes to, so a process that
@@ -20,7 +20,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from planner.allocation.batch import (
+from rmqplan.allocation.batch import (
     BROADCASTING_CODE,
     CLUSTERING_CODE,
     Batch,
@@ -29,11 +29,11 @@ from planner.allocation.batch import (
     client_ranks,
     offsets,
 )
-from planner.model.identity import group_processes
-from planner.model.javaorder import java_string_key
-from planner.model.fleet import BROADCASTING, CLUSTERING, Fleet, Group, Process, Queue
-from planner.model.routes import readable_queues, retry_queues, retry_topic, subscribed_topics, topic_by_name
-from planner.model.states import ScenarioStates, scenario_states
+from rmqplan.model.identity import group_processes
+from rmqplan.model.javaorder import java_string_key
+from rmqplan.model.fleet import BROADCASTING, CLUSTERING, Fleet, Group, Process, Queue
+from rmqplan.model.routes import readable_queues, retry_queues, retry_topic, subscribed_topics, topic_by_name
+from rmqplan.model.states import ScenarioStates, scenario_states
 
 BASELINE = "baseline"
 
@@ -109,7 +109,7 @@ def fleet_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = N
 
 def state_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None) -> FleetRebalances:
     """`fleet_rebalances` without the batch (`batch` None): the rebalances of every state, for a caller that
-    batches several fleets' states together (`planner.compare`)."""
+    batches several fleets' states together (`rmqplan.compare`)."""
     if sequences is None:
         sequences = [scenario_states(fleet, s) for s in fleet.scenarios]
     states = [StateRef(BASELINE, 0, BASELINE)]

@@ -4,7 +4,7 @@ Both engines build the rebalances a report lists with this, so their results are
 subscribing process's share in its strategy's list order, the failed processes and their errors, the orphaned
 and duplicated queues and the idle processes as the tally counted them, and in a scenario the queues whose owners
 (instance labels) differ from the baseline's, and in each step of a scenario from the state before
-(`planner.model.scenarios`).
+(`rmqplan.model.scenarios`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Sequence
 
 import numpy as np
 
-from planner.allocation.batch import CLUSTERING_CODE, Batch, Rows
-from planner.model.fleet import BROADCASTING, CLUSTERING
-from planner.model.simulation import GroupTopicResult
-from planner.model.scenarios import moved_queues
-from planner.allocation.tally import Tally
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows
+from rmqplan.model.fleet import BROADCASTING, CLUSTERING
+from rmqplan.model.simulation import GroupTopicResult
+from rmqplan.model.scenarios import moved_queues
+from rmqplan.allocation.tally import Tally
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class HandWritten:
     """The hand-written part of a run: its batch and rebalances, the kernel's rows, the tally and the results
     (kept for `--out`)."""
 
-    rebalances: object  # planner.allocation.rebalances.FleetRebalances
+    rebalances: object  # rmqplan.allocation.rebalances.FleetRebalances
     rows: Rows
     tally: Tally
     sim: object  # Simulation
@@ -110,9 +110,9 @@ def hand_written_simulation(fleet, fr, rows: Rows, counted: Tally):
     """The Simulation of a hand-written fleet's batch: the baseline's results, each scenario's last state against
     the baseline (`moved`), its steps against the states before them (`moved`, `moves`), the totals and problem
     counts (of the baseline and each scenario's last state, the results a report lists)."""
-    from planner.model.simulation import Simulation
-    from planner.allocation.rebalances import BASELINE
-    from planner.allocation.tally import problem_counts, totals
+    from rmqplan.model.simulation import Simulation
+    from rmqplan.allocation.rebalances import BASELINE
+    from rmqplan.allocation.tally import problem_counts, totals
 
     def describe(r: int) -> Described:
         rb = fr.rebalances[r]
@@ -121,7 +121,7 @@ def hand_written_simulation(fleet, fr, rows: Rows, counted: Tally):
     every = results_of(fr.batch, rows, counted, range(fr.batch.rebalances), describe)
     listed, steps, last = scenario_results(fr, every)
     whole = {**totals(fr.batch, counted, np.flatnonzero(fr.batch.scenario == 0)), "groups": len(fleet.groups)}
-    from planner.model.scenarios import step_counts
+    from rmqplan.model.scenarios import step_counts
 
     views = {seq.scenario.name: seq.steps[-1].view for seq in fr.sequences if seq.steps}
     base = [r for r in listed if r.scenario == BASELINE]
@@ -136,8 +136,8 @@ def scenario_results(fr, every: list[GroupTopicResult]) -> tuple[list, dict, lis
     """From the results of every rebalance of `fr` (in batch order): the results a report lists (the baseline's,
     then per scenario each touched group's last state, `moved` against the baseline), the steps per scenario
     (`moved` and `moves` against each group's state before), and the batch rebalances the listed results are."""
-    from planner.model.simulation import StepResult
-    from planner.model.scenarios import moves
+    from rmqplan.model.simulation import StepResult
+    from rmqplan.model.scenarios import moves
 
     by_state: dict[int, list[int]] = {}
     for r, rb in enumerate(fr.rebalances):

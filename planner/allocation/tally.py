@@ -1,4 +1,4 @@
-"""The one count of problems every engine makes, over a whole batch at once (`planner.allocation.batch`, `planner.allocation.kernel`).
+"""The one count of problems every engine makes, over a whole batch at once (`rmqplan.allocation.batch`, `rmqplan.allocation.kernel`).
 
 Per rebalance (a group's topic in one scenario), from who holds what:
 - orphaned: readable queues no process holds (clustering only; broadcasting processes each read everything);
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.allocation.batch import CLUSTERING_CODE, Batch, Rows, segment_sums
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, segment_sums
 
 # What a rebalance may suffer from, as `Tally` counts it: the findings map each to a code.
 PROBLEMS = ("orphaned", "duplicated", "idle", "errored", "imbalanced")

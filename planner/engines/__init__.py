@@ -1,4 +1,4 @@
-"""Where the allocation runs. Both engines run the same kernel (`planner.allocation.kernel`) and give the same
+"""Where the allocation runs. Both engines run the same kernel (`rmqplan.allocation.kernel`) and give the same
 answer.
 
 - `local`: in-process, and a pool of processes for big generated fleets (`chunks`, `chunk_tasks`, `cpus`,

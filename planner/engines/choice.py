@@ -1,7 +1,7 @@
 """Which engine runs a fleet: `--engine auto` (the default), `local` or `spark`.
 
 Both engines run the same kernel and give the same answers; they differ in cost. The local engine has no fixed
-cost and runs a large generated fleet's chunks on every usable CPU (`planner.engines.chunk_tasks`); Spark costs seconds
+cost and runs a large generated fleet's chunks on every usable CPU (`rmqplan.engines.chunk_tasks`); Spark costs seconds
 before its first task (a JVM, a session, a Python worker) and then runs the same kernel on the same cores. On one
 machine the local engine finishes first at every size measured, up to 20M groups (BENCHMARKS.md, "Which
 engine"), so auto takes it for every fleet, and Spark when the user names a cluster or Spark settings
@@ -21,7 +21,7 @@ import importlib.util
 from dataclasses import dataclass
 from typing import Optional
 
-from planner.model.fleet import Fleet, GenerateSpec
+from rmqplan.model.fleet import Fleet, GenerateSpec
 
 # Measured (BENCHMARKS.md, "Which engine": four fleet shapes from 200k to 10M groups, within 10% on one core):
 # the local engine's seconds per million groups, process entries and queues on one core, and its start
@@ -54,7 +54,7 @@ class EngineChoice:
         """`local engine (auto: a hand-written fleet)`, with the expected time when the run is long (before it)."""
         text = f"{self.engine} engine ({self.reason})"
         if expectation and self.engine == "local" and (self.expected_seconds or 0) >= LONG_RUN_SECONDS:
-            from planner.report.progress import seconds
+            from rmqplan.report.progress import seconds
 
             text += f": expect about {seconds(self.expected_seconds)}"
         return text
@@ -63,9 +63,9 @@ class EngineChoice:
 def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None, out: bool = False) -> float:
     """The local engine's wall time for the generated groups of `spec` on `cores` CPUs (default: the usable
     ones), on this project's reference machine; `out`: writing `--out` tables and findings too."""
-    from planner.engines.chunk_tasks import helper_count
-    from planner.engines.cpus import usable_cpus
-    from planner.engines.chunks import CHUNK_GROUPS
+    from rmqplan.engines.chunk_tasks import helper_count
+    from rmqplan.engines.cpus import usable_cpus
+    from rmqplan.engines.chunks import CHUNK_GROUPS
 
     mean_queues = (spec.queues[0] + spec.queues[1]) / 2 + 1  # per broker, the retry queue included
     mean_processes = (spec.instances[0] + spec.instances[1]) / 2

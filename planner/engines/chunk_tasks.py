@@ -1,6 +1,6 @@
 """The local engine's generated groups on every core: this process and helper processes take chunks in turn.
 
-Every chunk is independent (`planner.engines.chunks.chunk_work`, the work a Spark task does: the kernel, the summary and,
+Every chunk is independent (`rmqplan.engines.chunks.chunk_work`, the work a Spark task does: the kernel, the summary and,
 with `--out`, the table rows and findings): this process and `helpers` more take the next chunk from a shared
 counter until none is left, each writing its own Parquet part files. A chunk's summary and finding lines come back
 here (a few kB), and the findings are appended to findings.json in group order as soon as the chunks before them
@@ -16,11 +16,11 @@ import queue
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from planner.engines.chunks import OutIds, chunk_work
-from planner.engines.cpus import usable_cpus
-from planner.engines.heap import keep_freed_memory
-from planner.model.fleet import DETAIL_LIMIT, GenerateSpec
-from planner.model.simulation import OutRequest
+from rmqplan.engines.chunks import OutIds, chunk_work
+from rmqplan.engines.cpus import usable_cpus
+from rmqplan.engines.heap import keep_freed_memory
+from rmqplan.model.fleet import DETAIL_LIMIT, GenerateSpec
+from rmqplan.model.simulation import OutRequest
 
 MIN_CHUNKS_PER_PROCESS = 2  # a helper costs about 0.3 s to start: below this it would not pay for itself
 HELPER_POLL_SECONDS = 0.5  # how often a wait for helpers checks that they are still alive
@@ -35,7 +35,7 @@ class ChunkJob:
     out: Optional[OutRequest]  # None: summaries only
     ids: Optional[OutIds]
     chunks: list  # (start, stop) of every chunk, in group order
-    plugins: list  # `planner.allocation.strategies.plugin_classes()`
+    plugins: list  # `rmqplan.allocation.strategies.plugin_classes()`
 
 
 class HelperFailed(RuntimeError):
@@ -122,7 +122,7 @@ def _start_helpers(job: ChunkJob, helpers: int):
 def _remove_parts(job: ChunkJob, helpers: int) -> None:
     if job.out is None:
         return
-    from planner.report.out_tables import TABLES
+    from rmqplan.report.out_tables import TABLES
 
     for table in TABLES:
         for number in range(1, helpers + 1):
@@ -200,7 +200,7 @@ def _sink(job: ChunkJob, number: int):
     """This process's Parquet part files (none without `--out`)."""
     if job.out is None:
         return None
-    from planner.report.out_tables import ParquetSink
+    from rmqplan.report.out_tables import ParquetSink
 
     return ParquetSink(job.out.directory, f"part-generated-{number}")
 
@@ -214,11 +214,11 @@ def _run(job: ChunkJob, index: int, sink) -> tuple[int, dict, list[str]]:
 def _helper(job: ChunkJob, counter, results, number: int) -> None:
     """A helper process: chunks from the shared counter until none is left, into its own part files."""
     try:
-        from planner.allocation.strategies import ensure_registered
+        from rmqplan.allocation.strategies import ensure_registered
 
         keep_freed_memory()
         if job.out is not None:
-            from planner.engines.arrow_start import start_arrow_without_pandas
+            from rmqplan.engines.arrow_start import start_arrow_without_pandas
 
             start_arrow_without_pandas()
         ensure_registered(job.plugins)

@@ -1,12 +1,12 @@
 """Generated groups chunk by chunk: the work both engines do on each chunk (`chunk_work`: the local engine's
-processes, `planner.engines.chunk_tasks`, and the Spark engine's tasks), so that their answers come from the same code.
+processes, `rmqplan.engines.chunk_tasks`, and the Spark engine's tasks), so that their answers come from the same code.
 
-A chunk of `CHUNK_GROUPS` generated groups is one batch (`planner.generated.generate.generated_batch`); the kernel and the
+A chunk of `CHUNK_GROUPS` generated groups is one batch (`rmqplan.generated.generate.generated_batch`); the kernel and the
 tally run over it. From a chunk come its summary (totals, problem counts, its first problem groups) and for
-`--out` its rows of every table (`planner.report.out_tables`) and the findings of its problem groups. The groups the
+`--out` its rows of every table (`rmqplan.report.out_tables`) and the findings of its problem groups. The groups the
 report shows in full are computed again on their own (`listed_groups`, `group_details`), and `with_generated`
 adds it all to the Simulation. The findings are computed by a function the caller passes
-(`planner.report.findings.find`): this step does not know what a finding says.
+(`rmqplan.report.findings.find`): this step does not know what a finding says.
 """
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
-from planner.allocation.batch import Batch, Rows, concat_ranges
-from planner.generated.generate import generated_batch
-from planner.allocation.kernel import allocate
-from planner.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, GenerateSpec, Queue
-from planner.model.simulation import OutRequest, Simulation
-from planner.allocation.results import Described, results_of
-from planner.allocation.tally import Tally, problem_counts, tally, totals
+from rmqplan.allocation.batch import Batch, Rows, concat_ranges
+from rmqplan.generated.generate import generated_batch
+from rmqplan.allocation.kernel import allocate
+from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, GenerateSpec, Queue
+from rmqplan.model.simulation import OutRequest, Simulation
+from rmqplan.allocation.results import Described, results_of
+from rmqplan.allocation.tally import Tally, problem_counts, tally, totals
 
 CHUNK_GROUPS = 16_384  # ~170k processes, ~620k assignments: the arrays stay in the CPU caches' reach
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues",
               "idle_instances")
 
-Find = Callable[[Simulation], list]  # the findings of a Simulation's results (planner.report.findings.find)
+Find = Callable[[Simulation], list]  # the findings of a Simulation's results (rmqplan.report.findings.find)
 Sink = Callable[[str, object], None]  # (table name, Arrow record batch)
 
 
@@ -49,7 +49,7 @@ STATE_ENTRIES = 300_000  # cidAll entries of one batch of scenario states: cache
 
 @dataclass
 class StateRun:
-    """Scenario states of some of a chunk's groups (`planner.generated.states`): their baseline (`base`, its rows
+    """Scenario states of some of a chunk's groups (`rmqplan.generated.states`): their baseline (`base`, its rows
     and tally), the states' batch, rows, tally and moves."""
 
     base: Batch
@@ -65,7 +65,7 @@ def state_parts(spec: GenerateSpec, scenarios: list, batch: Batch) -> list[tuple
     """The chunk's groups cut into runs of about STATE_ENTRIES entries of scenario states (a rolling restart of n
     processes is 2n states of n or n - 1 processes each), each as (its baseline batch, its state batch); the same
     cut on every engine."""
-    from planner.generated.states import state_batch
+    from rmqplan.generated.states import state_batch
 
     touching = [s for s in scenarios if s.touches_groups()]
     if not touching or not batch.rebalances:
@@ -91,7 +91,7 @@ def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows = N
         -> list[StateRun]:
     """The scenario states of the chunk's groups, allocated and counted like its baseline, run by run
     (`state_parts`); empty when no scenario touches generated groups."""
-    from planner.generated.states import state_moves
+    from rmqplan.generated.states import state_moves
 
     out = []
     for base, sb in state_parts(spec, scenarios, batch):
@@ -112,7 +112,7 @@ def summary(batch: Batch, t: Tally, limit: int, states: Optional[list] = None) -
     groups = batch.group[problem]
     out = {**totals(batch, t, everyone), **problem_counts(t, everyone), "problems": int(problem.sum())}
     if states:
-        from planner.generated.states import merge_summaries, state_summary
+        from rmqplan.generated.states import merge_summaries, state_summary
 
         out["scenarios"] = merge_summaries([state_summary(sr.sb, sr.t, sr.moves, sr.base, sr.base_t)
                                             for sr in states])
@@ -150,7 +150,7 @@ def shown_state_results(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, 
     scenario, group, topic order (whatever the runs)."""
     if not states or not len(which):
         return [], {}, 0
-    from planner.generated.states import merge_steps, shown_results
+    from rmqplan.generated.states import merge_steps, shown_results
 
     wanted = np.unique(batch.group[which])
     base = {(r.group, r.topic): r for r in baseline_results}
@@ -178,7 +178,7 @@ def shown_state_results(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, 
 
 @dataclass(frozen=True)
 class OutIds:
-    """How generated groups are numbered in the `--out` tables (`planner.report.out_tables`)."""
+    """How generated groups are numbered in the `--out` tables (`rmqplan.report.out_tables`)."""
 
     group_base: int  # hand-written groups come first
     topic_base: int
@@ -187,8 +187,8 @@ class OutIds:
 
 def write_tables(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, ids: OutIds, sink: Sink) -> None:
     """The chunk's rows of the assignments, groups and processes tables."""
-    from planner.generated.text import generated_group_names, generated_process_names
-    from planner.report.out_tables import assignment_rows, group_batch, process_batches, repeated
+    from rmqplan.generated.text import generated_group_names, generated_process_names
+    from rmqplan.report.out_tables import assignment_rows, group_batch, process_batches, repeated
 
     group_ids = ids.group_base + batch.group
     topic_ids = ids.topic_base + 2 * batch.group + batch.retry.astype(np.int64)
@@ -204,8 +204,8 @@ def write_tables(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, ids: Ou
 
 def finding_lines(spec: GenerateSpec, batch: Batch, rows: Rows, t: Tally, find: Find) -> list[str]:
     """Every finding of the chunk's problem rebalances, one JSON line each, in group order
-    (`planner.generated.findings`)."""
-    from planner.generated.findings import generated_finding_lines
+    (`rmqplan.generated.findings`)."""
+    from rmqplan.generated.findings import generated_finding_lines
 
     return generated_finding_lines(spec, batch, rows, t, find, GeneratedDescriber(spec, batch))
 
@@ -227,8 +227,8 @@ def write_state_tables(spec: GenerateSpec, states: Optional[list], ids: OutIds, 
 def _write_state_run(states: StateRun, ids: OutIds, sink: Sink) -> None:
     import pyarrow as pa
 
-    from planner.generated.text import generated_group_names, generated_process_names
-    from planner.report.out_tables import StepColumns, assignment_rows, group_batch, process_batches, repeated
+    from rmqplan.generated.text import generated_group_names, generated_process_names
+    from rmqplan.report.out_tables import StepColumns, assignment_rows, group_batch, process_batches, repeated
 
     sb, base_names = states.sb, states.sb.batch.names.base
     batch = sb.batch
@@ -266,9 +266,9 @@ def state_finding_lines(spec: GenerateSpec, batch: Batch, states: Optional[list]
     permissions; JSON lines, scenario by scenario."""
     from dataclasses import replace
 
-    from planner.generated.generate import generated_group_fleet
-    from planner.generated.states import StateDescriber
-    from planner.model.fleet import Broker
+    from rmqplan.generated.generate import generated_group_fleet
+    from rmqplan.generated.states import StateDescriber
+    from rmqplan.model.fleet import Broker
 
     lines = []
     no_topics = Fleet("<generated>", (), (), (), (), None)
@@ -337,8 +337,8 @@ def with_generated(fleet: Fleet, sim: Simulation, summaries: list[dict], details
     listed), and with `--out` the findings written (`written`, None without)."""
     from dataclasses import replace
 
-    from planner.generated.states import merge_summaries, with_generated_states
-    from planner.allocation.tally import PROBLEMS
+    from rmqplan.generated.states import merge_summaries, with_generated_states
+    from rmqplan.allocation.tally import PROBLEMS
 
     spec = fleet.generate
     gen = {k: sum(s[k] for s in summaries) for k in TOTAL_KEYS}

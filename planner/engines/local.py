@@ -1,11 +1,11 @@
-"""The local engine: the allocation kernel (`planner.allocation.kernel`) on numpy arrays, in this process and, for a large
+"""The local engine: the allocation kernel (`rmqplan.allocation.kernel`) on numpy arrays, in this process and, for a large
 generated fleet, in helper processes on the other CPUs.
 
-A hand-written fleet is one batch (`planner.allocation.rebalances`): every scenario's rebalances at once, every result
-built. A `[generate]`d fleet is generated, allocated and counted chunk by chunk (`planner.engines.chunks`), so memory stays
+A hand-written fleet is one batch (`rmqplan.allocation.rebalances`): every scenario's rebalances at once, every result
+built. A `[generate]`d fleet is generated, allocated and counted chunk by chunk (`rmqplan.engines.chunks`), so memory stays
 bounded at any size: the totals and problem counts cover every group, the first `DETAIL_LIMIT` problem groups are
 reported in full (every group of a fleet of at most `FULL_RESULTS_GROUPS`), computed again on their own. This
-process and helper processes take the chunks in turn (`planner.engines.chunk_tasks`). With `--out` (an `OutRequest`) the
+process and helper processes take the chunks in turn (`rmqplan.engines.chunk_tasks`). With `--out` (an `OutRequest`) the
 same pass writes every table row and every finding.
 """
 
@@ -15,19 +15,19 @@ import os
 from dataclasses import replace
 from typing import Callable, Optional
 
-from planner.engines.chunk_tasks import ChunkJob, helpers_for, run_job
-from planner.engines.chunks import Progress, chunks, group_details, listed_groups, out_ids, with_generated
-from planner.generated.states import fleet_generated_scenarios, fleet_scenario_states
-from planner.allocation.kernel import allocate
-from planner.model.fleet import Fleet
-from planner.model.simulation import OutRequest, Simulation
-from planner.report.out_tables import FINDINGS_FILE, write_hand_written_out
-from planner.allocation.rebalances import fleet_rebalances
-from planner.allocation.results import HandWritten, hand_written_simulation
-from planner.allocation.strategies import plugin_classes
-from planner.allocation.tally import tally
+from rmqplan.engines.chunk_tasks import ChunkJob, helpers_for, run_job
+from rmqplan.engines.chunks import Progress, chunks, group_details, listed_groups, out_ids, with_generated
+from rmqplan.generated.states import fleet_generated_scenarios, fleet_scenario_states
+from rmqplan.allocation.kernel import allocate
+from rmqplan.model.fleet import Fleet
+from rmqplan.model.simulation import OutRequest, Simulation
+from rmqplan.report.out_tables import FINDINGS_FILE, write_hand_written_out
+from rmqplan.allocation.rebalances import fleet_rebalances
+from rmqplan.allocation.results import HandWritten, hand_written_simulation
+from rmqplan.allocation.strategies import plugin_classes
+from rmqplan.allocation.tally import tally
 
-Phase = Optional[Callable[[str], None]]  # what runs now, for the progress line (`planner.report.progress.Progress.phase`)
+Phase = Optional[Callable[[str], None]]  # what runs now, for the progress line (`rmqplan.report.progress.Progress.phase`)
 
 
 def _quiet(text: str) -> None:
@@ -58,11 +58,11 @@ def run_batch(batch):
 
 def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] = None, topics: int = 0,
                        brokers=None, progress: Progress = None, helpers: Optional[int] = None) -> Simulation:
-    """Adds the generated groups, run by this process and `helpers` helper processes (`planner.engines.chunk_tasks`; by
+    """Adds the generated groups, run by this process and `helpers` helper processes (`rmqplan.engines.chunk_tasks`; by
     default one per other CPU when there are chunks enough): totals and problem counts for all from each chunk's
     summary, results for the first problem groups (all groups of a fleet of at most FULL_RESULTS_GROUPS) computed
     again on their own; with `out`, every table row and finding. Scenarios that touch generated groups add their
-    states to each chunk (`planner.generated.states`)."""
+    states to each chunk (`rmqplan.generated.states`)."""
     spec = fleet.generate
     job = ChunkJob(spec, fleet_generated_scenarios(fleet), out,
                    out_ids(fleet, topics, brokers) if out is not None else None, list(chunks(spec)), plugin_classes())
@@ -85,8 +85,8 @@ def simulate(fleet: Fleet, out: Optional[OutRequest] = None, progress: Progress 
     sim = hand.sim
     topics, brokers = 0, None
     if out is not None:
-        from planner.engines.arrow_start import start_arrow_without_pandas
-        from planner.report.out_tables import BrokerIds
+        from rmqplan.engines.arrow_start import start_arrow_without_pandas
+        from rmqplan.report.out_tables import BrokerIds
 
         start_arrow_without_pandas()
         if fleet.groups and phase is not None:
@@ -99,7 +99,7 @@ def simulate(fleet: Fleet, out: Optional[OutRequest] = None, progress: Progress 
             phase(f"starting on {fleet.generate.groups:,} generated groups")
         sim = simulate_generated(fleet, sim, out, topics, brokers, progress, helpers)
     if out is not None:
-        from planner.report.out_tables import ParquetSink, write_empty_tables
+        from rmqplan.report.out_tables import ParquetSink, write_empty_tables
 
         sink = ParquetSink(out.directory, "part-00000")
         sink("brokers", brokers.table())

@@ -1,11 +1,11 @@
 """The Spark engine (`rmqplan simulate --engine spark`): the allocation kernel of the local engine, run by Spark
 per partition (`mapInArrow`), so both engines give the same answers from the same code.
 
-- Hand-written groups: the driver expands the fleet into one batch (`planner.allocation.rebalances`), ships it as one Arrow
+- Hand-written groups: the driver expands the fleet into one batch (`rmqplan.allocation.rebalances`), ships it as one Arrow
   row per rebalance, and each task runs the kernel and the tally on its rows; the results come back as one row per
   rebalance and become the `Simulation` the local engine returns.
 - `[generate]`d groups: each task generates, allocates and counts its chunks of groups where it runs
-  (`planner.engines.chunks`, from `spark.range`: nothing comes from the driver, nothing is shuffled); only one summary line
+  (`rmqplan.engines.chunks`, from `spark.range`: nothing comes from the driver, nothing is shuffled); only one summary line
   per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows in full are
   computed by a second, small job. With `--out` the same tasks write their chunks' table rows (Parquet part files,
   pyarrow) and return every finding as a line, which Spark writes as text while the summaries are observed on the
@@ -26,16 +26,16 @@ from typing import Callable, Optional
 import numpy as np
 import pyarrow as pa
 
-from planner.engines.chunks import CHUNK_GROUPS, OutIds, listed_groups, out_ids, with_generated
-from planner.generated.states import fleet_generated_scenarios, fleet_scenario_states
-from planner.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
-from planner.model.simulation import OutRequest, SimulateOptions, Simulation
-from planner.report.out_tables import FINDINGS_FILE, write_hand_written_out
-from planner.allocation.rebalances import fleet_rebalances
-from planner.allocation.results import HandWritten, hand_written_simulation
-from planner.engines.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
-from planner.engines.spark_session import SparkUnavailable, get_session  # noqa: F401  (re-exported for cli)
-from planner.allocation.strategies import ensure_registered
+from rmqplan.engines.chunks import CHUNK_GROUPS, OutIds, listed_groups, out_ids, with_generated
+from rmqplan.generated.states import fleet_generated_scenarios, fleet_scenario_states
+from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
+from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
+from rmqplan.report.out_tables import FINDINGS_FILE, write_hand_written_out
+from rmqplan.allocation.rebalances import fleet_rebalances
+from rmqplan.allocation.results import HandWritten, hand_written_simulation
+from rmqplan.engines.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
+from rmqplan.engines.spark_session import SparkUnavailable, get_session  # noqa: F401  (re-exported for cli)
+from rmqplan.allocation.strategies import ensure_registered
 
 Progress = Optional[Callable[[int, int], None]]
 CHUNKS_PER_TASK = 32  # about 500k generated groups, 20M assignments per task
@@ -43,20 +43,20 @@ LINE_SCHEMA = pa.schema([("kind", pa.string()), ("line", pa.string())])
 
 
 def ship_package(spark) -> None:
-    """On a cluster, executors import `planner` from a zip of this package (once per session)."""
+    """On a cluster, executors import `rmqplan` from a zip of this package (once per session)."""
     sc = spark.sparkContext
     if sc.master.startswith("local") or getattr(sc, "_rmqplan_shipped", False):
         return
-    import planner
+    import rmqplan
 
-    root = os.path.dirname(os.path.abspath(planner.__file__))
-    path = os.path.join(tempfile.mkdtemp(prefix="rmqplan-"), "planner.zip")
+    root = os.path.dirname(os.path.abspath(rmqplan.__file__))
+    path = os.path.join(tempfile.mkdtemp(prefix="rmqplan-"), "rmqplan.zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for folder, _, files in os.walk(root):
             for name in files:
                 if name.endswith((".py", ".json", ".md")):
                     full = os.path.join(folder, name)
-                    z.write(full, os.path.relpath(full, os.path.dirname(root)))
+                    z.write(full, os.path.join("rmqplan", os.path.relpath(full, root)))  # the folder is planner/
     sc.addPyFile(path)
     sc._rmqplan_shipped = True
 
@@ -68,7 +68,7 @@ def _plugin_strategies() -> list:
 
     from pyspark import cloudpickle
 
-    from planner.allocation.strategies import plugin_classes
+    from rmqplan.allocation.strategies import plugin_classes
 
     plugins = plugin_classes()
     for cls in plugins:
@@ -97,8 +97,8 @@ def run_batch(spark, batch):
     """The kernel and the tally over a batch the driver built (one Arrow row per rebalance, one job):
     (rows, tally) as the local engine computes them."""
     if batch.rebalances == 0:
-        from planner.allocation.kernel import allocate
-        from planner.allocation.tally import tally
+        from rmqplan.allocation.kernel import allocate
+        from rmqplan.allocation.tally import tally
 
         rows = allocate(batch)
         return rows, tally(batch, rows)
@@ -106,9 +106,9 @@ def run_batch(spark, batch):
     tables, plugins = batch_tables(batch), _plugin_strategies()
 
     def run(iterator):
-        from planner.allocation.kernel import allocate
-        from planner.engines.spark_arrow import result_batch, table_batch
-        from planner.allocation.tally import tally
+        from rmqplan.allocation.kernel import allocate
+        from rmqplan.engines.spark_arrow import result_batch, table_batch
+        from rmqplan.allocation.tally import tally
 
         ensure_registered(plugins)  # the driver's plug-in strategies
         for record_batch in iterator:
@@ -140,14 +140,14 @@ def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
 def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optional[OutIds], scenarios=()):
     """The task over a partition's chunks: one summary line per chunk (JSON, kind "s"); with `out`, the chunk's
     table rows written as Parquet part files of this task and its findings as lines (kind "f"). Scenarios that
-    touch generated groups add their states to each chunk (`planner.generated.states`)."""
+    touch generated groups add their states to each chunk (`rmqplan.generated.states`)."""
 
     def run(iterator):
         import json
 
-        from planner.engines.chunks import chunk_work
-        from planner.engines.heap import keep_freed_memory
-        from planner.report.out_tables import ParquetSink
+        from rmqplan.engines.chunks import chunk_work
+        from rmqplan.engines.heap import keep_freed_memory
+        from rmqplan.report.out_tables import ParquetSink
 
         keep_freed_memory()
         ensure_registered(plugins)  # the driver's plug-in strategies
@@ -168,14 +168,14 @@ def _chunk_task(spec, plugins, limit: int, out: Optional[OutRequest], ids: Optio
 
 
 def _details(spec, plugins, scenarios=()):
-    """The task of the details job: the listed groups' baseline, then, run by run (`planner.engines.chunks.state_parts`),
+    """The task of the details job: the listed groups' baseline, then, run by run (`rmqplan.engines.chunks.state_parts`),
     each run's baseline and states, their rebalances numbered on one after the other."""
     def run(iterator):
-        from planner.engines.chunks import state_parts
-        from planner.generated.generate import generated_batch
-        from planner.allocation.kernel import allocate
-        from planner.engines.spark_arrow import result_batch
-        from planner.allocation.tally import tally
+        from rmqplan.engines.chunks import state_parts
+        from rmqplan.generated.generate import generated_batch
+        from rmqplan.allocation.kernel import allocate
+        from rmqplan.engines.spark_arrow import result_batch
+        from rmqplan.allocation.tally import tally
 
         ensure_registered(plugins)  # the driver's plug-in strategies
         groups = np.concatenate([b.column("g").to_numpy() for b in iterator] or [np.zeros(0, dtype=np.int64)])
@@ -235,13 +235,13 @@ def _append_parts(parts: str, target: str) -> int:
 
 
 def _details_job(spark, spec, plugins, groups: list[int], scenarios=()):
-    """Rows and tally of the listed generated groups (and their scenario states: `planner.engines.chunks.StateRun`s),
+    """Rows and tally of the listed generated groups (and their scenario states: `rmqplan.engines.chunks.StateRun`s),
     computed by one small Spark job, as batches the driver builds the same way (to name them)."""
     import pyarrow.compute as pc
 
-    from planner.engines.chunks import StateRun, state_parts
-    from planner.generated.generate import generated_batch
-    from planner.generated.states import state_moves
+    from rmqplan.engines.chunks import StateRun, state_parts
+    from rmqplan.generated.generate import generated_batch
+    from rmqplan.generated.states import state_moves
 
     details = (spark.createDataFrame([(g,) for g in groups], "g bigint").coalesce(1)
                .mapInArrow(_details(spec, plugins, scenarios), spark_ddl(RESULT_SCHEMA)).toArrow())
@@ -272,7 +272,7 @@ def simulate_generated(spark, fleet: Fleet, sim: Simulation, options: SimulateOp
     """Adds the generated groups: totals and problem counts of every group from one summary per chunk, the first
     problem groups in full from a second job over just those groups. A small fleet (every group shown) is one job
     over all its groups."""
-    from planner.engines.chunks import summary
+    from rmqplan.engines.chunks import summary
 
     spec = fleet.generate
     ship_package(spark)
@@ -302,7 +302,7 @@ def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optio
     sim = hand.sim
     topics = brokers = ids = None
     if out is not None:
-        from planner.report.out_tables import BrokerIds
+        from rmqplan.report.out_tables import BrokerIds
 
         brokers = BrokerIds()
         topics, written = write_hand_written_out(out, hand, brokers)
@@ -312,7 +312,7 @@ def simulate(fleet: Fleet, options: Optional[SimulateOptions] = None, out: Optio
     if fleet.generate is not None:
         sim = simulate_generated(spark, fleet, sim, options, progress, out, ids)
     if out is not None:
-        from planner.report.out_tables import ParquetSink, write_empty_tables
+        from rmqplan.report.out_tables import ParquetSink, write_empty_tables
 
         sink = ParquetSink(out.directory, "part-00000")
         sink("brokers", brokers.table())

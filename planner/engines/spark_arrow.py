@@ -13,8 +13,8 @@ from typing import Iterable
 import numpy as np
 import pyarrow as pa
 
-from planner.allocation.batch import Batch, Rows, offsets, segment_ids
-from planner.allocation.tally import Tally
+from rmqplan.allocation.batch import Batch, Rows, offsets, segment_ids
+from rmqplan.allocation.tally import Tally
 
 BATCH_COLUMNS = [
     ("r", pa.int64()), ("scenario", pa.int32()), ("group", pa.int64()), ("model", pa.int8()),
@@ -171,7 +171,7 @@ def result_batch(ids: np.ndarray, batch: Batch, rows: Rows, t: Tally, which: np.
 def rows_and_tally(batch: Batch, results: pa.Table) -> tuple[Rows, Tally]:
     """Rebuild the kernel's rows and the tally of `batch` from the result rows Spark sent back (one per
     rebalance, `r` = the rebalance's index in `batch`)."""
-    from planner.model.fleet import Queue
+    from rmqplan.model.fleet import Queue
 
     results = results.sort_by("r")
     r = results.column("r").to_numpy()

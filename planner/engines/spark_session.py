@@ -2,7 +2,7 @@
 
 The JVM writes its start-up chatter (log4j defaults, hostname warnings, incubator modules) straight to the
 terminal before any log level can be set, so its stdout and stderr go to a log file instead; the stages' progress
-comes from Spark's status tracker (`StatusWatcher`) and is shown on a terminal only (`planner.report.progress`).
+comes from Spark's status tracker (`StatusWatcher`) and is shown on a terminal only (`rmqplan.report.progress`).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ class StatusWatcher:
                 self.show(text)
 
     def describe(self, context) -> str:
-        from planner.report.progress import seconds
+        from rmqplan.report.progress import seconds
 
         elapsed = seconds(time.monotonic() - self.started)
         if context is None or getattr(context, "_jsc", None) is None:  # the context is being made

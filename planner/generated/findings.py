@@ -1,17 +1,17 @@
 """The findings of a generated chunk's problem rebalances, one JSON line each, in rebalance order.
 
 A million generated groups have some 40,000 problem rebalances. Turning each into a `GroupTopicResult` (every
-process and queue as an object) to run `planner.report.findings.find` on it costs about 6 s, and even a loop that words
+process and queue as an object) to run `rmqplan.report.findings.find` on it costs about 6 s, and even a loop that words
 them from the chunk's arrays 1.3 s; here the two shapes that make almost all of them are worded for every
-rebalance at once from the chunk's arrays by Arrow's string kernels (0.3 s), in the words of `planner.report.findings`:
+rebalance at once from the chunk's arrays by Arrow's string kernels (0.3 s), in the words of `rmqplan.report.findings`:
 
-- a colliding group (every process reports one client id, `planner.generated.generate`): its orphaned queues (PLAN001) and
+- a colliding group (every process reports one client id, `rmqplan.generated.generate`): its orphaned queues (PLAN001) and
   duplicated queues (PLAN002), because all its processes compute the same share;
 - a group with more processes than readable queues: its idle processes (PLAN003), a queue is never split.
 
 Any other problem rebalance (a strategy that leaves queues to nobody by design, an imbalance, a failure, a shape
 not listed) goes through `find` on its result, as every rebalance did before. A test compares both ways, line for
-line, on generated fleets of every generatable strategy and shape: a change of wording in `planner.report.findings` that is
+line, on generated fleets of every generatable strategy and shape: a change of wording in `rmqplan.report.findings` that is
 not made here too fails it. Only `--out` writes every finding, so pyarrow is there whenever this runs.
 """
 
@@ -22,24 +22,24 @@ from functools import lru_cache
 
 import numpy as np
 
-from planner.allocation.batch import CLUSTERING_CODE, Batch, Rows, concat_ranges, segment_sums
-from planner.allocation.tally import Tally
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, concat_ranges, segment_sums
+from rmqplan.allocation.tally import Tally
 
 
 @lru_cache(maxsize=1)
 def _no_topics():
-    from planner.model.fleet import Fleet
+    from rmqplan.model.fleet import Fleet
 
     return Fleet("<generated>", (), (), (), (), None)  # topic findings (PLAN004) are the fleet's, not a chunk's
 
 
 def generated_finding_lines(spec, batch: Batch, rows: Rows, t: Tally, find, describe) -> list[str]:
-    """Every finding of the chunk's problem rebalances: `find` (`planner.report.findings.find`) on the results that
-    `describe` (a `planner.engines.chunks.GeneratedDescriber`) names, except for the shapes above, written directly
-    when `find` is `planner.report.findings.find`."""
-    from planner.report import findings
-    from planner.model.simulation import Simulation
-    from planner.allocation.results import results_of
+    """Every finding of the chunk's problem rebalances: `find` (`rmqplan.report.findings.find`) on the results that
+    `describe` (a `rmqplan.engines.chunks.GeneratedDescriber`) names, except for the shapes above, written directly
+    when `find` is `rmqplan.report.findings.find`."""
+    from rmqplan.report import findings
+    from rmqplan.model.simulation import Simulation
+    from rmqplan.allocation.results import results_of
 
     which = np.flatnonzero(t.problem())
     if not len(which):
@@ -57,7 +57,7 @@ def generated_finding_lines(spec, batch: Batch, rows: Rows, t: Tally, find, desc
 
 def _fast_shapes(batch: Batch, rows: Rows, t: Tally, which: np.ndarray) -> np.ndarray:
     """Per problem rebalance: it has one of the two shapes, with nothing else to say."""
-    from planner.allocation.strategies import strategy_of
+    from rmqplan.allocation.strategies import strategy_of
 
     if rows.extra or batch.rebalances == 0 or batch.entries == 0:
         return np.zeros(len(which), dtype=bool)
@@ -80,14 +80,14 @@ def _fast_shapes(batch: Batch, rows: Rows, t: Tally, which: np.ndarray) -> np.nd
 
 def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
     """The lines of the problem rebalances `which` (all of one of the two shapes), built for all of them at once
-    with Arrow's string kernels, exactly as `planner.report.findings` words them and `json.dumps` writes them: generated
+    with Arrow's string kernels, exactly as `rmqplan.report.findings` words them and `json.dumps` writes them: generated
     names and the texts around them hold nothing JSON escapes, and the fixed texts are escaped once."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from planner.report.findings import MAX_LISTED, SEVERITY
-    from planner.generated.generate import MODULUS, PROCESS_STEP, colliding_id_source
-    from planner.generated.text import generated_group_names, generated_labels, join, number_text, shared_hosts
+    from rmqplan.report.findings import MAX_LISTED, SEVERITY
+    from rmqplan.generated.generate import MODULUS, PROCESS_STEP, colliding_id_source
+    from rmqplan.generated.text import generated_group_names, generated_labels, join, number_text, shared_hosts
 
     names = batch.names
     k = np.asarray(names.process_group)[np.asarray(names.entry_process)[batch.c_off[which]]]
@@ -106,7 +106,7 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
                     pa.scalar('", "message": "'))
 
     def listed(texts, owner, rows):
-        """Per row: the first MAX_LISTED of its texts, then " and N more" (`planner.report.findings._names`)."""
+        """Per row: the first MAX_LISTED of its texts, then " and N more" (`rmqplan.report.findings._names`)."""
         count = np.bincount(owner, minlength=len(rows))
         first = np.flatnonzero(np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count) < MAX_LISTED)
         shown = np.minimum(count, MAX_LISTED)

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from planner.model.identity import instance_name_for
-from planner.model.fleet import (
+from rmqplan.model.identity import instance_name_for
+from rmqplan.model.fleet import (
     CLUSTERING,
     Broker,
     Process,
@@ -79,7 +79,7 @@ def topic_name(g: int) -> str:
 
 
 def strategy_names(spec: GenerateSpec) -> tuple[str, ...]:
-    from planner.allocation.strategies import generatable_names
+    from rmqplan.allocation.strategies import generatable_names
 
     names = tuple(spec.strategies) or ("AVG",)
     drawable = generatable_names()
@@ -168,7 +168,7 @@ def iter_generated_groups(spec: GenerateSpec, start: int = 0, stop: int | None =
 
 def strategy_spec(name: str) -> StrategySpec:
     """A drawn strategy with its default parameters (e.g. CONSISTENT_HASH: 10 virtual nodes)."""
-    from planner.allocation.strategies import strategy_of
+    from rmqplan.allocation.strategies import strategy_of
 
     return strategy_of(name).spec()
 
@@ -244,7 +244,7 @@ class GeneratedNames:
         return topic_name(g) if r % 2 == 0 else f"%RETRY%{group_name(g)}"
 
     def processes(self, k: int, strategy: StrategySpec) -> list[Process]:
-        """The processes of batch group k as `planner.model.identity` expands `generated_instance_specs` (tested equal),
+        """The processes of batch group k as `rmqplan.model.identity` expands `generated_instance_specs` (tested equal),
         without building the fleet."""
         g = int(self.groups[k])
         name = group_name(g)
@@ -292,7 +292,7 @@ def colliding_id_source() -> str:
 
 def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
     """The generated groups `start <= g < stop` (or the listed group indices `groups`, ascending) as a
-    `planner.allocation.batch.Batch`: per group its main topic and its
+    `rmqplan.allocation.batch.Batch`: per group its main topic and its
     retry topic (rebalances 2k and 2k + 1), the same numbers as `generated_group`, computed as arrays.
 
     Client id order without strings: a generated id is `10.<a>.<b>.<c>@...`, hosts unique within a group (b, c
@@ -301,8 +301,8 @@ def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
     numbers it can hold (`_decimal_ranks`). A colliding group's processes all have one id (index 0)."""
     import numpy as np
 
-    from planner.allocation.batch import CLUSTERING_CODE, Batch, concat_ranges, offsets
-    from planner.allocation.strategies import strategy_of
+    from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, concat_ranges, offsets
+    from rmqplan.allocation.strategies import strategy_of
 
     g = np.arange(start, stop, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     count = len(g)

@@ -1,4 +1,4 @@
-"""Scenario states of `[generate]`d groups: the rules of `planner.model.states`, as arrays, added to each chunk as more
+"""Scenario states of `[generate]`d groups: the rules of `rmqplan.model.states`, as arrays, added to each chunk as more
 rebalances of the same kind (the same kernel and tally run them; Spark runs them in the same tasks, no job per
 state).
 
@@ -14,7 +14,7 @@ takes its place back. Restarted ids follow the client: a colliding group's pid-1
 report the same id again; any other process reports a new pid (`1 + ((a >> 8) + 1) % 65535`, the next pid) and a
 nanoTime later than every generated one (`2^31 - 1 + k` for its group's k-th restart).
 
-Moves are counted exactly, as `planner.model.scenarios.moves` does on results: a queue moves when its set of holders
+Moves are counted exactly, as `rmqplan.model.scenarios.moves` does on results: a queue moves when its set of holders
 (process labels) differs from the group's state before; most queues have at most one holder and compare by it,
 queues held by several processes (colliding ids) compare by their sorted holder lists.
 """
@@ -26,9 +26,9 @@ from typing import Optional
 
 import numpy as np
 
-from planner.allocation.batch import CLUSTERING_CODE, Batch, Rows, concat_ranges, offsets, segment_ids
-from planner.model.fleet import GenerateSpec, Queue
-from planner.allocation.tally import Tally
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, concat_ranges, offsets, segment_ids
+from rmqplan.model.fleet import GenerateSpec, Queue
+from rmqplan.allocation.tally import Tally
 
 CHANGE, DOWN, UP = 0, 1, 2
 PERM_READ, PERM_WRITE = 4, 2
@@ -39,7 +39,7 @@ class GeneratedScenario:
     """What a scenario does to the generated groups."""
 
     name: str
-    first_state: int  # the batch state id of its step 1 (states are numbered fleet-wide, `planner.allocation.rebalances`)
+    first_state: int  # the batch state id of its step 1 (states are numbered fleet-wide, `rmqplan.allocation.rebalances`)
     step_names: tuple[str, ...]  # every step of the scenario (the whole fleet's)
     change: bool  # generated groups are in its step 1: a generated broker leaves consumers' routes
     readable: tuple[bool, ...]  # per generated broker, in the scenario's view
@@ -56,7 +56,7 @@ class GeneratedScenario:
 
 def generated_scenarios(fleet, sequences) -> list[GeneratedScenario]:
     """The scenarios of `fleet` that touch its generated groups or their routes, with their state numbering from
-    `sequences` (`planner.model.states.ScenarioStates`, one per scenario, in order)."""
+    `sequences` (`rmqplan.model.states.ScenarioStates`, one per scenario, in order)."""
     if fleet.generate is None:
         return []
     names = fleet.generate.broker_names()
@@ -108,7 +108,7 @@ class StateBatch:
 
 def state_batch(spec: GenerateSpec, base: Batch, scenarios: list[GeneratedScenario]) -> Optional[StateBatch]:
     """The states of every scenario that touches generated groups, for the groups of `base` (a
-    `planner.generated.generate.generated_batch`); None when there are none."""
+    `rmqplan.generated.generate.generated_batch`); None when there are none."""
     scenarios = [s for s in scenarios if s.touches_groups()]
     groups = base.rebalances // 2
     if not scenarios or not groups:
@@ -195,7 +195,7 @@ def _broker_counts(base: Batch, brokers: int) -> np.ndarray:
 class StateNames:
     """The strings of a state batch: the generated names of the baseline, a restarted process with its new id."""
 
-    base: object  # planner.generated.generate.GeneratedNames
+    base: object  # rmqplan.generated.generate.GeneratedNames
     state_group: np.ndarray
     entry_i: np.ndarray
     entry_k: np.ndarray
@@ -214,9 +214,9 @@ class StateNames:
 
 
 def _id(names, k: int, i: int, restarted: bool) -> str:
-    """The client id of process i of batch group k (`planner.generated.generate`), or the one it reports after its restart,
+    """The client id of process i of batch group k (`rmqplan.generated.generate`), or the one it reports after its restart,
     its group's (i + 1)-th."""
-    from planner.generated.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
+    from rmqplan.generated.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
 
     if names.colliding[k]:
         return f"10.{int(names.shared_host[k])}.0.1@1"
@@ -412,7 +412,7 @@ def _slots_by_queue(queues: np.ndarray):
 
 
 def state_processes(names, sb: StateBatch, s: int, strategy) -> list:
-    """The processes of state s (`planner.model.Process`), declaration order: the group's, without the stopped
+    """The processes of state s (`rmqplan.model.Process`), declaration order: the group's, without the stopped
     one, restarted ones with their new client ids."""
     from dataclasses import replace
 
@@ -437,7 +437,7 @@ class StateDescriber:
         self._processes: dict[int, list] = {}
 
     def __call__(self, r: int):
-        from planner.allocation.results import Described
+        from rmqplan.allocation.results import Described
 
         sb, batch, s = self.sb, self.sb.batch, r // 2
         processes = self._processes.get(s)
@@ -449,7 +449,7 @@ class StateDescriber:
         topic = batch.names.topic(r)
         queues = [Queue(topic, batch.brokers[b], i)
                   for b, i in zip(batch.q_broker[lo:hi].tolist(), batch.q_id[lo:hi].tolist())]
-        from planner.generated.generate import group_name
+        from rmqplan.generated.generate import group_name
 
         name = sb.scenarios[int(sb.scenario[s])].name
         return Described(name, group_name(int(self.names.groups[int(sb.group[s])])), topic, queues, processes)
@@ -460,10 +460,10 @@ def _per_state(values: np.ndarray) -> np.ndarray:
 
 
 def state_summary(sb: StateBatch, t: Tally, moves: StateMoves, base: Batch, base_t: Tally) -> dict:
-    """Per scenario: per-step counts (`planner.model.scenarios.STEP_KEYS`), the queues the groups' last states move
-    against the baseline, the problems of those last states (`planner.allocation.tally.PROBLEMS`) and how many of their
+    """Per scenario: per-step counts (`rmqplan.model.scenarios.STEP_KEYS`), the queues the groups' last states move
+    against the baseline, the problems of those last states (`rmqplan.allocation.tally.PROBLEMS`) and how many of their
     rebalances have one, and the generated group ids with one."""
-    from planner.allocation.tally import PROBLEMS
+    from rmqplan.allocation.tally import PROBLEMS
 
     out = {}
     for si, sc in enumerate(sb.scenarios):
@@ -524,8 +524,8 @@ def shown_results(sb: StateBatch, rows: Rows, t: Tally, groups: np.ndarray, base
     (group, topic) -> the baseline's result."""
     import copy
 
-    from planner.allocation.results import results_of
-    from planner.model.scenarios import moved_queues, moves
+    from rmqplan.allocation.results import results_of
+    from rmqplan.model.scenarios import moved_queues, moves
 
     states = np.flatnonzero(np.isin(sb.group, groups))
     if not len(states):
@@ -556,7 +556,7 @@ def shown_results(sb: StateBatch, rows: Rows, t: Tally, groups: np.ndarray, base
 def restart_processes(fleet) -> int:
     """The most processes any generated group has when a scenario restarts every group (the down/up pairs it takes
     for them), else 0."""
-    from planner.generated.generate import largest_group
+    from rmqplan.generated.generate import largest_group
 
     if fleet.generate is None or not any(s.rolling_restart is not None and s.group is None for s in fleet.scenarios):
         return 0
@@ -564,8 +564,8 @@ def restart_processes(fleet) -> int:
 
 
 def fleet_scenario_states(fleet) -> list:
-    """Every scenario's states (`planner.model.states.scenario_states`), generated groups' restarts counted."""
-    from planner.model.states import scenario_states
+    """Every scenario's states (`rmqplan.model.states.scenario_states`), generated groups' restarts counted."""
+    from rmqplan.model.states import scenario_states
 
     most = restart_processes(fleet)
     return [scenario_states(fleet, s, most) for s in fleet.scenarios]
@@ -592,8 +592,8 @@ def with_generated_states(sim, merged: dict, listed: list, steps: dict, shown_gr
     (PLAN004, PLAN008: the listed groups' topics in the view, the others counted)."""
     from dataclasses import replace
 
-    from planner.model.simulation import StepResult
-    from planner.model.scenarios import STEP_KEYS, add_counts, scenario_counts
+    from rmqplan.model.simulation import StepResult
+    from rmqplan.model.scenarios import STEP_KEYS, add_counts, scenario_counts
 
     sim = with_generated_routes(sim, list(shown_groups))
     if not merged and not listed:
@@ -621,8 +621,8 @@ def with_generated_routes(sim, shown_groups: list[int]):
     a PLAN008."""
     from dataclasses import replace
 
-    from planner.generated.generate import generated_group_fleet
-    from planner.model.fleet import Broker
+    from rmqplan.generated.generate import generated_group_fleet
+    from rmqplan.model.fleet import Broker
 
     fleet, spec = sim.fleet, sim.fleet.generate
     if spec is None:

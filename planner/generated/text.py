@@ -1,6 +1,6 @@
 """Generated fleets' names as Arrow string arrays, for a whole chunk at once: the formulas of
-`planner.generated.generate.generated_group` (group and topic names, hosts, labels, client ids) as Arrow's string kernels,
-for the `--out` tables (`planner.report.out_tables`) and the generated findings (`planner.generated.findings`).
+`rmqplan.generated.generate.generated_group` (group and topic names, hosts, labels, client ids) as Arrow's string kernels,
+for the `--out` tables (`rmqplan.report.out_tables`) and the generated findings (`rmqplan.generated.findings`).
 
 pyarrow is imported when a name is built: the local engine needs it only for `--out`.
 """
@@ -54,13 +54,13 @@ def _table(key, make):
 
 
 def shared_hosts():
-    """The shared host "10.x.0.1" of a colliding generated group, for each x (`planner.generated.generate`)."""
+    """The shared host "10.x.0.1" of a colliding generated group, for each x (`rmqplan.generated.generate`)."""
     return _table("shared", lambda: [f"10.{x}.0.1" for x in range(256)])
 
 
 def generated_labels(a: np.ndarray, i: np.ndarray):
     """The labels "10.{a % 256}.{i // 256}.{i % 256}#1" of generated processes with a host of their own (process
-    i of its group, `a` its address hash: `planner.generated.generate.generated_group`), taken from tables made once."""
+    i of its group, `a` its address hash: `rmqplan.generated.generate.generated_group`), taken from tables made once."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -71,17 +71,17 @@ def generated_labels(a: np.ndarray, i: np.ndarray):
 
 
 def generated_process_names(names, k=None, i=None, restarted=None) -> list[tuple]:
-    """(rows, instance, client_id, host) of every process of a generated batch (`planner.generated.generate.GeneratedNames`),
-    the formulas of `planner.generated.generate.generated_group` as Arrow string kernels, in two parts: the processes of
+    """(rows, instance, client_id, host) of every process of a generated batch (`rmqplan.generated.generate.GeneratedNames`),
+    the formulas of `rmqplan.generated.generate.generated_group` as Arrow string kernels, in two parts: the processes of
     groups with their own hosts, then those of colliding groups (one shared host each); `rows` are their positions
     (an index array); hosts and labels are dictionary arrays over tables of every generated host and label
     (up to HOST_TABLE_LIMIT), made once, as are the pieces of client ids ("@pid#"). `k`, `i` (default every
     process of the batch) name other processes by batch group and index; `restarted` marks those reporting the id
-    of a restart (`planner.generated.states`)."""
+    of a restart (`rmqplan.generated.states`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from planner.generated.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
+    from rmqplan.generated.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP
 
     if k is None:
         k, i = names.process_group, names.process_i

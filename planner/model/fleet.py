@@ -1,8 +1,8 @@
 """The fleet as the planner sees it: plain, validated, immutable facts.
 
-`planner.sources.fleet_file` parses and validates `fleet.toml` (schema in the README) into a `Fleet`; `planner.model.identity` expands instance
-sets into `Process`es with their client ids; `planner.model.routes` gives each topic's readable and writable queues.
-Both engines (`planner.engines.local`, `planner.engines.spark`) read these and must give the same answer.
+`rmqplan.sources.fleet_file` parses and validates `fleet.toml` (schema in the README) into a `Fleet`; `rmqplan.model.identity` expands instance
+sets into `Process`es with their client ids; `rmqplan.model.routes` gives each topic's readable and writable queues.
+Both engines (`rmqplan.engines.local`, `rmqplan.engines.spark`) read these and must give the same answer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import NamedTuple, Optional
 
 
 class Queue(NamedTuple):
-    """A message queue. Tuples compare field by field; use `planner.model.javaorder.queue_key` for RocketMQ's order."""
+    """A message queue. Tuples compare field by field; use `rmqplan.model.javaorder.queue_key` for RocketMQ's order."""
 
     topic: str
     broker: str
@@ -41,7 +41,7 @@ def parse_client_version(text: str) -> Optional[tuple[int, int, int]]:
 class StrategySpec:
     """A strategy with its parameters, as one process runs it."""
 
-    name: str  # a registered strategy (planner.allocation.strategies)
+    name: str  # a registered strategy (rmqplan.allocation.strategies)
     virtual_nodes: int = DEFAULT_VIRTUAL_NODES  # CONSISTENT_HASH
     consumer_idcs: tuple[str, ...] = ()  # MACHINE_ROOM
     nearby: Optional["StrategySpec"] = None  # MACHINE_ROOM_NEARBY: the delegate used inside a room
@@ -85,7 +85,7 @@ class InstanceSpec:
     client_version: str = DEFAULT_CLIENT_VERSION
     room: Optional[str] = None
     strategy: Optional[StrategySpec] = None  # per-instance override (a rollout caught half-way)
-    client: str = "java"  # the library that names the process: "java" or "cpp" (planner.model.identity)
+    client: str = "java"  # the library that names the process: "java" or "cpp" (rmqplan.model.identity)
     subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
 
 
@@ -115,7 +115,7 @@ ROLLING_RESTART_GROUP = "group"  # rolling_restart = "group": every process of t
 
 @dataclass(frozen=True)
 class Scenario:
-    """A what-if (`planner.model.states` turns it into the states it goes through)."""
+    """A what-if (`rmqplan.model.states` turns it into the states it goes through)."""
 
     path: str
     name: str
@@ -143,7 +143,7 @@ class GenerateSpec:
     queues: tuple[int, int] = (4, 32)
     brokers: int = 2
     colliding_client_ids: float = 0.0
-    strategies: tuple[str, ...] = ("AVG",)  # optional `strategies = [...]`: each group draws one (planner.generated.generate)
+    strategies: tuple[str, ...] = ("AVG",)  # optional `strategies = [...]`: each group draws one (rmqplan.generated.generate)
 
     def broker_names(self) -> list[str]:
         """The brokers it creates: broker-00, broker-01, ... (scenarios may name them)."""

@@ -7,7 +7,7 @@ CLUSTERING consumer replaces "DEFAULT": clients < 4.9.0 with the pid, clients >=
 
 Processes are expanded from instance sets in declaration order: for each set, for each host, `count` processes.
 Each gets the label `<host>#<n>`, the n-th process of this group on that host (1-based, counted over all of the
-group's instance sets). Scenarios (`planner.model.scenarios`) continue each host's numbering for added processes.
+group's instance sets). Scenarios (`rmqplan.model.scenarios`) continue each host's numbering for added processes.
 
 The C++ client 2.x (rocketmq-client-cpp, the core of the Python 2.x client; `client = "cpp"`) names itself
 `clientIP + "@" + pid + "#" + instanceName` and never replaces "DEFAULT": its processes differ by pid, so only
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from planner.model.fleet import BROADCASTING, Group, InstanceSpec, Process, parse_client_version
+from rmqplan.model.fleet import BROADCASTING, Group, InstanceSpec, Process, parse_client_version
 
 DEFAULT_INSTANCE_NAME = "DEFAULT"
 JAVA_CLIENT, CPP_CLIENT = "java", "cpp"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Iterable
 
-from planner.model.fleet import Queue
+from rmqplan.model.fleet import Queue
 
 
 def java_string_key(s: str) -> bytes:

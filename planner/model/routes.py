@@ -6,7 +6,7 @@
   routes and the broker creates the retry topic (read-write, `retry_queues` queues, default 1) on demand, so we
   place it on the brokers of the topics the group's processes subscribe to (any process, group order), keeping
   those whose broker permission is readable.
-Queue lists come back in RocketMQ order (`planner.model.javaorder.queue_key`: topic, brokerName, queueId).
+Queue lists come back in RocketMQ order (`rmqplan.model.javaorder.queue_key`: topic, brokerName, queueId).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import weakref
 from typing import Iterable
 
-from planner.model.javaorder import sort_queues
-from planner.model.fleet import DEFAULT_RETRY_QUEUES, Broker, Fleet, Queue, SubscriptionSpec, Topic
+from rmqplan.model.javaorder import sort_queues
+from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES, Broker, Fleet, Queue, SubscriptionSpec, Topic
 
 RETRY_PREFIX = "%RETRY%"
 

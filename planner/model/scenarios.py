@@ -1,9 +1,9 @@
-"""What a scenario moves (`[[scenarios]]`; its states come from `planner.model.states`).
+"""What a scenario moves (`[[scenarios]]`; its states come from `rmqplan.model.states`).
 
 - `moved` queues of a group/topic between two states: queues whose set of holders (instance labels) differs. A
   scenario's entry compares its last state with the baseline; each step compares with the group's state before it.
   A scenario's churn is the number of moved queues of its entries.
-- `moves` says how each moved queue changes hands (`planner.model.MOVE_KINDS`), from who held it before, who holds
+- `moves` says how each moved queue changes hands (`rmqplan.model.MOVE_KINDS`), from who held it before, who holds
   it after and which processes still run: a process that loses a queue while it still runs keeps consuming it
   until its own next rebalance, so if another process took it both may consume it for up to one rebalance
   interval (duplicate risk); a queue whose holders all stopped is consumed by nobody until the new holder
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from planner.model.fleet import BROADCASTING, Queue
-from planner.model.simulation import (
+from rmqplan.model.fleet import BROADCASTING, Queue
+from rmqplan.model.simulation import (
     DROPPED,
     DUPLICATE_RISK,
     GONE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from planner.model.fleet import Fleet, Queue
+from rmqplan.model.fleet import Fleet, Queue
 
 
 @dataclass
@@ -30,7 +30,7 @@ class GroupTopicResult:
     moves: list = field(default_factory=list)
 
 
-# How a moved queue changes hands between two states (`planner.model.scenarios.moves`).
+# How a moved queue changes hands between two states (`rmqplan.model.scenarios.moves`).
 DUPLICATE_RISK = "duplicate_risk"  # a process that loses it still runs while another takes it: both may consume
 #                                    it until the old holder's next rebalance (or it stays duplicated)
 PAUSE = "pause"  # every process that loses it has stopped: nobody consumes it until the new holder rebalances
@@ -55,7 +55,7 @@ class Move:
 
 @dataclass
 class StepResult:
-    """One step of a scenario (`planner.model.states.Step`): the results of the groups it touches, each compared with
+    """One step of a scenario (`rmqplan.model.states.Step`): the results of the groups it touches, each compared with
     that group's previous state (`moved`, `moves`)."""
 
     scenario: str
@@ -73,12 +73,12 @@ class Simulation:
     fleet: Fleet
     results: list  # list[GroupTopicResult]
     scenarios: list = field(default_factory=lambda: ["baseline"])  # scenario names, baseline first
-    # The baseline totals of the WHOLE fleet as the engine counted them (the keys of `planner.report.totals`; an
+    # The baseline totals of the WHOLE fleet as the engine counted them (the keys of `rmqplan.report.totals`; an
     # engine may return only some results, e.g. the first problem groups of a [generate]d fleet), and how many
     # results with a problem were left out of `results`.
     totals: Optional[dict] = None
     omitted_results: int = 0
-    # How many results of the whole fleet (all scenarios) have each problem of `planner.allocation.tally.PROBLEMS`
+    # How many results of the whole fleet (all scenarios) have each problem of `rmqplan.allocation.tally.PROBLEMS`
     # (orphaned, duplicated, idle, errored, imbalanced): the findings' counts per code, even when `results` holds
     # only some of them.
     problem_counts: Optional[dict] = None
@@ -88,7 +88,7 @@ class Simulation:
     steps: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)
     # Per scenario name, over the whole fleet even where only some results are listed: per-step counts
-    # (`planner.model.scenarios.step_counts`) and the queues its last states move against the baseline.
+    # (`rmqplan.model.scenarios.step_counts`) and the queues its last states move against the baseline.
     step_counts: dict = field(default_factory=dict)
     moved_counts: dict = field(default_factory=dict)
     # Findings of the routes that exist but are not listed (generated topics beyond the listed groups): code -> n
@@ -97,9 +97,9 @@ class Simulation:
 
 @dataclass(frozen=True)
 class OutRequest:
-    """`--out`: the engine writes its tables (`planner.report.out_tables`) and every finding, one JSON object a line in
+    """`--out`: the engine writes its tables (`rmqplan.report.out_tables`) and every finding, one JSON object a line in
     `findings.json`, into `directory` (a staging directory the report step moves into place). `find` gives the
-    findings of a Simulation's results (`planner.report.findings.find`); the engine calls it on every problem group."""
+    findings of a Simulation's results (`rmqplan.report.findings.find`); the engine calls it on every problem group."""
 
     directory: str
     find: Callable
@@ -107,14 +107,14 @@ class OutRequest:
 
 @dataclass(frozen=True)
 class SimulateOptions:
-    """`rmqplan simulate`'s options, as `planner.cli` hands them to an engine (`planner.engines.spark.simulate`)."""
+    """`rmqplan simulate`'s options, as `rmqplan.cli` hands them to an engine (`rmqplan.engines.spark.simulate`)."""
 
-    engine: str = "auto"  # "auto" | "local" | "spark"; the CLI resolves auto (planner.engines.choice)
+    engine: str = "auto"  # "auto" | "local" | "spark"; the CLI resolves auto (rmqplan.engines.choice)
     format: str = "text"  # "text" | "json"
     assignments: bool = False
     out: Optional[str] = None
-    html: Optional[str] = None  # --html FILE: the report as one self-contained page (planner.report.html)
+    html: Optional[str] = None  # --html FILE: the report as one self-contained page (rmqplan.report.html)
     master: Optional[str] = None
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
-    compare_strategies: bool = False  # --compare-strategies (planner.compare)
-    plan: Optional[str] = None  # --plan DIR: the minimum's CONFIG lists (planner.report.plan_out)
+    compare_strategies: bool = False  # --compare-strategies (rmqplan.compare)
+    plan: Optional[str] = None  # --plan DIR: the minimum's CONFIG lists (rmqplan.report.plan_out)

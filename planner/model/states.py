@@ -1,7 +1,7 @@
 """What a scenario does to the fleet, as a sequence of states: the contract between scenarios and engines.
 
 A state says what an engine needs and nothing about scenario kinds: the fleet view in force (brokers with their
-permissions, topics with their brokers and queue counts; `planner.model.routes` reads it like any fleet) and, for each
+permissions, topics with their brokers and queue counts; `rmqplan.model.routes` reads it like any fleet) and, for each
 group the state touches, its processes with their client ids. An engine that simulates given processes over given
 routes simulates any state; a group a state does not list is as it was in the state before.
 
@@ -18,11 +18,11 @@ baseline):
   `down 2`, `up 2`, ... While down, a process is gone (its client id leaves cidAll). It returns under the same label
   with the client id a new JVM reports: a fixed instanceName, a declared `pid` (containers: pid 1) and a
   broadcasting `DEFAULT` stay; a synthetic pid is new; on clients >= 4.9.0 its nanoTime is later than that of every
-  process of the group started before it. Both continue the group's start counter (`planner.model.identity`: the n of
+  process of the group started before it. Both continue the group's start counter (`rmqplan.model.identity`: the n of
   `10000 + n` and `1000000000000 + n`), so the k-th restart of a group whose largest n is N gets N + k. Groups
   restarting together step in parallel: step `down j` stops the j-th process of every group that has one. A
   fleet-wide restart of a fleet with `[generate]` has as many steps as its largest group needs, generated ones
-  included (`planner.generated.states` adds their states).
+  included (`rmqplan.generated.states` adds their states).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from planner.model.identity import client_id_for, expand_instances
-from planner.model.fleet import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scenario, Topic
-from planner.model.routes import readable_queues, retry_queues, subscribed_topics, topic_by_name
+from rmqplan.model.identity import client_id_for, expand_instances
+from rmqplan.model.fleet import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scenario, Topic
+from rmqplan.model.routes import readable_queues, retry_queues, subscribed_topics, topic_by_name
 
 PERM_READ, PERM_WRITE = 4, 2
 CHANGE = "change"
@@ -156,7 +156,7 @@ def _routes_changed(fleet: Fleet, view: Fleet, group: Group, processes: list[Pro
 def scenario_states(fleet: Fleet, scenario: Scenario, generated_processes: int = 0) -> ScenarioStates:
     """The steps of a scenario over the fleet's hand-written groups. A rolling restart of every group takes at least
     `generated_processes` down/up pairs: the most processes any generated group has
-    (`planner.generated.states.restart_processes`)."""
+    (`rmqplan.generated.states.restart_processes`)."""
     view = fleet_view(fleet, scenario)
     started = {g.name: _scenario_started(g, scenario) for g in fleet.groups}
     steps: list[Step] = []

@@ -24,17 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from planner.model.identity import shared_client_ids
-from planner.model.fleet import BROADCASTING, CLUSTERING, Fleet, Process, Queue
-from planner.model.simulation import GroupTopicResult, Simulation
-from planner.model.routes import (
+from rmqplan.model.identity import shared_client_ids
+from rmqplan.model.fleet import BROADCASTING, CLUSTERING, Fleet, Process, Queue
+from rmqplan.model.simulation import GroupTopicResult, Simulation
+from rmqplan.model.routes import (
     is_retry_topic,
     unreadable_written_queues,
     unwritten_readable_queues,
     why_unreadable,
     why_unwritten,
 )
-from planner.allocation.strategies import describe, strategy_of
+from rmqplan.allocation.strategies import describe, strategy_of
 
 ERROR = "error"
 WARNING = "warning"
@@ -334,7 +334,7 @@ def find(sim: Simulation) -> list[PlanFinding]:
     return out
 
 
-# The tally's problems (planner.allocation.tally.PROBLEMS) and the finding each gives, once per result that has it.
+# The tally's problems (rmqplan.allocation.tally.PROBLEMS) and the finding each gives, once per result that has it.
 CODE_OF_PROBLEM = {"orphaned": "PLAN001", "duplicated": "PLAN002", "idle": "PLAN003", "errored": "PLAN005",
                    "imbalanced": "PLAN006"}
 

@@ -26,12 +26,12 @@ import os
 import tempfile
 from typing import Optional, Sequence
 
-from planner.report.findings import PlanFinding
-from planner.model.identity import shared_client_ids
-from planner.model.fleet import BROADCASTING, Process, Queue
-from planner.model.simulation import GroupTopicResult, Simulation
-from planner.model.routes import is_retry_topic
-from planner.model.scenarios import churn
+from rmqplan.report.findings import PlanFinding
+from rmqplan.model.identity import shared_client_ids
+from rmqplan.model.fleet import BROADCASTING, Process, Queue
+from rmqplan.model.simulation import GroupTopicResult, Simulation
+from rmqplan.model.routes import is_retry_topic
+from rmqplan.model.scenarios import churn
 
 MAX_GRID_GROUPS = 40  # groups drawn as grids; a larger fleet lists its problem groups in a table
 MAX_GRID_PROCESSES = 120  # a grid larger than this is summarised, not drawn
@@ -271,7 +271,7 @@ def _totals(t: dict, counts: dict) -> str:
         out.append(f'<div class="card {tone if n else ""}" data-total="{e(key)}"><b>{n:,}</b><span>{e(label)}</span>'
                    f'</div>')
     out.append("</div>")
-    from planner.report.findings import SEVERITY
+    from rmqplan.report.findings import SEVERITY
 
     out.append('<div class="codes" id="finding-counts">')
     for code, n in counts.items():

@@ -2,7 +2,7 @@
 
 - `assignments`: one row per (scenario, group, topic, process, queue): ASSIGNMENT_FIELDS, numbers only;
 - `groups`: one row per (scenario state, group, topic), the ids with their names and the tally's counts, the step
-  and its moves: GROUP_FIELDS. A scenario's states are its steps (`planner.model.states`): `scenario_id` numbers the
+  and its moves: GROUP_FIELDS. A scenario's states are its steps (`rmqplan.model.states`): `scenario_id` numbers the
   states (the baseline 0, then each scenario's steps in order), `step` counts them within the scenario;
 - `processes`: one row per process of a group in a scenario, its label, client id and host: PROCESS_FIELDS;
 - `brokers`: broker id -> name: BROKER_FIELDS.
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from planner.allocation.batch import CLUSTERING_CODE, Batch, Rows
-from planner.allocation.tally import Tally
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows
+from rmqplan.allocation.tally import Tally
 
 ASSIGNMENT_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("topic_id", "int64"), ("process", "int32"),
                      ("broker_id", "int32"), ("queue_id", "int32"))
@@ -36,7 +36,7 @@ PROCESS_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("process", "
 BROKER_FIELDS = (("broker_id", "int32"), ("broker", "string"))
 TABLES = {"assignments": ASSIGNMENT_FIELDS, "groups": GROUP_FIELDS, "processes": PROCESS_FIELDS,
           "brokers": BROKER_FIELDS}
-# The assignments (38M rows per 1M generated groups, 6 integer columns) are written by `planner.report.parquet_ints`:
+# The assignments (38M rows per 1M generated groups, 6 integer columns) are written by `rmqplan.report.parquet_ints`:
 # dictionary-encoded with numpy, a rebalance's scenario, group and topic one RLE run each (given as runs:
 # `AssignmentRows`), a process, broker and queue bit-packed as they are. pyarrow's encoders cost 4-5 ns a value
 # whatever the encoding (0.6-0.7 s per 1M groups for this table); these a fraction of it, for the same size.
@@ -224,7 +224,7 @@ def repeated(values: tuple, codes: np.ndarray):
 
 
 def process_batches(parts: list[tuple], scenario_ids, group_ids, process):
-    """Record batches of the processes table: `parts` from `planner.generated.text.generated_process_names`, the
+    """Record batches of the processes table: `parts` from `rmqplan.generated.text.generated_process_names`, the
     numeric columns (arrays over every process) taken at each part's rows."""
     return [process_batch(scenario_ids[rows], group_ids[rows], process[rows], instance, client_id, host)
             for rows, instance, client_id, host in parts]
@@ -267,10 +267,10 @@ class ParquetSink:
 
 
 def _writer(table: str, path: str, first):
-    """The assignments by `planner.report.parquet_ints` (integers in runs and small integers: encoded with numpy, a
+    """The assignments by `rmqplan.report.parquet_ints` (integers in runs and small integers: encoded with numpy, a
     fraction of pyarrow's time), every other table by pyarrow."""
     if table == "assignments":
-        from planner.report.parquet_ints import IntTableWriter
+        from rmqplan.report.parquet_ints import IntTableWriter
 
         return IntTableWriter(path, tuple(name for name, _ in ASSIGNMENT_FIELDS),
                               tuple(kind for _, kind in ASSIGNMENT_FIELDS), runs=ASSIGNMENT_RUNS,
@@ -302,7 +302,7 @@ def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebal
     """The hand-written groups' rows of every table (the driver has them all): `results` one per rebalance (each
     against its group's state before), `states` the batch's `StateRef`s by rebalance. Returns the number of topic
     ids used (generated topics are numbered after them)."""
-    from planner.allocation.rebalances import BASELINE, StateRef
+    from rmqplan.allocation.rebalances import BASELINE, StateRef
 
     states = states or [StateRef(BASELINE, 0, BASELINE)] * len(rebalances)
     import pyarrow as pa
@@ -316,7 +316,7 @@ def write_hand_written(directory: str, batch: Batch, rows: Rows, t: Tally, rebal
     broker_ids = brokers.of(batch.brokers)
     group_ids, topic_of = batch.group, np.array([topic_ids[rb.topic] for rb in rebalances], dtype=np.int64)
     sink("assignments", assignment_rows(batch, rows, group_ids, topic_of, broker_ids, brokers))
-    from planner.model.simulation import DUPLICATE_RISK, PAUSE
+    from rmqplan.model.simulation import DUPLICATE_RISK, PAUSE
 
     def kind_count(kind):
         return np.array([sum(1 for m in r.moves if m.kind == kind) for r in results], dtype=np.int32)
@@ -351,12 +351,12 @@ FINDINGS_FILE = "findings.json"
 
 
 def write_hand_written_out(out, hand, brokers: BrokerIds) -> tuple[int, int]:
-    """Tables and findings (a new findings.json) of the hand-written part of a run (`planner.allocation.results.HandWritten`)
+    """Tables and findings (a new findings.json) of the hand-written part of a run (`rmqplan.allocation.results.HandWritten`)
     into `out.directory`; returns (topic ids used, findings written)."""
     import json
     import os
 
-    from planner.allocation.results import per_rebalance_results
+    from rmqplan.allocation.results import per_rebalance_results
 
     fr = hand.rebalances
     topics = write_hand_written(out.directory, fr.batch, hand.rows, hand.tally, fr.rebalances,

@@ -32,7 +32,7 @@ PAGE_DATA, PAGE_DICTIONARY = 0, 2
 # Thrift compact protocol types
 _I32, _I64, _BINARY, _LIST, _STRUCT = 5, 6, 8, 9, 12
 IDENTITY_LIMIT = 1 << 16  # a column of values below this is indexed by the values themselves
-CREATED_BY = "rmqplan (planner.report.parquet_ints)"
+CREATED_BY = "rmqplan (rmqplan.report.parquet_ints)"
 
 
 # ------------------------------------------------------------------------------------ Thrift compact protocol

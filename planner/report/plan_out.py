@@ -1,4 +1,4 @@
-"""`rmqplan simulate --plan DIR`: the assignment that reaches the minimum (`planner.compare`), written as
+"""`rmqplan simulate --plan DIR`: the assignment that reaches the minimum (`rmqplan.compare`), written as
 `AllocateMessageQueueByConfig` lists a user can load into the client.
 
 Layout (all or nothing, like `--out`; an existing DIR is replaced only when it is empty or holds a `plan.json`):
@@ -22,7 +22,7 @@ import json
 import re
 from pathlib import Path
 
-from planner.allocation.comparison import Comparison
+from rmqplan.allocation.comparison import Comparison
 
 PLAN_INDEX = "plan.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._#@%+=-]+")

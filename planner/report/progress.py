@@ -6,13 +6,13 @@
 - `note(line)`: a line that stays (which engine runs and why);
 - `status(text)`: one line rewritten in place (`\\r`, then erase to the end of the line), at most ten times a
   second and only once the run has lasted `delay` seconds, so a quick run leaves nothing to read;
-- `groups(done, total)`: the local engine's hook (`planner.engines.local.simulate(progress=...)`): generated groups
+- `groups(done, total)`: the local engine's hook (`rmqplan.engines.local.simulate(progress=...)`): generated groups
   done, elapsed and remaining seconds;
 - `phase(text)`: what runs now, for work that counts nothing (reading a fleet, a hand-written fleet's steps, the
   report): a ticker thread redraws it with the elapsed time until the next phase, `groups` or `close`;
 - `close()`: erases the status line, so the report starts on a clean line.
 
-The Spark engine's stages and tasks come from Spark's status tracker, polled by `planner.engines.spark_session.
+The Spark engine's stages and tasks come from Spark's status tracker, polled by `rmqplan.engines.spark_session.
 watch_status`, which feeds `status`.
 """
 

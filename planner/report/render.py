@@ -6,13 +6,13 @@ JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...],
 `--assignments`, `instances` ([{instance, client_id, host, queues}], every process of the group, in declaration
 order). A scenario's `groups` are its touched groups as its last step leaves them, against the baseline; it also
 has `steps` ([{step, name, groups: [ENTRY + moves], totals}], each group against its state before the step; a
-move is {queue, from, to, kind}) and `rollout` (`planner.model.scenarios.rollout`). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
+move is {queue, from, to, kind}) and `rollout` (`rmqplan.model.scenarios.rollout`). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
 `finding_counts` counts every finding of the fleet by code, and when some are not listed, `findings_omitted` says
 how many and `findings_file` where they all are (the `--out` findings.json, else null).
 
 `--out DIR` is written all or nothing (into a temporary sibling directory renamed at the end; an existing DIR is
 replaced only when it is empty or holds a previous `summary.json`). The engine writes the tables
-(`planner.report.out_tables`: `assignments`, `groups`, `processes`, `brokers`, Parquet) and `findings.json` (every
+(`rmqplan.report.out_tables`: `assignments`, `groups`, `processes`, `brokers`, Parquet) and `findings.json` (every
 finding, one JSON object per line); this module adds `summary.json` (`{"fleet", "engine", "totals",
 "finding_counts", "scenarios"}`). `totals` count the baseline of the whole fleet: `groups`, `instances`
 (processes), `queues` (readable queues summed over every group and topic it rebalances, retry topics included),
@@ -30,11 +30,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
-from planner.report.findings import PlanFinding, format_queues
-from planner.model.fleet import BROADCASTING, Queue
-from planner.model.simulation import GroupTopicResult, Move, Simulation
-from planner.model.routes import is_retry_topic
-from planner.model.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
+from rmqplan.report.findings import PlanFinding, format_queues
+from rmqplan.model.fleet import BROADCASTING, Queue
+from rmqplan.model.simulation import GroupTopicResult, Move, Simulation
+from rmqplan.model.routes import is_retry_topic
+from rmqplan.model.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
 
 STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
 
@@ -85,7 +85,7 @@ def move_json(m: Move) -> dict:
 
 def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
     """A scenario's `steps` (each group/topic it touches against its state before, with `moves`, and the step's
-    `totals`) and `rollout` (`planner.model.scenarios.rollout`)."""
+    `totals`) and `rollout` (`rmqplan.model.scenarios.rollout`)."""
     steps = sim.steps.get(name, [])
     counts = scenario_counts(sim, name)
     return {
@@ -148,7 +148,7 @@ def totals(sim: Simulation) -> dict:
 
 
 def summary_json(sim: Simulation, engine: str) -> dict:
-    from planner.report.findings import count_by_code, find
+    from rmqplan.report.findings import count_by_code, find
 
     counts = count_by_code(sim, find(sim))
     return {"fleet": sim.fleet.path, "engine": engine, "totals": totals(sim), "finding_counts": counts,
@@ -191,7 +191,7 @@ def _group_header(results: list[GroupTopicResult]) -> str:
 
 def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local engine",
                 assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
-    """`engine` says which engine ran and why (`planner.engines.choice.EngineChoice.describe`)."""
+    """`engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`)."""
     out = [f"rmqplan: {sim.fleet.path}: {engine}"]
     for scenario in sim.scenarios:
         results = [r for r in sim.results if r.scenario == scenario]

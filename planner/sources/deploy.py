@@ -14,7 +14,7 @@ Read from every `*.yaml`/`*.yml` under DIR (hidden directories and build outputs
 - docker-compose files (a top-level `services` mapping of services with an image or a build): `deploy.replicas`
   or `scale` (1 when absent; `${VAR:-2}` is unknown: the environment decides), `deploy.mode: global` (one per
   node), `network_mode: host`, `image`, `container_name`, `environment`, `command`.
-With host networking every replica on one node reports the node's IP: `planner.sources.services` lays the
+With host networking every replica on one node reports the node's IP: `rmqplan.sources.services` lays the
 processes out on the worst case the constraints allow.
 
 Real files are messy. A file that is not YAML because it is a Helm template (`{{ }}`), or any file of a chart's
@@ -32,8 +32,8 @@ from typing import Any, Optional
 
 import yaml
 
-from planner.sources.origin import Origin, SourceProblem
-from planner.sources.yaml_lines import LineMap, YamlTooLarge, load_all
+from rmqplan.sources.origin import Origin, SourceProblem
+from rmqplan.sources.yaml_lines import LineMap, YamlTooLarge, load_all
 
 REPLICATED_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "Rollout", "DeploymentConfig")
 WORKLOAD_KINDS = (*REPLICATED_KINDS, "DaemonSet")

@@ -8,7 +8,7 @@
 - `live_instances(consumer)`: the processes connected now, one instance set per client id, each written with
   its exact client id (the instance name as connected), so the simulation is of what runs.
 - `deployed_instances(service, layout, ...)`: the processes a deployed service runs, laid out by
-  `planner.sources.services.process_layout`, with the instance name and client version the caller read from
+  `rmqplan.sources.services.process_layout`, with the instance name and client version the caller read from
   the code and the build files.
 """
 
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from planner.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
-from planner.sources.deploy import DeployedService
-from planner.sources.mqadmin import ClusterSnapshot, ConsumerConnection, TopicRoute
-from planner.sources.services import ProcessLayout
+from rmqplan.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
+from rmqplan.sources.deploy import DeployedService
+from rmqplan.sources.mqadmin import ClusterSnapshot, ConsumerConnection, TopicRoute
+from rmqplan.sources.services import ProcessLayout
 
 PERM_NAMES = {(True, True): "rw", (True, False): "r", (False, True): "w", (False, False): ""}
 

@@ -1,10 +1,10 @@
-"""Parse and validate `fleet.toml` version 1 into a `planner.model.Fleet`.
+"""Parse and validate `fleet.toml` version 1 into a `rmqplan.model.Fleet`.
 
 `load_fleet(path)` reads the file with `tomllib` and checks every key; a broken fleet raises `FleetError`, whose
 `errors` are complete one-line messages, `FILE: key.path: what is wrong`, one per problem (all of them, not just
 the first). Bad TOML gives `FILE:LINE:COL: invalid TOML: ...` from tomllib's own position.
 
-Decisions that the engines rely on (keep `planner.engines.spark` in step):
+Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
 - a topic's `read_queues`/`write_queues` are an integer (the same on each of its brokers) or a table per broker;
   `brokers` defaults to the table's keys when `read_queues` is a table, else to every broker, in file order;
 - `write_queues` defaults to `read_queues`; `perm` is "rw" (default), "r", "w" or "";
@@ -14,7 +14,7 @@ Decisions that the engines rely on (keep `planner.engines.spark` in step):
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
 - `[defaults] client_version` is the client version of every instance set that does not say otherwise; an
   instance set's `client` is "java" (default: the Java client and what is built on it) or "cpp" (the C++ client
-  2.x under the Python 2.x client), which name processes differently (`planner.model.identity`);
+  2.x under the Python 2.x client), which name processes differently (`rmqplan.model.identity`);
 - a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
   `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
   need the scenario's `group`; `rolling_restart = "group"` without one restarts every group of the fleet;
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from planner.model.identity import CLIENTS, JAVA_CLIENT
-from planner.model.fleet import (
+from rmqplan.model.identity import CLIENTS, JAVA_CLIENT
+from rmqplan.model.fleet import (
     BROADCASTING,
     CLUSTERING,
     DEFAULT_CLIENT_VERSION,
@@ -53,7 +53,7 @@ from planner.model.fleet import (
     Topic,
     parse_client_version,
 )
-from planner.allocation.strategies import (
+from rmqplan.allocation.strategies import (
     NEARBY_KEY,
     ParamError,
     canonical_name,

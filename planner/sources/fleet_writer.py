@@ -20,8 +20,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Generic, Optional, TypeVar
 
-from planner.sources.fleet_file import parse_fleet_text
-from planner.model.fleet import Fleet
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.model.fleet import Fleet
 
 T = TypeVar("T")
 
@@ -85,7 +85,7 @@ class PlannedInstances:
     unit_name: Optional[Sourced[str]] = None
     pid: Optional[Sourced[int]] = None
     client_version: Optional[Sourced[str]] = None
-    client: Optional[Sourced[str]] = None  # "cpp": the C++ client names the process (planner.model.identity)
+    client: Optional[Sourced[str]] = None  # "cpp": the C++ client names the process (rmqplan.model.identity)
     room: Optional[Sourced[str]] = None
     strategy: Optional[Sourced[str]] = None  # an override: a deployment caught half-way
     params: dict[str, Sourced] = field(default_factory=dict)  # strategy parameters of the override

@@ -9,7 +9,7 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
   queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
   predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
   Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`).
-- **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`planner.sources.services`)
+- **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`rmqplan.sources.services`)
   and their processes' IPs (`process_layout`: with host networking, the worst case Kubernetes allows unless
   `nodes` says how many nodes there are).
 - **Cluster** (`--cluster DIR`): brokers, permissions and queue counts from saved `mqadmin` outputs; a group no
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional, Sequence
 
-from planner.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
-from planner.sources.fleet_writer import (
+from rmqplan.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
+from rmqplan.sources.fleet_writer import (
     PlannedBroker,
     PlannedFleet,
     PlannedGroup,
@@ -36,19 +36,19 @@ from planner.sources.fleet_writer import (
     PlannedTopic,
     Sourced,
 )
-from planner.model.identity import CPP_CLIENT
-from planner.model.fleet import DEFAULT_CLIENT_VERSION
-from planner.sources.buildfiles import BuildIndex, Module, read_build_files
-from planner.sources.deploy import DeployedService, read_deployments
-from planner.sources.mqadmin import ClusterSnapshot, read_cluster_dir
-from planner.sources.services import (
+from rmqplan.model.identity import CPP_CLIENT
+from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
+from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
+from rmqplan.sources.deploy import DeployedService, read_deployments
+from rmqplan.sources.mqadmin import ClusterSnapshot, read_cluster_dir
+from rmqplan.sources.services import (
     ProcessLayout,
     configured_nodes,
     explicit_services,
     match_services,
     process_layout,
 )
-from planner.allocation.strategies import canonical_name, strategy_of
+from rmqplan.allocation.strategies import canonical_name, strategy_of
 
 # Consumers whose queues a client-side rebalance assigns, by rmqlint's api names (the remoting clients).
 REBALANCING_ROLES = ("push_consumer", "lite_pull_consumer")

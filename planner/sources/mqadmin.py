@@ -2,7 +2,7 @@
 
 The directory holds what an operator saved, one file per command:
 
-- `topicRoute-<Topic>.json`: `mqadmin topicRoute -t <Topic>` (fastjson, see `planner.sources.relaxed_json`;
+- `topicRoute-<Topic>.json`: `mqadmin topicRoute -t <Topic>` (fastjson, see `rmqplan.sources.relaxed_json`;
   the output does not name the topic, the file name does). `queueDatas` give each broker's `readQueueNums`,
   `writeQueueNums` and `perm` (bits: 2 write, 4 read, 6 both; the broker registers its topics with its own
   permission folded in, so this is the effective permission); `brokerDatas` the cluster and addresses.
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from planner.sources import relaxed_json
-from planner.sources.origin import Origin, SourceProblem
+from rmqplan.sources import relaxed_json
+from rmqplan.sources.origin import Origin, SourceProblem
 
 ROUTE_PREFIX, ROUTE_SUFFIX = "topicRoute-", ".json"
 CONSUMER_PREFIX, CONSUMER_SUFFIX = "consumerConnection-", ".txt"

@@ -1,4 +1,4 @@
-"""Where a value came from, and what could not be read: shared by every reader in `planner.sources`."""
+"""Where a value came from, and what could not be read: shared by every reader in `rmqplan.sources`."""
 
 from __future__ import annotations
 

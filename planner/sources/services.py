@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-from planner.sources.buildfiles import Module
-from planner.sources.deploy import DeployedService
-from planner.sources.origin import Origin, SourceProblem
+from rmqplan.sources.buildfiles import Module
+from rmqplan.sources.deploy import DeployedService
+from rmqplan.sources.origin import Origin, SourceProblem
 
 SUFFIXES = ("-service", "-svc", "-app", "-server", "-worker", "_service", "_app")
 NAME_LABELS = ("app", "app.kubernetes.io/name")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rmqlint.cli import main
-from rules import ALL_RULES
+from rmqlint.rules import ALL_RULES
 from tests.lint.test_engine_fixtures import PLAIN_JAVA, java_project, write_project
 
 REPO = Path(__file__).resolve().parents[2]

@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 
 from rmqlint.cli import main
 from rmqlint.engine import lint_sources
-from rules import ALL_RULES
-from rules._examples import line_of
+from rmqlint.rules import ALL_RULES
+from rmqlint.rules._examples import line_of
 
 REPO = Path(__file__).resolve().parents[2]
 TIME_LIMIT_S = 60  # per input: the slowest legitimate input (a big file on a loaded machine) takes a few seconds

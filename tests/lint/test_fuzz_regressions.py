@@ -10,7 +10,7 @@ import pytest
 from rmqlint.cli import main
 from rmqlint.engine import lint_sources
 from rmqlint.values import MAX_PLACEHOLDER_DEPTH
-from rules._examples import line_of
+from rmqlint.rules._examples import line_of
 from tests.lint.test_engine_fixtures import write_project
 
 CONSUMER_PY = 'from rocketmq.client import PushConsumer\nc = PushConsumer("g")\nc.set_instance_name("{name}")\n' \

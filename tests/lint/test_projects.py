@@ -12,7 +12,7 @@ import jsonschema
 
 from rmqlint.cli import main
 from rmqlint.engine import LintOptions, lint
-from rules._examples import line_of
+from rmqlint.rules._examples import line_of
 from tests.lint.test_engine_fixtures import write_project
 from tests.lint.test_reporters import sarif_schema
 

@@ -12,7 +12,7 @@ import pytest
 from rmqlint.facts import Location
 from rmqlint.frontends import python_parse, python_slice
 from rmqlint.frontends.python_parse import parse_python
-from rules import ALL_RULES
+from rmqlint.rules import ALL_RULES
 
 REPO = Path(__file__).resolve().parents[2]
 

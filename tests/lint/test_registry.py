@@ -15,7 +15,7 @@ from rmqlint.facts import ClientFact, FileFacts, Setting
 from rmqlint.frontends.base import Frontend
 from rmqlint.text import add_suppressions, decode, point
 from rmqlint.values import Lit
-from rules import discover
+from rmqlint.rules import discover
 from tests.lint import test_rules as shipped_rule_checks
 
 

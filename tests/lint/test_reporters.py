@@ -13,7 +13,7 @@ from rmqlint.engine import LintResult
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.reporters import render
-from rules import ALL_RULES
+from rmqlint.rules import ALL_RULES
 from rmqlint.cache import package_version
 
 SCHEMA = Path(__file__).resolve().parents[1] / "golden" / "sarif-schema-2.1.0.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rmqlint.cli import main
-from rules import ALL_RULES
+from rmqlint.rules import ALL_RULES
 
 RULES = [rule for rule in ALL_RULES if rule.CODE != "RMQ900"]
 COMMENT = {".java": "//", ".py": "#", ".yml": "#", ".yaml": "#", ".properties": "#"}

@@ -10,10 +10,10 @@ import pytest
 from rmqlint.facts import ClientFact, FileFacts, Listener, Location, ProducedTag, Setting, Subscription
 from rmqlint.project import Project
 from rmqlint.values import Dynamic, Lit
-from rules import ALL_RULES, rule_by_code
-from rules.rmq001_fixed_instance_name import FixedInstanceName
-from rules.rmq002_tag_case_drift import TagCaseDrift, subscribed_tags
-from rules.rmq003_broadcasting_retry import BroadcastingRetry
+from rmqlint.rules import ALL_RULES, rule_by_code
+from rmqlint.rules.rmq001_fixed_instance_name import FixedInstanceName
+from rmqlint.rules.rmq002_tag_case_drift import TagCaseDrift, subscribed_tags
+from rmqlint.rules.rmq003_broadcasting_retry import BroadcastingRetry
 
 # --- the catalog ----------------------------------------------------------------------------------------------
 

@@ -193,7 +193,7 @@ def main(argv: list[str]) -> int:
     fleet, png = argv
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.html")
-        done = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", fleet, "--html", report],
+        done = subprocess.run([sys.executable, "-m", "rmqplan.cli", "simulate", "--fleet", fleet, "--html", report],
                               stdout=subprocess.DEVNULL)
         if done.returncode not in (0, 1):
             return done.returncode

@@ -1,6 +1,6 @@
 """ONE local SparkSession for the whole suite: local[2], two shuffle partitions, no UI, quiet.
 
-Every Spark test (and any CLI test that runs `--engine spark` in-process) shares it: `planner.engines.spark_session.
+Every Spark test (and any CLI test that runs `--engine spark` in-process) shares it: `rmqplan.engines.spark_session.
 get_session` returns the active session instead of starting another JVM.
 """
 
@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def spark():
-    from planner.engines.spark_session import get_session
+    from rmqplan.engines.spark_session import get_session
 
     session = get_session("local[2]", conf=[
         ("spark.sql.shuffle.partitions", "2"),

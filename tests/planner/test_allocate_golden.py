@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.allocate import run
-from planner.allocation.strategies import StrategyError, allocate, parse_strategy_name
+from rmqplan.allocate import run
+from rmqplan.allocation.strategies import StrategyError, allocate, parse_strategy_name
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "allocation-cases.jsonl"
 CASES = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -1,4 +1,4 @@
-"""pyarrow started without pandas in a local engine process (`planner.engines.arrow_start`)."""
+"""pyarrow started without pandas in a local engine process (`rmqplan.engines.arrow_start`)."""
 
 import subprocess
 import sys
@@ -22,7 +22,7 @@ def test_arrays_are_made_without_importing_pandas_and_pandas_still_imports():
     out = _run("""
         import sys
         import numpy as np
-        from planner.engines.arrow_start import start_arrow_without_pandas
+        from rmqplan.engines.arrow_start import start_arrow_without_pandas
         start_arrow_without_pandas()
         import pyarrow as pa, pyarrow.compute as pc
         pa.array(np.arange(3)); pa.scalar("x"); pc.take(pa.array(["a", "b"]), pa.array([1]))
@@ -38,7 +38,7 @@ def test_nothing_changes_where_pandas_is_already_imported():
     out = _run("""
         import sys
         import pandas
-        from planner.engines.arrow_start import start_arrow_without_pandas
+        from rmqplan.engines.arrow_start import start_arrow_without_pandas
         start_arrow_without_pandas()
         import pyarrow as pa
         print(pa.Table.from_pandas(pandas.DataFrame({"a": [1]})).to_pylist(), sys.meta_path[0].__class__.__name__)

@@ -12,10 +12,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner.cli import run
-from planner.report.findings import find
-from planner.sources.fleet_file import load_fleet
-from planner.engines.local import simulate
+from rmqplan.cli import run
+from rmqplan.report.findings import find
+from rmqplan.sources.fleet_file import load_fleet
+from rmqplan.engines.local import simulate
 from tests.lint.test_reporters import sarif_schema
 
 SHOP = Path(__file__).parent / "fixtures" / "shop"

@@ -1,4 +1,4 @@
-"""The local engine's `--out` on several processes (`planner.engines.chunk_tasks`): the same tables, findings and summaries
+"""The local engine's `--out` on several processes (`rmqplan.engines.chunk_tasks`): the same tables, findings and summaries
 as one process, whoever takes which chunk; a helper's failure is the run's failure."""
 
 import multiprocessing
@@ -8,15 +8,15 @@ import pickle
 import pyarrow.parquet as pq
 import pytest
 
-from planner.engines.chunk_tasks import ChunkJob, HelperFailed, helpers_for, run_job
-from planner.engines.chunks import chunks, out_ids
-from planner.report.findings import find
-from planner.sources.fleet_file import parse_fleet_text
-from planner.generated.states import fleet_generated_scenarios
-from planner.engines.local import simulate
-from planner.model.simulation import OutRequest
-from planner.report.out_tables import BrokerIds
-from planner.allocation.strategies import plugin_classes
+from rmqplan.engines.chunk_tasks import ChunkJob, HelperFailed, helpers_for, run_job
+from rmqplan.engines.chunks import chunks, out_ids
+from rmqplan.report.findings import find
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.generated.states import fleet_generated_scenarios
+from rmqplan.engines.local import simulate
+from rmqplan.model.simulation import OutRequest
+from rmqplan.report.out_tables import BrokerIds
+from rmqplan.allocation.strategies import plugin_classes
 
 GENERATED = """
 version = 1
@@ -149,13 +149,13 @@ def _cgroups(tmp_path, own: str, files: dict):
     ("1:cpu:/\n", {}, None),  # nothing readable
 ])
 def test_the_cgroup_quota_is_read_as_cpus(tmp_path, own, files, quota):
-    from planner.engines.cpus import cgroup_cpu_quota
+    from rmqplan.engines.cpus import cgroup_cpu_quota
 
     assert cgroup_cpu_quota(*_cgroups(tmp_path, own, files)) == quota
 
 
 def test_a_cpu_quota_caps_the_usable_cpus(tmp_path):
-    from planner.engines.cpus import usable_cpus
+    from rmqplan.engines.cpus import usable_cpus
 
     affinity = len(os.sched_getaffinity(0))
     assert usable_cpus(*_cgroups(tmp_path / "a", "0::/\n", {"cpu.max": "50000 100000"})) == 1  # at least one

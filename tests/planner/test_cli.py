@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import run
+from rmqplan.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")
@@ -109,10 +109,10 @@ def _without_java_env() -> dict:
 
 def test_without_java_local_engine_works_and_spark_engine_is_one_line():
     env = _without_java_env()
-    local = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--engine", "local"],
+    local = subprocess.run([sys.executable, "-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, "--engine", "local"],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert local.returncode == 1 and "PLAN001" in local.stdout
-    spark = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--engine", "spark"],
+    spark = subprocess.run([sys.executable, "-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, "--engine", "spark"],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert spark.returncode == 2 and spark.stdout == ""
     assert len(spark.stderr.strip().splitlines()) == 1 and "Traceback" not in spark.stderr
@@ -145,7 +145,7 @@ def test_conf_and_master_reach_the_engine_options(monkeypatch):
         seen["options"] = options
         return 0
 
-    monkeypatch.setattr("planner.cli._report", fake_report)
+    monkeypatch.setattr("rmqplan.cli._report", fake_report)
     code, _, _ = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--master", "local[2]",
                          "--conf", "spark.a=1", "spark.b=2", "--conf", "spark.c=3", "--assignments")
     options = seen["options"]

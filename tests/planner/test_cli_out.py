@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import run
-from planner.report.render import OutputError, write_out
+from rmqplan.cli import run
+from rmqplan.report.render import OutputError, write_out
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")
@@ -66,7 +66,7 @@ def test_someone_elses_directory_is_not_replaced(tmp_path):
 
 
 def _spark_or_skip():
-    from planner.engines.spark_session import SparkUnavailable, get_session
+    from rmqplan.engines.spark_session import SparkUnavailable, get_session
 
     try:
         return get_session()
@@ -100,8 +100,8 @@ def _expected_assignments(sim) -> list[tuple]:
 
 
 def test_local_engine_out_writes_numeric_tables_and_every_finding(tmp_path):
-    from planner.sources.fleet_file import load_fleet
-    from planner.engines.local import simulate
+    from rmqplan.sources.fleet_file import load_fleet
+    from rmqplan.engines.local import simulate
 
     target = tmp_path / "plan"
     code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--out", str(target))
@@ -129,10 +129,10 @@ def test_local_engine_out_writes_numeric_tables_and_every_finding(tmp_path):
 
 
 def test_a_generated_fleet_out_has_every_assignment_and_finding_on_both_engines(spark, tmp_path):
-    from planner.sources.fleet_file import load_fleet
-    from planner.report.findings import find
-    from planner.generated.generate import generated_fleet
-    from planner.engines.local import simulate
+    from rmqplan.sources.fleet_file import load_fleet
+    from rmqplan.report.findings import find
+    from rmqplan.generated.generate import generated_fleet
+    from rmqplan.engines.local import simulate
 
     fleet = tmp_path / "gen.toml"
     fleet.write_text(MIXED_WITH_GENERATED)
@@ -159,9 +159,9 @@ def test_assignment_rows_of_hand_written_groups_of_every_strategy_match_the_kern
     import numpy as np
     import pyarrow.parquet as pq
 
-    from planner.sources.fleet_file import load_fleet
-    from planner.engines.local import run_hand_written
-    from planner.report.out_tables import AssignmentRows, BrokerIds, ParquetSink, assignment_rows
+    from rmqplan.sources.fleet_file import load_fleet
+    from rmqplan.engines.local import run_hand_written
+    from rmqplan.report.out_tables import AssignmentRows, BrokerIds, ParquetSink, assignment_rows
     from tests.planner.test_engines_agree import _random_fleet_toml
 
     extra = unordered = 0
@@ -214,10 +214,10 @@ def test_spark_reads_the_tables_as_pyarrow_does(spark, tmp_path):
 def test_groups_of_hundreds_of_processes_are_written_past_the_tables_of_hosts(tmp_path):
     """Past 512 processes a group, generated hosts and labels are joined from pieces instead of taken from a table
     of every host: the tables and findings still name every process as the client would."""
-    from planner.sources.fleet_file import load_fleet
-    from planner.report.findings import find
-    from planner.generated.generate import generated_fleet
-    from planner.engines.local import simulate
+    from rmqplan.sources.fleet_file import load_fleet
+    from rmqplan.report.findings import find
+    from rmqplan.generated.generate import generated_fleet
+    from rmqplan.engines.local import simulate
 
     fleet = tmp_path / "gen.toml"
     fleet.write_text("version = 1\n[generate]\ngroups = 40\nseed = 3\ninstances = [500, 700]\nqueues = [1, 4]\n"
@@ -259,7 +259,7 @@ strategies = ["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"]
 
 def test_spark_and_local_engines_print_the_same_json():
     _spark_or_skip()
-    pytest.importorskip("planner.engines.spark")
+    pytest.importorskip("rmqplan.engines.spark")
     # mixed.toml: rooms, a half-rolled strategy, consistent hashing, broadcasting, a non-subscriber, unreadable
     # queues, a failing strategy, scenarios adding and removing processes
     fleet = str(ROOT / "tests" / "planner" / "fixtures" / "mixed.toml")
@@ -284,10 +284,10 @@ def test_spark_and_local_engines_print_the_same_json():
 
 
 def test_engine_totals_win_over_counting_partial_results():
-    from planner.sources.fleet_file import load_fleet
-    from planner.report.findings import find
-    from planner.engines.local import simulate
-    from planner.report.render import render_text, summary_json, totals
+    from rmqplan.sources.fleet_file import load_fleet
+    from rmqplan.report.findings import find
+    from rmqplan.engines.local import simulate
+    from rmqplan.report.render import render_text, summary_json, totals
 
     sim = simulate(load_fleet(EXAMPLE))
     assert totals(sim)["instances"] == 8

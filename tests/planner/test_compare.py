@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import run
-from planner.allocation.comparison import compare
-from planner.sources.fleet_file import parse_fleet_text
-from planner.engines.local import run_batch, simulate
-from planner.model.fleet import Queue
-from planner.allocation.strategies import allocate, parse_strategy
+from rmqplan.cli import run
+from rmqplan.allocation.comparison import compare
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.engines.local import run_batch, simulate
+from rmqplan.model.fleet import Queue
+from rmqplan.allocation.strategies import allocate, parse_strategy
 from tests.planner.test_min_moves import exhaustive
 
 ORDERS = """
@@ -118,7 +118,7 @@ def test_rolling_restart_minimum_is_the_exhaustive_minimum_and_the_own_strategy_
     own_moves = sum(len(r.moved) for s in sim.steps["rolling"] for r in s.results)
     assert c.runs[0].moves == own_moves and c.steps == 6
     # the minimum, topic by topic, from the own strategy's baseline through the six states
-    from planner.allocation.min_moves import Layer
+    from rmqplan.allocation.min_moves import Layer
 
     total = 0
     for topic in ("T", "%RETRY%g"):

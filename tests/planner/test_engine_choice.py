@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import run
-from planner.engines.choice import LONG_RUN_SECONDS, choose_engine, expected_local_seconds
-from planner.sources.fleet_file import load_fleet
-from planner.model.fleet import GenerateSpec
+from rmqplan.cli import run
+from rmqplan.engines.choice import LONG_RUN_SECONDS, choose_engine, expected_local_seconds
+from rmqplan.sources.fleet_file import load_fleet
+from rmqplan.model.fleet import GenerateSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import random
 
-from planner.engines import local
-from planner.sources.fleet_file import load_fleet
-from planner.generated.generate import generated_fleet
-from planner.model.fleet import Fleet, GenerateSpec
-from planner.model.simulation import SimulateOptions, Simulation
-from planner.report.render import totals
-from planner.engines.spark import chunk_frame, simulate_generated, simulate_hand_written
+from rmqplan.engines import local
+from rmqplan.sources.fleet_file import load_fleet
+from rmqplan.generated.generate import generated_fleet
+from rmqplan.model.fleet import Fleet, GenerateSpec
+from rmqplan.model.simulation import SimulateOptions, Simulation
+from rmqplan.report.render import totals
+from rmqplan.engines.spark import chunk_frame, simulate_generated, simulate_hand_written
 
 BROKERS = [("hz@broker-a", "hz"), ("hz@broker-b", "hz"), ("sh@broker-c", "sh"), ("bj@broker-d", "bj"),
            ("broker-e", None), ("\uffff@broker-f", "\uffff"), ("\U0001F600@broker-g", "\U0001F600")]
@@ -156,7 +156,7 @@ def _whole(sim: Simulation) -> tuple:
 
 
 def test_generated_scenarios_agree_on_both_engines_small_and_large(spark):
-    from planner.sources.fleet_file import parse_fleet_text
+    from rmqplan.sources.fleet_file import parse_fleet_text
 
     for groups in (120, 2500):  # every group listed (one details job); the first problem groups (chunk tasks)
         text = (f"[generate]\ngroups = {groups}\nseed = 4\ninstances = [1, 6]\nqueues = [1, 6]\nbrokers = 2\n"

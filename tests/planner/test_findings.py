@@ -1,9 +1,9 @@
 """PLAN001..PLAN007: which findings a fleet gets, and that each message says why."""
 
-from planner.report.findings import find, has_errors
-from planner.sources.fleet_file import parse_fleet_text
-from planner.engines.local import simulate
-from planner.model.fleet import Queue
+from rmqplan.report.findings import find, has_errors
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.engines.local import simulate
+from rmqplan.model.fleet import Queue
 
 
 def findings_of(text: str):

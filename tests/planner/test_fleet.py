@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.sources.fleet_file import FleetError, load_fleet, parse_fleet_text
-from planner.model.fleet import BROADCASTING, CLUSTERING, Queue, StrategySpec
+from rmqplan.sources.fleet_file import FleetError, load_fleet, parse_fleet_text
+from rmqplan.model.fleet import BROADCASTING, CLUSTERING, Queue, StrategySpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,15 +7,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.report.findings import find
-from planner.sources.fleet_file import parse_fleet_text
-from planner.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
-from planner.sources.fleet_writer import PlannedFleet, PlannedGroup, PlannedSubscription, Sourced, write_fleet
-from planner.engines.local import simulate
-from planner.sources.deploy import read_deployments
-from planner.sources.mqadmin import ClusterSnapshot, RouteQueues, TopicRoute, read_cluster_dir
-from planner.sources.origin import Origin
-from planner.sources.services import process_layout
+from rmqplan.report.findings import find
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
+from rmqplan.sources.fleet_writer import PlannedFleet, PlannedGroup, PlannedSubscription, Sourced, write_fleet
+from rmqplan.engines.local import simulate
+from rmqplan.sources.deploy import read_deployments
+from rmqplan.sources.mqadmin import ClusterSnapshot, RouteQueues, TopicRoute, read_cluster_dir
+from rmqplan.sources.origin import Origin
+from rmqplan.sources.services import process_layout
 
 SHOP = Path(__file__).parent / "fixtures" / "shop"
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sources.fleet_file import FleetError, load_fleet, parse_fleet_text
-from planner.sources.fleet_writer import (
+from rmqplan.sources.fleet_file import FleetError, load_fleet, parse_fleet_text
+from rmqplan.sources.fleet_writer import (
     PlannedBroker,
     PlannedFleet,
     PlannedGroup,
@@ -22,7 +22,7 @@ from planner.sources.fleet_writer import (
     toml_string,
     write_fleet,
 )
-from planner.sources.origin import Origin
+from rmqplan.sources.origin import Origin
 
 
 def _example() -> PlannedFleet:

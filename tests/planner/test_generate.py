@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.generated.generate import (
+from rmqplan.generated.generate import (
     field_hash,
     generated_batch,
     generated_fleet,
     iter_generated_groups,
     seed_state,
 )
-from planner.model.identity import group_processes
-from planner.model.javaorder import sort_client_ids
-from planner.model.fleet import GenerateSpec
+from rmqplan.model.identity import group_processes
+from rmqplan.model.javaorder import sort_client_ids
+from rmqplan.model.fleet import GenerateSpec
 
 SPEC = GenerateSpec(groups=400, seed=11, instances=(1, 9), queues=(2, 6), brokers=3, colliding_client_ids=0.1,
                     strategies=("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"))

@@ -1,5 +1,5 @@
-"""The findings of generated chunks written from their arrays (`planner.generated.findings`) are the lines
-`planner.report.findings.find` gives on the same rebalances' results, for every generatable strategy and shape."""
+"""The findings of generated chunks written from their arrays (`rmqplan.generated.findings`) are the lines
+`rmqplan.report.findings.find` gives on the same rebalances' results, for every generatable strategy and shape."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.engines.chunks import GeneratedDescriber, chunks, run_chunk
-from planner.report.findings import find
-from planner.sources.fleet_file import parse_fleet_text
-from planner.generated.findings import _fast_shapes, generated_finding_lines
-from planner.model.fleet import Fleet
-from planner.model.simulation import Simulation
-from planner.allocation.results import results_of
+from rmqplan.engines.chunks import GeneratedDescriber, chunks, run_chunk
+from rmqplan.report.findings import find
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.generated.findings import _fast_shapes, generated_finding_lines
+from rmqplan.model.fleet import Fleet
+from rmqplan.model.simulation import Simulation
+from rmqplan.allocation.results import results_of
 
 
 def through_find(spec, batch, rows, t) -> list[str]:

@@ -8,13 +8,13 @@ from collections import Counter
 
 import pytest
 
-from planner.report.findings import count_by_code, find
-from planner.sources.fleet_file import parse_fleet_text
-from planner.generated.generate import generated_group
-from planner.engines.local import simulate
-from planner.model.fleet import Queue
-from planner.model.scenarios import step_counts
-from planner.allocation.strategies import allocate, strategy_of
+from rmqplan.report.findings import count_by_code, find
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.generated.generate import generated_group
+from rmqplan.engines.local import simulate
+from rmqplan.model.fleet import Queue
+from rmqplan.model.scenarios import step_counts
+from rmqplan.allocation.strategies import allocate, strategy_of
 
 FLEET = """
 [generate]

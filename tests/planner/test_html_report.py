@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import run
+from rmqplan.cli import run
 from tests.planner.browser import Browser, NoBrowser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_a_page_that_cannot_be_written_is_one_line_and_an_old_page_stays(tmp_pat
     def broken(*args, **kwargs):  # the page fails half-way: the previous page stays whole
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("planner.report.html.os.replace", broken)
+    monkeypatch.setattr("rmqplan.report.html.os.replace", broken)
     code, _, err = rmqplan("simulate", "--fleet", EXAMPLE, "--html", str(page))
     assert code == 2 and "No space left on device" in err
     assert page.read_text() == "previous report" and [p.name for p in tmp_path.iterdir()] == ["report.html"]

@@ -1,8 +1,8 @@
 """Client ids: fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
 
-from planner.sources.fleet_file import parse_fleet_text
-from planner.model.identity import build_client_id, group_processes, shared_client_ids
-from planner.model.states import scenario_processes
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.model.identity import build_client_id, group_processes, shared_client_ids
+from rmqplan.model.states import scenario_processes
 
 BASE = """
 [[brokers]]

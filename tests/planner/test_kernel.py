@@ -1,15 +1,15 @@
 """The vectorised kernel against the reference: every process's share recomputed with the transcription of the
-Java classes (`planner.allocation.strategies.allocate`, one process at a time), on random fleets with every strategy,
+Java classes (`rmqplan.allocation.strategies.allocate`, one process at a time), on random fleets with every strategy,
 repeated and empty client ids, rooms, CONFIG lists naming foreign queues, and scenarios."""
 
 from __future__ import annotations
 
 import pytest
 
-from planner.engines import local
-from planner.sources.fleet_file import parse_fleet_text
-from planner.model.fleet import BROADCASTING
-from planner.allocation.strategies import StrategyError, allocate
+from rmqplan.engines import local
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.model.fleet import BROADCASTING
+from rmqplan.allocation.strategies import StrategyError, allocate
 from tests.planner.test_engines_agree import _random_fleet_toml
 
 

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")
-SPARK_MODULES = {"planner.engines.spark", "planner.engines.spark_arrow"}  # the Spark engine: may import them at module level
+SPARK_MODULES = {"rmqplan.engines.spark", "rmqplan.engines.spark_arrow"}  # the Spark engine: may import them at module level
 
 
 def without_spark(*argv: str) -> tuple[int, str, list[str]]:
@@ -24,32 +24,32 @@ def without_spark(*argv: str) -> tuple[int, str, list[str]]:
 
 
 def test_a_hand_written_fleet_and_a_generated_one_run_on_the_local_engine(tmp_path):
-    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", EXAMPLE)
+    code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE)
     assert code == 1 and err == [] and "local engine (auto: a hand-written fleet of 3 groups)" in out
     fleet = tmp_path / "gen.toml"
     fleet.write_text('[generate]\ngroups = 20000\ncolliding_client_ids = 0.01\n'
                      'strategies = ["AVG", "CONSISTENT_HASH"]\n')
-    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", str(fleet), "--format", "json")
+    code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", str(fleet), "--format", "json")
     assert code == 1 and err == [] and '"groups": 20000' in out
 
 
 @pytest.mark.parametrize("extra", [["--engine", "spark"], ["--master", "spark://127.0.0.1:7077"],
                                    ["--conf", "spark.executor.memory=2g"]])
 def test_what_needs_spark_is_one_line_saying_what_to_install(extra):
-    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", EXAMPLE, *extra)
+    code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, *extra)
     assert code == 2 and out == "" and len(err) == 1
     assert err[0].startswith("rmqplan: spark engine (") and "pip install 'rmqtools[spark]'" in err[0]
 
 
 def test_spark_settings_without_pyspark_name_the_install_and_the_local_engine():
-    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--conf",
+    code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, "--conf",
                                    "spark.driver.memory=2g")  # auto sends Spark settings to Spark
     assert code == 2 and out == "" and len(err) == 1
     assert "pip install 'rmqtools[spark]', or --engine local" in err[0]
 
 
 def test_out_without_pyarrow_is_one_line_and_leaves_nothing(tmp_path):
-    code, out, err = without_spark("-m", "planner.cli", "simulate", "--fleet", EXAMPLE, "--out",
+    code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, "--out",
                                    str(tmp_path / "out"))
     assert code == 2 and out == "" and len(err) == 1 and "pip install 'rmqtools[spark]'" in err[0]
     assert list(tmp_path.iterdir()) == []
@@ -61,10 +61,10 @@ def test_rmqlint_runs_without_them():
 
 
 def test_no_planner_module_outside_the_spark_engine_imports_them_at_module_level():
-    import planner
+    import rmqplan
 
-    names = sorted(m.name for m in pkgutil.walk_packages(planner.__path__, "planner."))
-    assert "planner.cli" in names and "planner.engines.local" in names and SPARK_MODULES <= set(names)
+    names = sorted(m.name for m in pkgutil.walk_packages(rmqplan.__path__, "rmqplan."))
+    assert "rmqplan.cli" in names and "rmqplan.engines.local" in names and SPARK_MODULES <= set(names)
     code, _, err = without_spark("-c", "import importlib\n"
                                  f"for name in {[n for n in names if n not in SPARK_MODULES]!r}:\n"
                                  "    importlib.import_module(name)\n")

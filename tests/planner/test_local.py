@@ -2,9 +2,9 @@
 
 import hashlib
 
-from planner.sources.fleet_file import parse_fleet_text
-from planner.engines.local import simulate
-from planner.model.fleet import Queue
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.engines.local import simulate
+from rmqplan.model.fleet import Queue
 
 
 def fleet(text: str):
@@ -267,7 +267,7 @@ def test_the_local_engine_needs_neither_spark_nor_arrow(tmp_path):
     fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
                      'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
                      '[generate]\ngroups = 2000\nstrategies = ["AVG", "CONSISTENT_HASH"]\n')
-    script = ("import io, sys\nfrom planner.cli import run\n"
+    script = ("import io, sys\nfrom rmqplan.cli import run\n"
               f"code = run(['simulate', '--fleet', {str(fleet)!r}, '--engine', 'local'], io.StringIO(), sys.stderr)\n"
               "print(code, sorted(m for m in ('pyarrow', 'pyspark', 'pandas') if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,

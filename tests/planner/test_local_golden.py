@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from planner.sources.fleet_file import load_fleet
-from planner.model.javaorder import queue_key
-from planner.engines.local import simulate
+from rmqplan.sources.fleet_file import load_fleet
+from rmqplan.model.javaorder import queue_key
+from rmqplan.engines.local import simulate
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.allocation.min_moves import Layer, balanced, fewest_moves
-from planner.model.fleet import Queue
+from rmqplan.allocation.min_moves import Layer, balanced, fewest_moves
+from rmqplan.model.fleet import Queue
 
 QUEUES = [Queue("T", b, i) for b in ("a", "b") for i in range(3)]
 PROCESSES = ["p1", "p2", "p3", "p4"]

@@ -1,4 +1,4 @@
-"""`planner.report.parquet_ints`: integer tables encoded with numpy read back, value for value, in pyarrow (Spark reads
+"""`rmqplan.report.parquet_ints`: integer tables encoded with numpy read back, value for value, in pyarrow (Spark reads
 the `--out` assignments in `test_cli_out`)."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.report.parquet_ints import IntTableWriter, bit_packed, rle_runs, varint
+from rmqplan.report.parquet_ints import IntTableWriter, bit_packed, rle_runs, varint
 
 pq = pytest.importorskip("pyarrow.parquet")
 

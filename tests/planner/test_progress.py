@@ -11,8 +11,8 @@ import threading
 import time
 from pathlib import Path
 
-from planner.cli import run
-from planner.report.progress import CLEAR, Progress
+from rmqplan.cli import run
+from rmqplan.report.progress import CLEAR, Progress
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +89,7 @@ def _read_all(fd: int) -> bytes:
 def _on_a_terminal(fleet: str) -> tuple[int, bytes, str]:
     """`rmqplan simulate --fleet F --format json` with stderr on a pty: (exit code, stdout, what the pty got)."""
     primary, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "planner.cli", "simulate", "--fleet", fleet, "--format", "json"],
+    proc = subprocess.Popen([sys.executable, "-m", "rmqplan.cli", "simulate", "--fleet", fleet, "--format", "json"],
                             stdout=subprocess.PIPE, stderr=secondary, cwd=ROOT)
     os.close(secondary)
     reader = threading.Thread(target=lambda: seen.append(_read_all(primary)))
@@ -145,7 +145,7 @@ def test_phases_are_redrawn_with_the_time_until_the_next_or_close():
 
 
 def test_the_same_run_piped_writes_nothing_on_stderr(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet", _fleet(tmp_path, 600_000),
+    done = subprocess.run([sys.executable, "-m", "rmqplan.cli", "simulate", "--fleet", _fleet(tmp_path, 600_000),
                            "--format", "json"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 1 and done.stderr == ""
     assert json.loads(done.stdout)["totals"]["groups"] == 600_000
@@ -153,7 +153,7 @@ def test_the_same_run_piped_writes_nothing_on_stderr(tmp_path):
 
 def test_a_spark_run_on_a_terminal_shows_stages_and_tasks(spark, tmp_path):
     """In this process, on the suite's Spark session: the watcher polls the real status tracker."""
-    from planner.engines.spark_session import StatusWatcher
+    from rmqplan.engines.spark_session import StatusWatcher
 
     lines = []
     watcher = StatusWatcher(lines.append, interval=0.05)

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from planner.engines import local
-from planner.allocate import run as run_allocate
-from planner.sources.fleet_file import parse_fleet_text
-from planner.model.fleet import Queue, StrategySpec
-from planner.allocation.strategies import (
+from rmqplan.engines import local
+from rmqplan.allocate import run as run_allocate
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.model.fleet import Queue, StrategySpec
+from rmqplan.allocation.strategies import (
     ParamError,
     allocate,
     allocate_all,
@@ -23,7 +23,7 @@ from planner.allocation.strategies import (
     strategy_of,
     unregister,
 )
-from planner.allocation.strategies.base import Strategy
+from rmqplan.allocation.strategies.base import Strategy
 from tests.planner.toy_strategy import Reversed
 
 
@@ -109,8 +109,8 @@ def test_a_registered_strategy_runs_in_the_fleet_and_the_local_engine(reversed_s
 
 
 def test_a_registered_strategy_runs_on_both_engines_and_in_generated_fleets(reversed_strategy, spark, tmp_path):
-    from planner.model.simulation import SimulateOptions
-    from planner.engines.spark import simulate as spark_simulate
+    from rmqplan.model.simulation import SimulateOptions
+    from rmqplan.engines.spark import simulate as spark_simulate
 
     fleet = parse_fleet_text(FLEET + '[generate]\ngroups = 40\nseed = 2\nstrategies = ["REVERSED", "AVG"]\n',
                              "fleet.toml")

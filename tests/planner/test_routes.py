@@ -1,8 +1,8 @@
 """Readable/writable queues from counts and permissions; the retry topic's queues."""
 
-from planner.sources.fleet_file import parse_fleet_text
-from planner.model.fleet import Queue
-from planner.model.routes import (
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.model.fleet import Queue
+from rmqplan.model.routes import (
     is_retry_topic,
     readable_queues,
     retry_queues,

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from planner.cli import run
-from planner.report.findings import find
-from planner.sources.fleet_file import FleetError, parse_fleet_text
-from planner.engines.local import simulate
-from planner.model.fleet import Queue
-from planner.model.scenarios import rollout
+from rmqplan.cli import run
+from rmqplan.report.findings import find
+from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
+from rmqplan.engines.local import simulate
+from rmqplan.model.fleet import Queue
+from rmqplan.model.scenarios import rollout
 
 
 def sim_of(text: str):

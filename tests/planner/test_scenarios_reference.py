@@ -1,6 +1,6 @@
 """Scenario states against an independent model: for random small fleets with broker changes, topic resizes,
 added processes and rolling restarts, every step's assignment equals what each process computes with the
-transcribed Java strategy (`planner.allocation.strategies.allocate`) over client ids and queue lists derived here from the
+transcribed Java strategy (`rmqplan.allocation.strategies.allocate`) over client ids and queue lists derived here from the
 client's rules, written out again without the planner's state code."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sources.fleet_file import parse_fleet_text
-from planner.engines.local import simulate
-from planner.model.fleet import Queue
-from planner.allocation.strategies import allocate, parse_strategy
+from rmqplan.sources.fleet_file import parse_fleet_text
+from rmqplan.engines.local import simulate
+from rmqplan.model.fleet import Queue
+from rmqplan.allocation.strategies import allocate, parse_strategy
 
 BROKERS = ["broker-a", "broker-b", "broker-c"]
 STRATEGIES = ['"AVG"', '"AVG_BY_CIRCLE"', '"CONSISTENT_HASH"\nvirtual_nodes = 3']

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sources.buildfiles import (
+from rmqplan.sources.buildfiles import (
     SPRING_STARTER_CLIENT,
     concrete_version,
     read_build_files,
@@ -508,9 +508,9 @@ def test_a_version_is_one_release_or_unknown_with_a_reason(text):
 
 def test_the_reader_imports_nothing_of_the_planner_but_origin():
     """The linter may read client versions with it: no fleet model, engines or numpy come with it."""
-    code = ("import sys, planner.sources.buildfiles; "
-            "print(sorted(m for m in sys.modules if m.startswith('planner') or m in ('numpy', 'pyspark')))")
+    code = ("import sys, rmqplan.sources.buildfiles; "
+            "print(sorted(m for m in sys.modules if m.startswith('rmqplan') or m in ('numpy', 'pyspark')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert set(eval(out)) == {"planner", "planner.sources", "planner.sources.origin", "planner.sources.buildfiles",
-                              "planner.sources.buildfiles.gradle", "planner.sources.buildfiles.maven",
-                              "planner.sources.buildfiles.module", "planner.sources.buildfiles.python"}
+    assert set(eval(out)) == {"rmqplan", "rmqplan.sources", "rmqplan.sources.origin", "rmqplan.sources.buildfiles",
+                              "rmqplan.sources.buildfiles.gradle", "rmqplan.sources.buildfiles.maven",
+                              "rmqplan.sources.buildfiles.module", "rmqplan.sources.buildfiles.python"}

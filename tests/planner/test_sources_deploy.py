@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sources.deploy import read_deployments, read_manifest_text
+from rmqplan.sources.deploy import read_deployments, read_manifest_text
 
 DEPLOY = Path(__file__).parent / "fixtures" / "shop" / "deploy"
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.sources import relaxed_json
-from planner.sources.mqadmin import (
+from rmqplan.sources import relaxed_json
+from rmqplan.sources.mqadmin import (
     parse_cluster_list,
     parse_consumer_connection,
     parse_topic_route,

@@ -7,10 +7,10 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.sources.buildfiles import Module, read_build_files
-from planner.sources.deploy import Container, DeployedService, read_deployments
-from planner.sources.origin import Origin
-from planner.sources.services import explicit_services, image_name, match_services, process_layout
+from rmqplan.sources.buildfiles import Module, read_build_files
+from rmqplan.sources.deploy import Container, DeployedService, read_deployments
+from rmqplan.sources.origin import Origin
+from rmqplan.sources.services import explicit_services, image_name, match_services, process_layout
 
 SHOP = Path(__file__).parent / "fixtures" / "shop"
 

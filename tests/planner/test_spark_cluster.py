@@ -78,15 +78,15 @@ def cluster(tmp_path_factory):
                                   stdout=open(worker_log, "wb"), stderr=subprocess.STDOUT, env=env, cwd=tmp)
         procs.append(worker)
         _wait_for(worker_log, "Successfully registered with master", worker)
-        # The executors' Python: this interpreter, its packages importable, the editable `planner` not.
+        # The executors' Python: this interpreter, its packages importable, the editable `rmqplan` not.
         python = tmp / "executor-python"
         python.write_text("#!/bin/sh\n"
                           f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{sysconfig.get_paths()["purelib"]}" '
                           f'exec {sys.executable} -S "$@"\n')
         python.chmod(0o755)
-        hidden = subprocess.run([str(python), "-c", "import numpy, pyarrow, pyspark; import planner"],
+        hidden = subprocess.run([str(python), "-c", "import numpy, pyarrow, pyspark; import rmqplan"],
                                 capture_output=True, text=True, cwd=tmp)
-        assert hidden.returncode == 1 and "No module named 'planner'" in hidden.stderr, hidden.stderr
+        assert hidden.returncode == 1 and "No module named 'rmqplan'" in hidden.stderr, hidden.stderr
         yield master_url, dict(os.environ, PYSPARK_PYTHON=str(python)), tmp
     finally:
         for proc in reversed(procs):
@@ -94,7 +94,7 @@ def cluster(tmp_path_factory):
 
 
 def _rmqplan(*argv: str, env=None, cwd=ROOT) -> tuple[int, dict, str]:
-    done = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--format", "json", *argv],
+    done = subprocess.run([sys.executable, "-m", "rmqplan.cli", "simulate", "--format", "json", *argv],
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
     assert done.returncode in (0, 1), done.stderr[-3000:]
     return done.returncode, json.loads(done.stdout), done.stderr
@@ -130,6 +130,6 @@ def test_a_fleet_on_a_standalone_cluster_equals_the_local_engine(cluster, tmp_pa
     assert tables["assignments"].num_rows >= on_cluster["totals"]["assignments"] > 500_000  # baseline + scenario
     for name, table in expected.items():
         assert (tables[name] == table) if name == "findings" else tables[name].equals(table), name
-    # the executors ran the shipped zip (their Python cannot import the editable planner, checked by the fixture)
-    apps = list((cluster_dir / "work").glob("app-*/*/planner.zip"))
-    assert apps, "no executor received planner.zip"
+    # the executors ran the shipped zip (their Python cannot import the editable rmqplan, checked by the fixture)
+    apps = list((cluster_dir / "work").glob("app-*/*/rmqplan.zip"))
+    assert apps, "no executor received rmqplan.zip"

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from planner.engines import local
-from planner.sources.fleet_file import load_fleet
-from planner.engines.spark import simulate_hand_written
-from planner.engines.spark_session import SparkUnavailable, check_java, java_major_version
+from rmqplan.engines import local
+from rmqplan.sources.fleet_file import load_fleet
+from rmqplan.engines.spark import simulate_hand_written
+from rmqplan.engines.spark_session import SparkUnavailable, check_java, java_major_version
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
@@ -67,7 +67,7 @@ def test_cli_without_java_exits_2_with_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "PYSPARK_GATEWAY_PORT")}
     env["PATH"] = str(tmp_path)  # nothing there: no java
     env["PYTHONPATH"] = str(ROOT)
-    done = subprocess.run([sys.executable, "-m", "planner.cli", "simulate", "--fleet",
+    done = subprocess.run([sys.executable, "-m", "rmqplan.cli", "simulate", "--fleet",
                            str(GOLDEN / "fleet-cases.toml"), "--engine", "spark"],
                           capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
     assert done.returncode == 2 and done.stdout == ""

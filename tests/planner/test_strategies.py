@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from planner.model.javaorder import java_string_key, queue_key, sort_client_ids, sort_queues
-from planner.model.fleet import Queue, StrategySpec
-from planner.allocation.strategies import (
+from rmqplan.model.javaorder import java_string_key, queue_key, sort_client_ids, sort_queues
+from rmqplan.model.fleet import Queue, StrategySpec
+from rmqplan.allocation.strategies import (
     StrategyError,
     allocate,
     allocate_all,
@@ -17,7 +17,7 @@ from planner.allocation.strategies import (
     mq_string,
     parse_strategy_name,
 )
-from planner.allocation.strategies.consistent_hash import HashRing
+from rmqplan.allocation.strategies.consistent_hash import HashRing
 
 AVG = StrategySpec("AVG")
 CIRCLE = StrategySpec("AVG_BY_CIRCLE")

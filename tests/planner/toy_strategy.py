@@ -3,8 +3,8 @@
 REVERSED: AVG's blocks dealt from the other end (the last client id in Java order takes the first block).
 """
 
-from planner.allocation.strategies.avg import avg_range
-from planner.allocation.strategies.base import Strategy
+from rmqplan.allocation.strategies.avg import avg_range
+from rmqplan.allocation.strategies.base import Strategy
 
 
 class Reversed(Strategy):

@@ -1,7 +1,7 @@
 """The allocation strategies: one class per module of this package, in one registry that every consumer of
 strategies reads (the fleet parser, `rmqplan allocate`, both engines, the findings' wording).
 
-Adding a strategy is adding a module here that defines a `planner.allocation.strategies.base.Strategy` subclass (see the
+Adding a strategy is adding a module here that defines a `rmqplan.allocation.strategies.base.Strategy` subclass (see the
 README, "Extending rmqplan"); the package is walked at import, so nothing else lists strategies. A strategy
 defined elsewhere (a plug-in, a test) is added with `register(cls)`.
 
@@ -22,9 +22,9 @@ import pkgutil
 from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
-from planner.model.javaorder import sort_client_ids, sort_queues
-from planner.model.fleet import Queue, StrategySpec
-from planner.allocation.strategies.base import (
+from rmqplan.model.javaorder import sort_client_ids, sort_queues
+from rmqplan.model.fleet import Queue, StrategySpec
+from rmqplan.allocation.strategies.base import (
     ALL_PARAMS,
     IAE,
     NEARBY_KEY,

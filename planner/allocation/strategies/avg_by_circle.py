@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from planner.allocation.strategies.base import Strategy, first_index
+from rmqplan.allocation.strategies.base import Strategy, first_index
 
 
 class AvgByCircle(Strategy):

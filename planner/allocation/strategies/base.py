@@ -1,14 +1,14 @@
 """What every allocation strategy is made of: the `Strategy` base class, its parameters, and the Java facts the
 strategies share.
 
-A strategy is one class in one module of this package (see `planner.allocation.strategies`). It says:
+A strategy is one class in one module of this package (see `rmqplan.allocation.strategies`). It says:
 - `name` (fleet.toml's canonical name, e.g. "AVG") and `java_class` (the simple name of the RocketMQ class, accepted
   in place of the name, simple or fully qualified);
 - `params`: the fleet.toml keys it reads (`Param`s below), with their defaults and checks;
 - `allocate_one`: the straight transcription of the Java class for one process (the reference every engine is
   tested against), over lists already in the client's order;
 - optionally `allocate_all` (every distinct client id at once; by default `allocate_one` per id) and `kernel`
-  (the vectorised form over columnar batches, `planner.allocation.kernel`).
+  (the vectorised form over columnar batches, `rmqplan.allocation.kernel`).
 
 Facts taken from apache/rocketmq `client/consumer/rebalance/*` (read, not copied):
 - `RebalanceImpl` sorts `mqAll` (built from a Set, so no duplicate queues) and `cidAll` (duplicates kept), then
@@ -26,12 +26,12 @@ import struct
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Optional, Sequence, Union
 
-from planner.model.fleet import DEFAULT_VIRTUAL_NODES, Queue, StrategySpec
+from rmqplan.model.fleet import DEFAULT_VIRTUAL_NODES, Queue, StrategySpec
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from planner.allocation.batch import Rows
+    from rmqplan.allocation.batch import Rows
 
 IAE = "IllegalArgumentException"
 MAX_VIRTUAL_NODES = 100_000  # a bigger ring takes minutes to build; no real client uses one
@@ -288,7 +288,7 @@ class Strategy:
     # -- the vectorised form: many calls over a batch ---------------------------------------------------------
 
     def kernel(self, calls) -> "Rows":
-        """Every call of this strategy in a batch (`planner.allocation.batch.Calls`) -> who holds what (`Rows`). The
+        """Every call of this strategy in a batch (`rmqplan.allocation.batch.Calls`) -> who holds what (`Rows`). The
         default runs `allocate_all` call by call on the names (exact, for strategies without a vectorised form);
         the built-in strategies override it with array arithmetic."""
         return per_call_kernel(self, calls)
@@ -317,8 +317,8 @@ def per_call_kernel(strategy: Strategy, calls) -> "Rows":
     `extra`), errors by entry."""
     import numpy as np
 
-    from planner.allocation.batch import Rows
-    from planner.allocation.strategies import allocate_sorted
+    from rmqplan.allocation.batch import Rows
+    from rmqplan.allocation.strategies import allocate_sorted
 
     entry_out, queue_out, pos_out = [], [], []
     rows = Rows.empty()

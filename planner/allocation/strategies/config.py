@@ -3,7 +3,7 @@ whatever the input: no `check`, no sorting, queues of other topics included."""
 
 from __future__ import annotations
 
-from planner.allocation.strategies.base import CONFIG_QUEUES, Strategy, first_index
+from rmqplan.allocation.strategies.base import CONFIG_QUEUES, Strategy, first_index
 
 
 class Config(Strategy):
@@ -25,7 +25,7 @@ class Config(Strategy):
         """The list for every asking process: queues of the rebalance by index, others as `extra`."""
         import numpy as np
 
-        from planner.allocation.batch import Rows
+        from rmqplan.allocation.batch import Rows
 
         batch = calls.batch
         entry, queue, pos = [], [], []

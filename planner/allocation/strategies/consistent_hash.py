@@ -12,8 +12,8 @@ from __future__ import annotations
 import bisect
 from typing import Optional, Sequence
 
-from planner.model.fleet import Queue
-from planner.allocation.strategies.base import (
+from rmqplan.model.fleet import Queue
+from rmqplan.allocation.strategies.base import (
     VIRTUAL_NODES,
     Strategy,
     first_index,
@@ -107,8 +107,8 @@ class ConsistentHash(Strategy):
         collision: then Java's replica numbering depends on the put order) is built by `HashRing` instead."""
         import numpy as np
 
-        from planner.allocation.batch import Rows, concat_ranges
-        from planner.allocation.strategies.base import per_call_kernel
+        from rmqplan.allocation.batch import Rows, concat_ranges
+        from rmqplan.allocation.strategies.base import per_call_kernel
 
         batch = calls.batch
         vnodes = np.array([batch.specs[s].virtual_nodes for s in range(len(batch.specs))], dtype=np.int64)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from planner.model.fleet import Queue
-from planner.allocation.strategies.base import CONSUMER_IDCS, Strategy, first_index
+from rmqplan.model.fleet import Queue
+from rmqplan.allocation.strategies.base import CONSUMER_IDCS, Strategy, first_index
 
 
 def java_split_at(s: str) -> list[str]:
@@ -69,7 +69,7 @@ class MachineRoom(Strategy):
         """Picked queues per call (a broker's room is looked up once per broker and spec), then blocks."""
         import numpy as np
 
-        from planner.allocation.batch import Rows, concat_ranges
+        from rmqplan.allocation.batch import Rows, concat_ranges
 
         batch = calls.batch
         specs = np.unique(calls.spec)

@@ -8,9 +8,9 @@ order (own room first), which is not queue order. Java's `getName()` is "MACHINE
 
 from __future__ import annotations
 
-from planner.model.javaorder import sort_strings
-from planner.model.fleet import Queue
-from planner.allocation.strategies.base import IAE, Rooms, Strategy, StrategyError, first_index, mq_string
+from rmqplan.model.javaorder import sort_strings
+from rmqplan.model.fleet import Queue
+from rmqplan.allocation.strategies.base import IAE, Rooms, Strategy, StrategyError, first_index, mq_string
 
 
 def group_by_room(mq_all, cid_all, rooms: Rooms) -> tuple[dict[str, list[Queue]], dict[str, list[str]]]:
@@ -44,7 +44,7 @@ class MachineRoomNearby(Strategy):
         return f"MACHINE_ROOM_NEARBY-{spec.nearby.name}" if spec.nearby is not None else self.name
 
     def allocate_one(self, spec, current, mq_all, cid_all, rooms):
-        from planner.allocation.strategies import strategy_of  # the delegate is any registered strategy
+        from rmqplan.allocation.strategies import strategy_of  # the delegate is any registered strategy
 
         delegate = delegate_of(spec)
         inner = strategy_of(delegate)
@@ -60,7 +60,7 @@ class MachineRoomNearby(Strategy):
         return result
 
     def allocate_all(self, spec, mq_all, cid_all, rooms):
-        from planner.allocation.strategies import allocate_sorted
+        from rmqplan.allocation.strategies import allocate_sorted
 
         distinct = first_index(cid_all)
         try:

@@ -1,6 +1,6 @@
 """Which RocketMQ client each module of a repository builds with, read from its build files.
 
-A module is a directory with a build file: Maven `pom.xml` (`planner.sources.buildfiles.maven`), Gradle
+A module is a directory with a build file: Maven `pom.xml` (`rmqplan.sources.buildfiles.maven`), Gradle
 `build.gradle` / `build.gradle.kts` (`.gradle`, tree-sitter's Groovy and Kotlin grammars), or a Python
 `pyproject.toml` / `requirements*.txt` (`.python`, `packaging`). For each it finds the RocketMQ clients:
 
@@ -10,7 +10,7 @@ A module is a directory with a build file: Maven `pom.xml` (`planner.sources.bui
 - Python: `rocketmq-client-python` (2.x, a binding of the C++ client) and `rocketmq-python-client` (5.x, gRPC).
 
 Versions are resolved or unknown with the reason, never guessed. Nothing here depends on the planner (only
-`planner.sources.origin`, which is standard library only), so the linter can read client versions with it too.
+`rmqplan.sources.origin`, which is standard library only), so the linter can read client versions with it too.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import os
 from pathlib import Path
 from typing import Iterable, Optional
 
-from planner.sources.buildfiles.gradle import read_gradle
-from planner.sources.buildfiles.maven import read_pom
-from planner.sources.buildfiles.module import (
+from rmqplan.sources.buildfiles.gradle import read_gradle
+from rmqplan.sources.buildfiles.maven import read_pom
+from rmqplan.sources.buildfiles.module import (
     GRPC_CLIENT,
     JAVA_ARTIFACTS,
     PYTHON_GRPC_CLIENT,
@@ -39,8 +39,8 @@ from planner.sources.buildfiles.module import (
     concrete_version,
     directory_name,
 )
-from planner.sources.buildfiles.python import is_production_requirements, read_pyproject, read_requirements
-from planner.sources.origin import Origin
+from rmqplan.sources.buildfiles.python import is_production_requirements, read_pyproject, read_requirements
+from rmqplan.sources.origin import Origin
 
 __all__ = [
     "GRPC_CLIENT", "JAVA_ARTIFACTS", "PYTHON_GRPC_CLIENT", "PYTHON_PACKAGES", "PYTHON_REMOTING_CLIENT",

@@ -37,7 +37,7 @@ from typing import Any, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from planner.sources.buildfiles.module import (
+from rmqplan.sources.buildfiles.module import (
     GRPC_CLIENT,
     JAVA_ARTIFACTS,
     REMOTING_CLIENT,
@@ -50,7 +50,7 @@ from planner.sources.buildfiles.module import (
     directory_name,
     read_build_text,
 )
-from planner.sources.origin import Origin, SourceProblem
+from rmqplan.sources.origin import Origin, SourceProblem
 
 RUNTIME_CONFIGURATIONS = ("implementation", "api", "compile", "runtimeOnly", "runtime")
 SCRIPTS = ("build.gradle.kts", "build.gradle")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Optional
 from xml.parsers import expat
 
-from planner.sources.buildfiles.module import (
+from rmqplan.sources.buildfiles.module import (
     GRPC_CLIENT,
     JAVA_ARTIFACTS,
     REMOTING_CLIENT,
@@ -38,7 +38,7 @@ from planner.sources.buildfiles.module import (
     directory_name,
     read_build_text,
 )
-from planner.sources.origin import Origin, SourceProblem
+from rmqplan.sources.origin import Origin, SourceProblem
 
 MAX_PROPERTY_DEPTH = 32
 MAX_PARENTS = 64

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from planner.sources.origin import Origin, SourceProblem
+from rmqplan.sources.origin import Origin, SourceProblem
 
 ROCKETMQ_GROUP = "org.apache.rocketmq"
 REMOTING_CLIENT = "rocketmq-client"  # the 4.x/5.x remoting client: its version decides the default client id

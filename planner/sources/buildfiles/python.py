@@ -19,14 +19,14 @@ from typing import Optional
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from planner.sources.buildfiles.module import (
+from rmqplan.sources.buildfiles.module import (
     PYTHON_PACKAGES,
     ClientDependency,
     Module,
     directory_name,
     read_build_text,
 )
-from planner.sources.origin import Origin, SourceProblem
+from rmqplan.sources.origin import Origin, SourceProblem
 
 LOCK_FILES = ("poetry.lock", "uv.lock", "pdm.lock")
 NOT_PRODUCTION = ("dev", "test", "lint", "doc", "ci", "typing", "bench")

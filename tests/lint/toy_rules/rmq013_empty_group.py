@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rmqlint.project import Project
-from rules._consumers import is_consumer, lit_text
-from rules._examples import line_of
-from rules.base import Example, Rule
+from rmqlint.rules._consumers import is_consumer, lit_text
+from rmqlint.rules._examples import line_of
+from rmqlint.rules.base import Example, Rule
 
 _JAVA = """\
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
