@@ -2,6 +2,7 @@
 and `rmqplan`, built from the repository's folders rmqlint/, rules/ and planner/. Nothing named `rules` or
 `planner`, which other distributions install (django-rules installs `rules`)."""
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -28,8 +29,13 @@ def test_every_package_folder_is_installed_under_its_name():
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("source")  # a copy: the build writes build/ and *.egg-info beside the sources
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in INSTALLED_AS:
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
-                           "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
+                           "-w", str(out), str(source)], capture_output=True, text=True, timeout=600)
     if done.returncode and "Could not" in done.stderr and "setuptools" in done.stderr:
         pytest.skip(f"no setuptools to build the wheel with (PyPI out of reach?): {done.stderr.strip()[-300:]}")
     assert done.returncode == 0, done.stderr

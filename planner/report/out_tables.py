@@ -36,14 +36,12 @@ PROCESS_FIELDS = (("scenario_id", "int32"), ("group_id", "int64"), ("process", "
 BROKER_FIELDS = (("broker_id", "int32"), ("broker", "string"))
 TABLES = {"assignments": ASSIGNMENT_FIELDS, "groups": GROUP_FIELDS, "processes": PROCESS_FIELDS,
           "brokers": BROKER_FIELDS}
-# The assignments (38M rows per 1M generated groups, 6 integer columns) are written by `rmqplan.report.parquet_ints`:
-# dictionary-encoded with numpy, a rebalance's scenario, group and topic one RLE run each (given as runs:
-# `AssignmentRows`), a process, broker and queue bit-packed as they are. pyarrow's encoders cost 4-5 ns a value
-# whatever the encoding (0.6-0.7 s per 1M groups for this table); these a fraction of it, for the same size.
-# The other tables go through pyarrow, with encodings and codecs per column, measured per 1M generated groups:
-# - an id that comes in runs (a process's scenario and group) is written PLAIN and LZ4-compressed: LZ4 folds a run
-#   into a few bytes at half the cost of a delta or dictionary encoder;
-# - a process's position in its group changes every row: DELTA_BINARY_PACKED, not compressed;
+# Every table is written by pyarrow's Parquet writer, with encodings and codecs per column, measured per 1M
+# generated groups (38M assignments, 10.5M processes):
+# - an id that comes in runs (an assignment's scenario, group and topic; a process's scenario and group) is written
+#   PLAIN and LZ4-compressed: LZ4 folds a run into a few bytes at half the cost of a delta or dictionary encoder;
+# - small ids that change every row (an assignment's process, broker and queue; a process's position) are
+#   DELTA_BINARY_PACKED and not compressed: LZ4 or Snappy on PLAIN values cost as much and shrink them less;
 # - a process's host and label repeat (a host runs several processes) and get a dictionary; its client id is
 #   unique and carries a pid and a nanoTime, so it is PLAIN: LZ4 takes 28% off it for 8 times its writing time.
 # Statistics where a reader filters (scenario, group, topic, process), nowhere else: the other columns have no
@@ -52,6 +50,12 @@ _DELTA = "DELTA_BINARY_PACKED"
 WRITE_BATCH = 1 << 16  # values the pyarrow encoders take at a time (1,024 by default: 8-10% more of their time)
 ASSIGNMENT_RUNS = ("scenario_id", "group_id", "topic_id")  # a rebalance's rows share them
 WRITER_OPTIONS = {
+    "assignments": {"use_dictionary": False,
+                    "column_encoding": {"scenario_id": "PLAIN", "group_id": "PLAIN", "topic_id": "PLAIN",
+                                        "process": _DELTA, "broker_id": _DELTA, "queue_id": _DELTA},
+                    "compression": {"scenario_id": "lz4", "group_id": "lz4", "topic_id": "lz4", "process": "none",
+                                    "broker_id": "none", "queue_id": "none"},
+                    "write_statistics": list(ASSIGNMENT_RUNS)},
     "groups": {"use_dictionary": ["scenario_id", "scenario", "model", "step_name"],
                "column_encoding": {"group_id": _DELTA, "topic_id": _DELTA},
                "write_statistics": ["scenario_id", "group_id", "topic_id"]},  # min/max of names: 30% of its time
@@ -129,6 +133,11 @@ class AssignmentRows:
     def columns(self) -> list[np.ndarray]:
         """Every column, one value per row (ASSIGNMENT_FIELDS' order)."""
         return [np.repeat(v, n) for v, n in self.runs()] + self.per_row()
+
+    def record_batch(self):
+        import pyarrow as pa
+
+        return pa.RecordBatch.from_arrays([pa.array(c) for c in self.columns()], schema=schema(ASSIGNMENT_FIELDS))
 
 
 def assignment_rows(batch: Batch, rows: Rows, group_ids: np.ndarray, topic_ids: np.ndarray,
@@ -250,11 +259,9 @@ class ParquetSink:
             folder = os.path.join(self.directory, table)
             os.makedirs(folder, exist_ok=True)
             path = os.path.join(folder, f".{self.part}.parquet.tmp")
-            writer = self.writers[table] = (_writer(table, path, batch), path)
-        if isinstance(batch, AssignmentRows):
-            writer[0].write_runs(batch.num_rows, batch.runs(), batch.per_row())
-        else:
-            writer[0].write_batch(batch)
+            first = batch.record_batch() if isinstance(batch, AssignmentRows) else batch
+            writer = self.writers[table] = (_writer(table, path, first), path)
+        writer[0].write_batch(batch.record_batch() if isinstance(batch, AssignmentRows) else batch)
 
     def close(self) -> None:
         import os
@@ -267,14 +274,6 @@ class ParquetSink:
 
 
 def _writer(table: str, path: str, first):
-    """The assignments by `rmqplan.report.parquet_ints` (integers in runs and small integers: encoded with numpy, a
-    fraction of pyarrow's time), every other table by pyarrow."""
-    if table == "assignments":
-        from rmqplan.report.parquet_ints import IntTableWriter
-
-        return IntTableWriter(path, tuple(name for name, _ in ASSIGNMENT_FIELDS),
-                              tuple(kind for _, kind in ASSIGNMENT_FIELDS), runs=ASSIGNMENT_RUNS,
-                              statistics=ASSIGNMENT_RUNS)
     import pyarrow.parquet as pq
 
     # no Arrow schema in the file: its Parquet schema says it all, and a column given as a dictionary array then
