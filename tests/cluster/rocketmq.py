@@ -37,9 +37,9 @@ SERVER = "server"
 CLIENTS = ("4.5.1", "4.9.3", "4.9.8", "5.3.3")
 SERVER_VERSION = "5.3.3"
 CLUSTER_NAME = "RmqLive"
-# One rebalance round a second (the client's default is 20 s), routes and heartbeats every second (30 s).
-REBALANCE_MS = 1000
-POLL_MS = 1000
+# A rebalance round every 0.5 s (the client's default is 20 s), routes and heartbeats every 0.5 s (30 s).
+REBALANCE_MS = 500
+POLL_MS = 500
 JVM_SMALL = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:-UsePerfData"]
 # Netty 4.0 (client 4.5.1) reaches into java.nio, which Java 9+ must open to it.
 OPENS = [f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in ("java.nio", "sun.nio.ch", "java.lang", "java.util")]
