@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from rmqlint import values as _values
+from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
 FACTS_VERSION = 7  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
@@ -33,10 +34,19 @@ class Location:
 
 @dataclass
 class Setting:
-    """A configured value and where it was set (a setter call, an annotation attribute, a config line)."""
+    """A configured value and where it was set (a setter call, an annotation attribute, a config line).
+
+    What fixes need, when the frontend knows it: `written`, the value's expression as written there (a setter's
+    argument, an attribute's value, a configuration value); `removal`, the text whose deletion removes the setting
+    (an annotation attribute with its comma); `slot`, where another setting of the client can be written next to
+    this one."""
 
     value: Value
     location: Location
+    # Where it is written takes no part in comparisons, as a literal's origin takes none.
+    written: Optional[Span] = field(default=None, compare=False)
+    removal: Optional[Span] = field(default=None, compare=False)
+    slot: Optional[Slot] = field(default=None, compare=False)
 
 
 @dataclass
@@ -147,6 +157,8 @@ class ConfigEntry:
     key: str
     value: Value  # Lit, or Placeholder/Concat when the value itself uses ${...}
     location: Location
+    # the value as written, when it reads as written (no escapes, one line)
+    span: Optional[Span] = field(default=None, compare=False)
 
 
 @dataclass
@@ -168,7 +180,9 @@ class FileFacts:
     constants: dict[str, Value] = field(default_factory=dict)
     classes: list[str] = field(default_factory=list)  # Java: simple names of declared classes/interfaces/enums
     package: str = ""  # Java package, for fully qualified references
-    imports: dict[str, str] = field(default_factory=dict)  # Java single-type imports: simple name -> qualified
+    # Java single-type imports: simple name -> qualified; Python module-level imports: bound name -> what it imports.
+    imports: dict[str, str] = field(default_factory=dict)
+    import_slot: Optional[Slot] = field(default=None, compare=False)  # Python: where a new `import x` goes
     # Java: simple class name -> the listener facts of a (non-abstract) class of this file implementing
     # MessageListenerConcurrently/Orderly (directly or through a superclass of the same file), for consumers in
     # other files that register it (`Listener.class_ref`). Locations point into this file.

@@ -33,7 +33,7 @@ from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
 from rmqlint.project import Project
 from rmqlint.text import canonical_key, split_destination
 from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value,
-                            alternatives, concat, one_of, parse_spring_string)
+                            alternatives, concat, one_of, parse_spring_string, without_origins)
 
 # Constants and placeholders that refer to one another are followed this many steps deep (real code: a few); a
 # longer chain is unknown rather than a recursion as deep as the chain.
@@ -286,7 +286,7 @@ class Linker:
 def _spring_text(value: Value) -> Value:
     """The `${...}` placeholders in the literal text of a resolved value (each alternative, each literal part)."""
     if isinstance(value, Lit):
-        return parse_spring_string(value.text)
+        return parse_spring_string(value.text, value.origin)
     if isinstance(value, Concat):
         return concat([_spring_text(p) for p in value.parts])
     if isinstance(value, OneOf):
@@ -299,7 +299,8 @@ def _agree(results: list[tuple[Value, str]], what: str) -> Value:
     configuration file applies is not known, so none is picked)."""
     first = results[0][0]
     if all(value == first for value, _path in results):
-        return first
+        # Written alike in several places: a fix of one would leave the others, so none is claimed.
+        return first if len({_path for _value, _path in results}) == 1 else without_origins(first)
     for value, _path in results:
         if isinstance(value, Dynamic):
             return value

@@ -9,11 +9,13 @@ subscription expressions with `subscribed_tags`. One definition each.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from rmqlint.facts import Location, Problem
+from rmqlint.spans import Span
 from rmqlint.values import Concat, Lit, Value, concat
 
 # The line ends Python's tokenizer, tree-sitter and editors count (a lone "\r" too; not "\f" or "\v").
@@ -35,6 +37,67 @@ def position_of(data: bytes, offset: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, offset) + 1, column
+
+
+class TextBytes:
+    """Where the characters of a decoded file stand in its bytes, for spans a fix can edit.
+
+    `text` is what `decode` made of the file (a byte-order mark of `bom` bytes dropped). Only a codec that writes
+    each character on its own, as a prefix of the bytes (UTF-8, GBK, ISO-8859-1; not UTF-16), maps positions;
+    `exact` is False otherwise, and then no span is made. Offsets are counted once per 4,096 characters and
+    encoded from there."""
+
+    _STEP = 4096
+
+    def __init__(self, path: str, text: str, encoding: str = "utf-8", bom: int = 0):
+        self.path = path
+        self.text = text
+        self.encoding = encoding
+        self.bom = bom
+        try:
+            self.exact = "\n".encode(encoding) == b"\n" and "ab".encode(encoding) == b"ab"
+        except LookupError:
+            self.exact = False
+        self._ascii = self.exact and text.isascii()
+        self._steps: list[int] = [bom]
+        self._line_starts: list[int] | None = None
+
+    def offset(self, index: int) -> int:
+        """The byte offset of character `index`."""
+        if self._ascii:
+            return self.bom + index
+        step = index // self._STEP
+        while len(self._steps) <= step:
+            k = len(self._steps) - 1
+            chunk = self.text[k * self._STEP:(k + 1) * self._STEP]
+            self._steps.append(self._steps[-1] + len(chunk.encode(self.encoding)))
+        return self._steps[step] + len(self.text[step * self._STEP:index].encode(self.encoding))
+
+    def index(self, line: int, column: int) -> int:
+        """The character index of a 1-based line (ends as `split_lines` counts them) and 1-based column."""
+        if self._line_starts is None:
+            starts, at = [0], 0
+            lines, ends = split_lines(self.text)
+            for content, end in zip(lines, ends):
+                at += len(content) + len(end)
+                starts.append(at)
+            self._line_starts = starts
+        return self._line_starts[line - 1] + column - 1
+
+    def span(self, first: int, last: int, operand: bool = False) -> Span | None:
+        """The span of `text[first:last]` (character indices); None when positions do not map to bytes."""
+        if not self.exact or not 0 <= first <= last <= len(self.text):
+            return None
+        start_line, start_column = self._point(first)
+        end_line, end_column = self._point(last)
+        return Span(self.path, self.offset(first), self.offset(last), start_line, start_column, end_line,
+                    end_column, self.encoding, self.text[first:last], operand)
+
+    def _point(self, index: int) -> tuple[int, int]:
+        if self._line_starts is None:
+            self.index(1, 1)
+        line = bisect.bisect_right(self._line_starts, index)
+        return line, index - self._line_starts[line - 1] + 1
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:

@@ -13,15 +13,22 @@ Values are plain frozen dataclasses so that per-file facts can be cached as JSON
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from typing import Union
+from dataclasses import dataclass, field, replace
+from typing import Optional, Union
+
+from rmqlint.spans import Span
 
 
 @dataclass(frozen=True)
 class Lit:
-    """A value known exactly. Numbers and enum constants are kept as their text (`"16"`, `"BROADCASTING"`)."""
+    """A value known exactly. Numbers and enum constants are kept as their text (`"16"`, `"BROADCASTING"`).
+
+    `origin` is where the text is written, when it stands in one place of one file exactly as it reads (a string
+    literal without escapes, a number, a configuration value): a fix may edit it there. It takes no part in
+    comparisons: two equal texts are the same value wherever they are written."""
 
     text: str
+    origin: Optional[Span] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -173,41 +180,52 @@ class _TooDeep(Exception):
     pass
 
 
-def parse_spring_string(text: str) -> Value:
+def parse_spring_string(text: str, origin: Optional[Span] = None) -> Value:
     """Split a Spring string into literal text and `${key:default}` placeholders (nested defaults allowed).
 
     `"${rocketmq.topic:orders}"` -> Placeholder("rocketmq.topic", Lit("orders")); plain text -> Lit.
     An unterminated `${` is kept as literal text, as Spring does with ignoreUnresolvablePlaceholders.
     Placeholders nested more than MAX_PLACEHOLDER_DEPTH deep give `Dynamic(TOO_DEEP)` (frontends report it).
+    `origin`: where `text` is written exactly as it reads, on one line; each literal part then has its own place.
     """
+    if origin is not None and (origin.text != text or "\n" in text or "\r" in text):
+        origin = None
     try:
-        return _spring_string(text, 0)
+        return _spring_string(text, 0, origin, 0)
     except _TooDeep:
         return Dynamic(TOO_DEEP)
 
 
-def _spring_string(text: str, depth: int) -> Value:
+def _spring_string(text: str, depth: int, origin: Optional[Span], base: int) -> Value:
+    """`text` stands at `base` in `origin.text` (when there is an origin)."""
     if depth > MAX_PLACEHOLDER_DEPTH:
         raise _TooDeep
     parts: list[Value] = []
     i = 0
+    start = 0  # where the literal text in `buf` starts
     buf = []
+
+    def literal(first: int, last: int) -> Lit:
+        chunk = text[first:last]
+        return Lit(chunk, origin.sub(base + first, base + last) if origin is not None else None)
+
     while i < len(text):
         if text.startswith("${", i):
             end = _matching_brace(text, i + 2)
             if end < 0:
                 buf.append(text[i:])
+                i = len(text)
                 break
             if buf:
-                parts.append(Lit("".join(buf)))
+                parts.append(literal(start, i))
                 buf = []
-            parts.append(_placeholder(text[i + 2 : end], depth))
-            i = end + 1
+            parts.append(_placeholder(text[i + 2 : end], depth, origin, base + i + 2))
+            i = start = end + 1
         else:
             buf.append(text[i])
             i += 1
     if buf:
-        parts.append(Lit("".join(buf)))
+        parts.append(literal(start, i))
     return concat(parts)
 
 
@@ -227,8 +245,8 @@ def _matching_brace(text: str, start: int) -> int:
     return -1
 
 
-def _placeholder(body: str, depth: int) -> Placeholder:
-    """`key:default` inside `${...}` at nesting `depth`."""
+def _placeholder(body: str, depth: int, origin: Optional[Span], base: int) -> Placeholder:
+    """`key:default` inside `${...}` at nesting `depth`; `body` stands at `base` in `origin.text`."""
     # The first ':' outside a nested placeholder separates key and default.
     open_braces = 0
     i = 0
@@ -240,15 +258,55 @@ def _placeholder(body: str, depth: int) -> Placeholder:
         if body[i] == "}":
             open_braces -= 1
         elif body[i] == ":" and open_braces == 0:
-            return Placeholder(body[:i].strip(), _spring_string(body[i + 1 :], depth + 1))
+            return Placeholder(body[:i].strip(), _spring_string(body[i + 1 :], depth + 1, origin, base + i + 1))
         i += 1
     return Placeholder(body.strip(), None)
+
+
+def without_origins(value: "Value | None") -> "Value | None":
+    """`value` with no literal claiming a place (a value agreed on by several declarations is written in each)."""
+    if isinstance(value, Lit):
+        return value if value.origin is None else Lit(value.text)
+    if isinstance(value, Concat):
+        return Concat(tuple(without_origins(p) for p in value.parts))
+    if isinstance(value, OneOf):
+        return OneOf(tuple(without_origins(a) for a in value.alternatives))
+    if isinstance(value, Placeholder) and value.default is not None:
+        return replace(value, default=without_origins(value.default))
+    return value
+
+
+def origins(value: "Value | None") -> list[Span]:
+    """The places of every literal inside `value`."""
+    if isinstance(value, Lit):
+        return [value.origin] if value.origin is not None else []
+    if isinstance(value, Concat):
+        return [o for p in value.parts for o in origins(p)]
+    if isinstance(value, OneOf):
+        return [o for a in value.alternatives for o in origins(a)]
+    if isinstance(value, Placeholder):
+        return origins(value.default)
+    return []
+
+
+def _span_to_json(span: Span) -> list:
+    # The text is the literal's own: not written twice.
+    return [span.path, span.start, span.end, span.line, span.column, span.end_line, span.end_column, span.encoding]
+
+
+def _span_from_json(data, text: str) -> Span:
+    if not (isinstance(data, list) and len(data) == 8 and type(data[0]) is str and type(data[7]) is str
+            and all(type(v) is int for v in data[1:7])):
+        raise TypeError("malformed origin")
+    return Span(*data, text=text)
 
 
 def to_json(value: "Value | None"):
     if value is None:
         return None
     if isinstance(value, Lit):
+        if value.origin is not None:
+            return {"k": "Lit", "text": value.text, "at": _span_to_json(value.origin)}
         return {"k": "Lit", "text": value.text}
     if isinstance(value, Dynamic):
         return {"k": "Dynamic", "reason": value.reason}
@@ -270,7 +328,8 @@ def from_json(data) -> "Value | None":
         return None
     kind = data["k"]
     if kind == "Lit":
-        return Lit(_str(data["text"]))
+        text = _str(data["text"])
+        return Lit(text, _span_from_json(data["at"], text) if "at" in data else None)
     if kind == "Dynamic":
         return Dynamic(_str(data["reason"]))
     if kind == "ConstRef":
@@ -311,7 +370,9 @@ __all__ = [
     "literal_texts",
     "map_literals",
     "one_of",
+    "origins",
     "parse_spring_string",
+    "without_origins",
     "to_json",
     "from_json",
 ]

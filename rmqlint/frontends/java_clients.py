@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
+from rmqlint.frontends import java_spans
 from rmqlint.frontends.java_prefilter import may_use_clients
 from rmqlint.frontends.java_index import FieldInfo, JavaFile, simple_type_name
 from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
@@ -416,7 +417,8 @@ class ClientExtractor:
         field, applies, enum = setting
         if applies == "any" or (applies == "consumer") == consumer:
             value = self._enum_value(args[0]) if enum else java.value(args[0])
-            setattr(fact, field, Setting(value, where))
+            setattr(fact, field, Setting(value, where, written=java_spans.written(java, args[0]),
+                                         slot=java_spans.setter_slot(java, call)))
 
     def _subscription(self, args: list[tree_sitter.Node], fact: ClientFact,
                       call: tree_sitter.Node) -> Subscription | None:
@@ -669,13 +671,15 @@ class ClientExtractor:
             pair = attributes.get(name)
             if pair is None:
                 return None
-            return Setting(java.value(pair.child_by_field_name("value"), spring=spring), java.location(pair))
+            return Setting(java.value(pair.child_by_field_name("value"), spring=spring), java.location(pair),
+                           *java_spans.attribute_spans(java, pair))
 
         def enum_of(name: str) -> Setting | None:
             pair = attributes.get(name)
             if pair is None:
                 return None
-            return Setting(self._enum_value(pair.child_by_field_name("value")), java.location(pair))
+            return Setting(self._enum_value(pair.child_by_field_name("value")), java.location(pair),
+                           *java_spans.attribute_spans(java, pair))
 
         for attribute, (field, kind) in LISTENER_ATTRIBUTES.items():
             setattr(fact, field, enum_of(attribute) if kind == "enum" else value_of(attribute, spring=kind == "spring"))

@@ -431,13 +431,18 @@ class JavaFile(JavaTree):
         kind = node.type
         if kind == "string_literal":
             text = string_literal_text(self, node)
-            return (Lit(text) if text is not None else Dynamic("malformed string literal")), "str"
+            if text is None:
+                return Dynamic("malformed string literal"), "str"
+            return Lit(text, self._literal_origin(node, text)), "str"
         if kind == "character_literal":
             text = _unescape(self.text(node)[1:-1])
             return (Lit(text) if text is not None else Dynamic("malformed character literal")), "str"
         if kind in _INTEGER_LITERALS:
             number = _integer(self.text(node), kind)
-            return (Lit(str(number)) if number is not None else Dynamic("malformed number")), "num"
+            if number is None:
+                return Dynamic("malformed number"), "num"
+            written = self.span_of(node) if self.text(node) == str(number) else None  # plain decimal digits
+            return Lit(str(number), written), "num"
         if kind in ("true", "false"):
             return Lit(kind), "bool"
         if kind == "null_literal":
@@ -479,6 +484,13 @@ class JavaFile(JavaTree):
         if kind == "object_creation_expression":
             return Dynamic("object creation"), "unknown"
         return Dynamic(f"{kind.replace('_', ' ')} is not a constant"), "unknown"
+
+    def _literal_origin(self, node: tree_sitter.Node, text: str):
+        """Where a string literal's text is written exactly as it reads (quotes left out): no escape, one line."""
+        origin = self.span_of(node, inner=1)
+        if origin is None or origin.text != text or origin.line != origin.end_line:
+            return None
+        return origin
 
     def _eval_choice(self, nodes: list, depth: int) -> tuple[Value, str]:
         """One of the values of `nodes` (the branches of `c ? a : b`, the results of a switch expression)."""
@@ -688,7 +700,7 @@ def spring_value(value: Value) -> Value:
     """Read `${...}` placeholders in the literal text of a value (Spring resolves them in annotation strings); a
     constant of another class is marked so that the linker reads its text once it knows it."""
     if isinstance(value, Lit):
-        return parse_spring_string(value.text)
+        return parse_spring_string(value.text, value.origin)
     if isinstance(value, ConstRef):
         return dataclasses.replace(value, spring=True)
     if isinstance(value, Concat):

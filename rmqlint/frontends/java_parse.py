@@ -42,6 +42,8 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     source = decoded.text.encode("utf-8") if decoded.replaced or data.startswith(b"\xef\xbb\xbf") else data
     tree = tree_sitter.Parser(LANGUAGE).parse(source)
     java = JavaFile(path, source, tree)
+    java.exact = not decoded.replaced
+    java.byte_shift = len(data) - len(source) if java.exact else 0  # a UTF-8 byte-order mark
     if tree.root_node.has_error:
         facts.problems.append(_syntax_problem(java, tree.root_node))
     facts.package = java.package

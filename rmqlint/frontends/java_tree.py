@@ -11,6 +11,7 @@ import tree_sitter
 import tree_sitter_java
 
 from rmqlint.facts import Location
+from rmqlint.spans import Span
 
 LANGUAGE = tree_sitter.Language(tree_sitter_java.language())
 
@@ -32,6 +33,10 @@ class JavaTree:
         self.tree = tree
         self.memo: dict[str, dict] = {}  # per-file memos of the modules working on this file (java_flow)
         self._chain: dict[int, tuple[tree_sitter.Node, ...]] = {}
+        # For spans a fix can edit: `source` is the file's bytes after `byte_shift` bytes (a byte-order mark the
+        # parse went without); not `exact` when undecodable bytes were replaced, and then no span is made.
+        self.byte_shift = 0
+        self.exact = True
 
     # --- text and locations ------------------------------------------------------------------------------
 
@@ -53,6 +58,34 @@ class JavaTree:
         receiver in front of it)."""
         start, end = self.location(first), self.location(last)
         return Location(self.path, start.line, start.column, end.end_line, end.end_column)
+
+    def span_of(self, first: tree_sitter.Node, last: tree_sitter.Node | None = None, *, operand: bool = False,
+                inner: int = 0) -> Span | None:
+        """The bytes from the start of `first` to the end of `last` (default `first`) as a span of the file;
+        `inner` characters (ASCII quotes) are left out at both ends. None when the source is not the file's."""
+        last = first if last is None else last
+        if not self.exact:
+            return None
+        start, end = first.start_byte + inner, last.end_byte - inner
+        if end < start:
+            return None
+        loc = self.span(first, last)
+        return Span(self.path, start + self.byte_shift, end + self.byte_shift, loc.line, loc.column + inner,
+                    loc.end_line, loc.end_column - inner, "utf-8",
+                    self.source[start:end].decode("utf-8", "replace"), operand)
+
+    def byte_span(self, start: int, end: int) -> Span | None:
+        """Any byte range of the source as a span of the file (between two nodes)."""
+        if not self.exact:
+            return None
+        source = self.source
+        points = []
+        for at in (start, end):
+            line_start = source.rfind(b"\n", 0, at) + 1
+            points.append((source.count(b"\n", 0, at) + 1, len(source[line_start:at].decode("utf-8", "replace")) + 1))
+        (line, column), (end_line, end_column) = points
+        return Span(self.path, start + self.byte_shift, end + self.byte_shift, line, column, end_line, end_column,
+                    "utf-8", source[start:end].decode("utf-8", "replace"))
 
     def _char_column(self, byte: int, byte_column: int) -> int:
         # tree-sitter columns count bytes; users count characters.

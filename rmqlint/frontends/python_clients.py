@@ -257,7 +257,8 @@ class ClientCollector:
                 "TAG", self.index.loc(call)))
 
     def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: Scope) -> Setting:
-        return Setting(self.index.value(node, scope), self.index.loc(where))
+        return Setting(self.index.value(node, scope), self.index.loc(where),
+                       written=self.index.span(node, operand=is_operand(node)))
 
     def _model(self, node: cst.BaseExpression, scope: Scope, where: cst.CSTNode | None = None) -> Setting:
         """A 2.x message model: `MessageModel.X`, or the ctypes enum's number (BROADCASTING = 0, CLUSTERING = 1)."""
@@ -422,3 +423,18 @@ class ClientCollector:
         """Among objects assigned to one variable, the last one created before the use, else the first."""
         before = bisect.bisect_right(self._orders[id(candidates)], order)
         return candidates[before - 1] if before else candidates[0]
+
+
+# Expressions after which `+ x` needs no parentheses: it binds as `(expression) + x` and means the same.
+_OPERANDS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.ConcatenatedString,
+             cst.FormattedString, cst.Integer, cst.Float)
+_ADDITIVE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
+             cst.MatrixMultiply)
+
+
+def is_operand(node: cst.BaseExpression) -> bool:
+    if getattr(node, "lpar", None):
+        return True
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, _ADDITIVE)
+    return isinstance(node, _OPERANDS)

@@ -26,8 +26,9 @@ from rmqlint import flow
 from rmqlint.frontends import python_flow
 from rmqlint.frontends.python_positions import spans_of
 from rmqlint.frontends.python_walk import children
-from rmqlint.text import module_of
-from rmqlint.values import ConstRef, Dynamic, Lit, Value, concat, one_of
+from rmqlint.spans import Span
+from rmqlint.text import TextBytes, module_of
+from rmqlint.values import VALUE_KINDS, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value, concat, one_of
 
 
 
@@ -321,13 +322,23 @@ class PythonIndex:
             self._requested.append(node)
         return Location(self.path, -1 - index, 0, 0, 0)
 
+    def span(self, node: cst.CSTNode, operand: bool = False, inner: tuple[int, int] = (0, 0)) -> Span:
+        """The node's span in the file, a placeholder like `loc`'s until `resolve_locations` (`inner`: characters
+        left out at each end, a string's prefix and quotes)."""
+        index = self._requests.get(id(node))
+        if index is None:
+            index = self._requests[id(node)] = len(self._requested)
+            self._requested.append(node)
+        return Span(self.path, -1 - index, 0, -1, inner[0], -1, inner[1], operand=operand)
+
     def order(self, node: cst.CSTNode) -> int:
         """A number that orders calls and attributes as they stand in the source."""
         return self.sequence.get(id(node), -1)
 
-    def resolve_locations(self, facts: FileFacts) -> None:
+    def resolve_locations(self, facts: FileFacts, text: TextBytes | None = None) -> None:
         """Replace every placeholder location in `facts` by the real one: one targeted code generation pass per
-        top-level statement that holds a cited node (all of the module when statement starts are not known)."""
+        top-level statement that holds a cited node (all of the module when statement starts are not known).
+        Placeholder spans become spans of `text` (the file), or None without it."""
         by_statement: dict[int, list[cst.CSTNode]] = {}
         for node in self._requested:
             statement = self.top.get(id(node)) if self.starts is not None else None
@@ -346,7 +357,16 @@ class PythonIndex:
             span, offset = places[id(node)]
             real.append(Location(self.path, self._line(span.line + offset), span.column + 1,
                                  self._line(span.end_line + offset), span.end_column + 1))
-        _replace_locations(facts, real)
+
+        def to_span(placeholder: Span) -> Span | None:
+            if text is None:
+                return None
+            at = real[-1 - placeholder.start]
+            first = text.index(at.line, at.column) + placeholder.column
+            last = text.index(at.end_line, at.end_column) - placeholder.end_column
+            return text.span(first, last, placeholder.operand)
+
+        _replace_locations(facts, real, to_span)
 
     def _line(self, line: int) -> int:
         if self.line_map is None:
@@ -447,7 +467,9 @@ class PythonIndex:
     def value(self, node: cst.BaseExpression, scope: Scope) -> Value:
         if isinstance(node, cst.SimpleString) and "\\" not in node.value and node.prefix.lower() in ("", "u", "r"):
             quote = node.quote
-            return Lit(node.value[len(node.prefix) + len(quote):-len(quote)])  # no escapes: the text is as written
+            text = node.value[len(node.prefix) + len(quote):-len(quote)]  # no escapes: the text is as written
+            one_line = "\n" not in text and "\r" not in text
+            return Lit(text, self.span(node, inner=(len(node.prefix) + len(quote), len(quote))) if one_line else None)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             with warnings.catch_warnings():  # an invalid escape such as "\q" warns, and stays in the text
                 warnings.simplefilter("ignore")
@@ -595,30 +617,47 @@ class PythonIndex:
         return None
 
 
-def _replace_locations(obj, real: list[Location]) -> None:
-    """Put the real locations in place of the placeholders (line < 0) everywhere inside the facts."""
+def _replace_locations(obj, real: list[Location], to_span) -> None:
+    """Put the real locations in place of the placeholders (line < 0) everywhere inside the facts, and the real
+    spans (or None) in place of placeholder spans, in settings and in the literals of values."""
+
+    def resolved(item):
+        if isinstance(item, Location):
+            return real[-1 - item.line] if item.line < 0 else item
+        if isinstance(item, Span):
+            return to_span(item) if item.line < 0 else item
+        if isinstance(item, VALUE_KINDS):
+            return _resolve_origins(item, to_span)
+        _replace_locations(item, real, to_span)
+        return item
+
     if isinstance(obj, list):
         for i, item in enumerate(obj):
-            if isinstance(item, Location):
-                if item.line < 0:
-                    obj[i] = real[-1 - item.line]
-            else:
-                _replace_locations(item, real)
+            obj[i] = resolved(item)
     elif isinstance(obj, dict):
         for key, item in obj.items():
-            if isinstance(item, Location):
-                if item.line < 0:
-                    obj[key] = real[-1 - item.line]
-            else:
-                _replace_locations(item, real)
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, Location):
+            obj[key] = resolved(item)
+    elif dataclasses.is_dataclass(obj) and not obj.__dataclass_params__.frozen:  # frozen ones hold no placeholder
         for f in dataclasses.fields(obj):
             item = getattr(obj, f.name)
-            if isinstance(item, Location):
-                if item.line < 0:
-                    setattr(obj, f.name, real[-1 - item.line])
-            elif isinstance(item, (list, dict)) or dataclasses.is_dataclass(item):
-                _replace_locations(item, real)
+            if isinstance(item, (Location, Span, list, dict) + VALUE_KINDS) or dataclasses.is_dataclass(item):
+                setattr(obj, f.name, resolved(item))
+
+
+def _resolve_origins(value: Value, to_span) -> Value:
+    """`value` with each literal's placeholder origin resolved; an origin whose text is not the literal's goes."""
+    if isinstance(value, Lit):
+        if value.origin is None or value.origin.line >= 0:
+            return value
+        origin = to_span(value.origin)
+        return Lit(value.text, origin if origin is not None and origin.text == value.text else None)
+    if isinstance(value, Concat):
+        return Concat(tuple(_resolve_origins(p, to_span) for p in value.parts))
+    if isinstance(value, OneOf):
+        return OneOf(tuple(_resolve_origins(a, to_span) for a in value.alternatives))
+    if isinstance(value, Placeholder) and value.default is not None:
+        return Placeholder(value.key, _resolve_origins(value.default, to_span))
+    return value
 
 
 def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:

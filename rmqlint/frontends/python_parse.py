@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import codecs
 import gc
 import io
 import sys
@@ -20,11 +21,12 @@ import warnings
 import libcst as cst
 
 from rmqlint.facts import FileFacts, Location, Problem
+from rmqlint.frontends import python_imports
 from rmqlint.frontends.python_clients import ClientCollector
 from rmqlint.frontends.python_index import PythonIndex, api_of
 from rmqlint.frontends.python_listeners import callbacks
 from rmqlint.frontends.python_slice import Slice, slice_module
-from rmqlint.text import add_suppressions, decode, split_lines
+from rmqlint.text import TextBytes, add_suppressions, decode, split_lines
 
 # Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
 # tree walk recurses (a few Python frames per level) and slows down more than linearly (2,000 levels of `a + b`
@@ -69,6 +71,9 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
         return
     if "rmqlint" in text:
         facts.suppressions = _suppressions(text, tree.body)
+    positions = TextBytes(path, text, _declared_encoding(data[:4096]), 3 if data.startswith(codecs.BOM_UTF8) else 0)
+    facts.imports = python_imports.bound(tree)
+    facts.import_slot = python_imports.slot(tree, positions)
     sliced = slice_module(text, tree)
     del tree  # the kept statements stay referenced by the slice; the rest of the tree goes before libcst runs
     problem = _too_deep(path, sliced)
@@ -87,7 +92,7 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
     gc.disable()
     try:
         module = cst.parse_module(sliced.text)
-        _analyse(path, module, facts, sliced)
+        _analyse(path, module, facts, sliced, positions)
     except cst.ParserSyntaxError as err:
         line = sliced.line_map[min(err.raw_line, len(sliced.line_map) - 1)]
         facts.problems.append(Problem(f"syntax error: {err.message}", _loc(path, line, err.raw_column + 1)))
@@ -181,7 +186,7 @@ def _loc(path: str, line: int, column: int) -> Location:
     return Location(path, line, column, line, column + 1)
 
 
-def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice) -> None:
+def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice, positions: TextBytes) -> None:
     index = PythonIndex(path, module, sliced.line_map, sliced.starts)
     ClientCollector(index).collect(facts)
     for name, binding in index.root.bindings.items():
@@ -192,7 +197,7 @@ def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice) -> 
         if binding.values or binding.import_target is not None or binding.other:
             facts.constants[name] = index.lookup(name, index.root)
     callbacks(index, facts)
-    index.resolve_locations(facts)
+    index.resolve_locations(facts, positions)
     facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
     facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
     facts.connections.sort(key=lambda c: (c.location.line, c.location.column))

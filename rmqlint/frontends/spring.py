@@ -27,6 +27,7 @@ the string it stands for instead of failing the whole file. `${project.version}`
 
 from __future__ import annotations
 
+import codecs
 import posixpath
 import re
 from dataclasses import dataclass
@@ -34,8 +35,9 @@ from typing import TYPE_CHECKING
 
 from rmqlint.facts import ClientFact, ConfigEntry, Connection, FileFacts, Location, Problem, Setting, Subscription
 from rmqlint.frontends.base import Frontend
-from rmqlint.text import canonical_key, decode, suppression_codes
-from rmqlint.values import TOO_DEEP, Dynamic, Lit, Value, parse_spring_string
+from rmqlint.spans import Span
+from rmqlint.text import TextBytes, canonical_key, decode, suppression_codes
+from rmqlint.values import TOO_DEEP, Dynamic, Lit, Value, parse_spring_string, without_origins
 
 if TYPE_CHECKING:  # the parsers are imported where they are used: importing this module (discovery) stays cheap
     import yaml
@@ -67,27 +69,33 @@ class SpringFrontend(Frontend):
         return parse_properties(path, data) if path.endswith(".properties") else parse_yaml(path, data)
 
 
-def _text(facts: FileFacts, data: bytes, fallback: str | None = None) -> str | None:
+def _text(facts: FileFacts, data: bytes, fallback: str | None = None) -> tuple[str | None, TextBytes | None]:
     """The file as text (UTF-8, else `fallback` when given), or None with a Problem for binary or undecodable
-    bytes."""
+    bytes; and where its characters stand in its bytes."""
+    encoding = "utf-8"
     decoded = decode(facts.path, data, what="configuration")
     if decoded.text is None and fallback is not None and b"\0" not in data:
+        encoding = fallback
         decoded = decode(facts.path, data, what="configuration", encoding=fallback)
     if decoded.problem is not None:
         facts.problems.append(decoded.problem)
-    return decoded.text
+    if decoded.text is None:
+        return None, None
+    bom = 3 if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8) else 0
+    return decoded.text, TextBytes(facts.path, decoded.text, encoding, bom)
 
 
 # A Maven (Spring Boot's `@..@` delimiter) or Gradle resource-filtering token, filled in at build time.
 _BUILD_TOKEN = re.compile(r"@[A-Za-z0-9_][A-Za-z0-9_.\-]*@")
 
 
-def config_value(text: str) -> Value:
-    """A configuration value: text and `${key:default}` placeholders; a build token makes it unresolved."""
+def config_value(text: str, origin: Span | None = None) -> Value:
+    """A configuration value: text and `${key:default}` placeholders; a build token makes it unresolved.
+    `origin`: where the text is written as it reads."""
     token = _BUILD_TOKEN.search(text)
     if token is not None:
         return Dynamic(f"{token.group(0)} is filled in by the build (resource filtering)")
-    return parse_spring_string(text)
+    return parse_spring_string(text, origin)
 
 
 def _loc(path: str, line: int, column: int, end_line: int | None = None, end_column: int | None = None) -> Location:
@@ -102,15 +110,15 @@ def _loc(path: str, line: int, column: int, end_line: int | None = None, end_col
 def parse_properties(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="properties")
     try:
-        text = _text(facts, data, fallback="iso-8859-1")
+        text, positions = _text(facts, data, fallback="iso-8859-1")
         if text is not None:
-            _clients(facts, _read_properties(facts, text))
+            _clients(facts, _read_properties(facts, text, positions))
     except Exception as err:  # never a traceback for a user's file
         facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
     return facts
 
 
-def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
+def _read_properties(facts: FileFacts, text: str, positions: TextBytes | None = None) -> dict[int, str]:
     """Reads the entries; returns id(entry) -> profile for entries of profile-specific documents (Spring Boot
     2.4+ splits a properties file into documents at `#---` / `!---` lines)."""
     import jproperties
@@ -149,17 +157,23 @@ def _read_properties(facts: FileFacts, text: str) -> dict[int, str]:
             facts.problems.append(Problem(f"properties error: {detail}", _loc(facts.path, first + 1, 1)))
             continue
         for key, (value, _meta) in props.items():
-            facts.config.append(_entry(facts, key, value, _value_location(facts.path, first, parts)))
+            span = None
+            start = _value_start(raw)
+            if positions is not None and len(parts) == 1 and value and raw[start:] == value:
+                line_start = positions.index(first + 1, 1)  # the value reads as written: no escape, one line
+                span = positions.span(line_start + start, line_start + len(raw))
+            facts.config.append(_entry(facts, key, value, _value_location(facts.path, first, parts), span))
             documents.append(document)
     return _profiles(facts.config, documents)
 
 
-def _entry(facts: FileFacts, key: str, text: str, location: Location) -> ConfigEntry:
-    """A configuration entry; a value too deeply nested to follow is unknown, and said so at its line."""
-    value = config_value(text)
+def _entry(facts: FileFacts, key: str, text: str, location: Location, span: Span | None = None) -> ConfigEntry:
+    """A configuration entry; a value too deeply nested to follow is unknown, and said so at its line. `span`:
+    where the value is written as it reads."""
+    value = config_value(text, span)
     if value == Dynamic(TOO_DEEP):
         facts.problems.append(Problem(f"{key}: {TOO_DEEP}, not followed", location))
-    return ConfigEntry(key, value, location)
+    return ConfigEntry(key, value, location, span)
 
 
 def _continues(line: str) -> bool:
@@ -167,9 +181,8 @@ def _continues(line: str) -> bool:
     return trailing % 2 == 1
 
 
-def _value_location(path: str, first: int, parts: list[str]) -> Location:
-    """Where the value starts (after the key and its separator) up to the end of the logical line."""
-    line = parts[0]
+def _value_start(line: str) -> int:
+    """Where a logical line's value starts: after the key and its separator (`=`, `:` or blanks)."""
     pos = len(line) - len(line.lstrip(" \t\f"))
     while pos < len(line) and line[pos] not in "=: \t\f":
         pos += 2 if line[pos] == "\\" else 1
@@ -179,7 +192,13 @@ def _value_location(path: str, first: int, parts: list[str]) -> Location:
         pos += 1
         while pos < len(line) and line[pos] in " \t\f":
             pos += 1
-    start_line, start_col = first + 1, min(pos, len(line)) + 1
+    return min(pos, len(line))
+
+
+def _value_location(path: str, first: int, parts: list[str]) -> Location:
+    """Where the value starts (after the key and its separator) up to the end of the logical line."""
+    line = parts[0]
+    start_line, start_col = first + 1, _value_start(line) + 1
     end_line = first + len(parts)
     end_col = len(parts[-1]) + 1
     if (end_line, end_col) <= (start_line, start_col):
@@ -193,9 +212,9 @@ def _value_location(path: str, first: int, parts: list[str]) -> Location:
 def parse_yaml(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="yaml")
     try:
-        text = _text(facts, data)
+        text, positions = _text(facts, data)
         if text is not None:
-            profiles = _read_yaml(facts, text)
+            profiles = _read_yaml(facts, text, positions)
             _yaml_suppressions(facts, text, scan=not facts.problems)
             _clients(facts, profiles)
     except RecursionError:
@@ -209,13 +228,14 @@ class _TooLarge(Exception):
     pass
 
 
-def _read_yaml(facts: FileFacts, text: str) -> dict[int, str]:
+def _read_yaml(facts: FileFacts, text: str, positions: TextBytes | None = None) -> dict[int, str]:
     """Reads the entries; returns id(entry) -> profile expression for entries of profile-specific documents."""
     import yaml
 
     quoted = _QuotedTokens()
     while True:
-        flattener = _Flattener(facts, quoted)
+        # Spans are taken of the text as written, not once build tokens had to be quoted.
+        flattener = _Flattener(facts, quoted, positions if not quoted.count else None)
         facts.config.clear()
         try:
             for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -309,11 +329,12 @@ class _Flattener:
     """Flattens PyYAML's event stream into dotted keys without recursion (deep input cannot exhaust the
     stack); anchors are recorded and replayed for aliases, `<<` merge keys fold into their mapping."""
 
-    def __init__(self, facts: FileFacts, unquoted: "_QuotedTokens"):
+    def __init__(self, facts: FileFacts, unquoted: "_QuotedTokens", positions: TextBytes | None = None):
         import yaml  # PyYAML is imported only when a YAML file is parsed (not on a warm run)
 
         self.yaml = yaml
         self.facts = facts
+        self.positions = positions
         self.unquoted = unquoted
         self.stack: list[_Frame] = []
         self.anchors: dict[str, list[yaml.Event]] = {}
@@ -420,8 +441,20 @@ class _Flattener:
         location = Location(self.facts.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
         if (location.end_line, location.end_column) <= (location.line, location.column):
             location = _loc(self.facts.path, start.line + 1, start.column + 1)
-        self.facts.config.append(_entry(self.facts, prefix, text, self.unquoted.original(location)))
+        self.facts.config.append(_entry(self.facts, prefix, text, self.unquoted.original(location),
+                                        self._span(event, text)))
         self.documents.append(self.document)
+
+    def _span(self, event: yaml.ScalarEvent, text: str) -> Span | None:
+        """Where a plain or quoted scalar on one line is written exactly as it reads (no escape, no folding)."""
+        if self.positions is None or not text or event.style not in (None, "'", '"'):
+            return None
+        first, last = event.start_mark.index, event.end_mark.index
+        if event.style is not None:
+            first, last = first + 1, last - 1
+        if self.positions.text[first:last] != text or "\n" in text or "\r" in text:
+            return None
+        return self.positions.span(first, last)
 
     def profiles(self) -> dict[int, str]:
         return _profiles(self.facts.config, self.documents)
@@ -493,7 +526,9 @@ class _Section:
             if id(entry) in self.profiles and entry.value != chosen.value:
                 profile = self.profiles[id(entry)]
                 return Setting(Dynamic(f"{entry.key} differs under profile {profile}"), entry.location)
-        return Setting(chosen.value, chosen.location)
+        if len(found) > 1:  # written in several places (a profile's document too): a fix of one is not enough
+            return Setting(without_origins(chosen.value), chosen.location)
+        return Setting(chosen.value, chosen.location, written=chosen.span)
 
 
 def _section(facts: FileFacts, prefix: str, profiles: dict[int, str]) -> _Section:
