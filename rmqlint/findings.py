@@ -10,9 +10,11 @@ hold more places than the message names ("and 5 more").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable, Optional, Union
 
 from rmqlint.facts import Location
+from rmqlint.fixes import Edit, Fix
+from rmqlint.spans import Span
 
 SEVERITIES = ("info", "warning", "error")  # ascending
 
@@ -38,6 +40,7 @@ class Finding:
     parts: tuple  # tuple[Part, ...]; a plain str is accepted and kept as a one-part message
     location: Location
     related: tuple = ()  # tuple[Related, ...], in the order the rule gives them
+    fix: Optional[Fix] = None  # what would make it go away, when a rule knows (`rmqlint.fixes`)
 
     def __post_init__(self):
         if isinstance(self.parts, str):
@@ -72,6 +75,7 @@ class Finding:
             tuple(part if isinstance(part, str) else _moved(part, prefix) for part in self.parts),
             _moved(self.location, prefix),
             tuple(Related(_moved(r.location, prefix), r.message) for r in self.related),
+            self.fix.moved(prefix) if self.fix is not None else None,
         )
 
 
@@ -106,21 +110,45 @@ def location_from_json(data) -> Location:
 
 
 def finding_to_json(finding: Finding) -> list:
-    return [
+    item = [
         finding.code,
         finding.severity,
         [part if isinstance(part, str) else location_to_json(part) for part in finding.parts],
         location_to_json(finding.location),
         [[*location_to_json(r.location), r.message] for r in finding.related],
     ]
+    if finding.fix is not None:
+        fix = finding.fix
+        item.append([fix.message, fix.applicability, [[*_span_to_json(e.span), e.replacement] for e in fix.edits]])
+    return item
+
+
+def _span_to_json(span: Span) -> list:
+    return [span.path, span.start, span.end, span.line, span.column, span.end_line, span.end_column, span.encoding,
+            span.text, span.operand]
+
+
+def _fix_from_json(data) -> Fix:
+    if not (isinstance(data, list) and len(data) == 3 and type(data[0]) is str and type(data[1]) is str
+            and isinstance(data[2], list)):
+        raise ValueError("not a fix")
+    edits = []
+    for edit in data[2]:
+        if not (isinstance(edit, list) and len(edit) == 11 and type(edit[0]) is str
+                and all(type(v) is int for v in edit[1:7]) and type(edit[7]) is str and type(edit[8]) is str
+                and type(edit[9]) is bool and type(edit[10]) is str):
+            raise ValueError("not an edit")
+        edits.append(Edit(Span(*edit[:10]), edit[10]))
+    return Fix(data[0], tuple(edits), data[1])
 
 
 def finding_from_json(item) -> Finding:
     """Raises ValueError on anything but what `finding_to_json` wrote."""
-    if not (isinstance(item, list) and len(item) == 5 and type(item[0]) is str and item[1] in SEVERITIES
+    if not (isinstance(item, list) and len(item) in (5, 6) and type(item[0]) is str and item[1] in SEVERITIES
             and isinstance(item[2], list) and isinstance(item[4], list)):
         raise ValueError("not a finding")
-    code, severity, parts, location, related = item
+    code, severity, parts, location, related = item[:5]
+    fix = _fix_from_json(item[5]) if len(item) == 6 else None
     decoded_related = []
     for entry in related:
         if not (isinstance(entry, list) and len(entry) == 6 and type(entry[5]) is str):
@@ -132,4 +160,5 @@ def finding_from_json(item) -> Finding:
         tuple(part if type(part) is str else location_from_json(part) for part in parts),
         location_from_json(location),
         tuple(decoded_related),
+        fix,
     )

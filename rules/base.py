@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Iterable
 
 from rmqlint.findings import Finding
+from rmqlint.fixes import Fix
 from rmqlint.project import Project
 
 
@@ -55,10 +56,11 @@ class Rule:
         """"error", or "error/warning" for a rule whose findings take one of several severities."""
         return "/".join((cls.SEVERITY, *cls.OTHER_SEVERITIES))
 
-    def finding(self, message, location, related=(), severity: str | None = None) -> Finding:
+    def finding(self, message, location, related=(), severity: str | None = None, fix: Fix | None = None) -> Finding:
         """`message`: text, or parts from `rmqlint.findings.message` citing other places; every cited place must
         be one of `related` (each a `Related` with a short note), which may name more places than the message.
-        `severity`: SEVERITY unless given (one of OTHER_SEVERITIES)."""
+        `severity`: SEVERITY unless given (one of OTHER_SEVERITIES). `fix`: the edits that make it go away, when
+        the rule can tell (`rmqlint.fixes`)."""
         if severity is not None and severity != self.SEVERITY and severity not in self.OTHER_SEVERITIES:
             raise ValueError(f"{self.CODE} does not report {severity!r} findings")
-        return Finding(self.CODE, severity or self.SEVERITY, message, location, tuple(related))
+        return Finding(self.CODE, severity or self.SEVERITY, message, location, tuple(related), fix)
