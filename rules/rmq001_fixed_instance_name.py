@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from rmqlint.findings import Finding, Related
+from rmqlint.fixes import UNSAFE, Fix, after, appended, in_slot, removal
 from rmqlint.project import Project
-from rmqlint.values import literal_texts
+from rmqlint.values import Lit, literal_texts
 from rmqlint.rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
 from rmqlint.rules._examples import line_of
 from rmqlint.rules.base import Example, Rule
@@ -383,6 +384,13 @@ consumer.setInstanceName("order-" + System.getenv("HOSTNAME"));
 ```
 In Spring, drop `instanceName` from `@RocketMQMessageListener` (its default `DEFAULT` is replaced at start) or point
 it at a per-replica property such as `${HOSTNAME}`.
+
+`rmqlint --fix --unsafe-fixes` makes the name unique per process and keeps the fixed part, which still tells apart
+consumers of one group that run in one process on purpose: Java appends what the client itself uses for a name it
+replaces (`"XUJIAN_MACBOOK@" + UtilAll.getPid() + "#" + System.nanoTime()`), Python a random UUID (`import uuid`
+added; a container's process is pid 1), Spring configuration `-${random.uuid}`, which Spring Boot fills in once per
+process; a `@RocketMQMessageListener` loses its `instanceName` attribute (the starter does not read placeholders
+there). The fix is unsafe because the client id changes, and with it what dashboards and scripts show.
 """
 
     INVALID = [
@@ -470,7 +478,7 @@ it at a per-replica property such as `${HOSTNAME}`.
         return any(c.role != "producer" or c.instance_name for _f, c in project.clients())
 
     def check(self, project: Project) -> Iterable[Finding]:
-        for _facts, client in project.clients():
+        for facts, client in project.clients():
             if client.role not in REBALANCING_ROLES or client.instance_name is None:
                 continue
             # Every value the name may take (each branch of `c ? "a" : "b"`) must be fixed: one branch from the
@@ -491,7 +499,7 @@ it at a per-replica property such as `${HOSTNAME}`.
             # Where the consumer is created, when the name is set elsewhere (a setter line, a config file).
             related = [] if client.location == at else [Related(client.location, f"clustering consumer "
                                                                                     f"{describe_group(client)}")]
-            yield self.finding(self._message(client, names), at, related)
+            yield self.finding(self._message(client, names), at, related, fix=unique_name_fix(facts, client))
 
     @staticmethod
     def _message(client, names: list[str]) -> str:
@@ -508,3 +516,41 @@ it at a per-replica property such as `${HOSTNAME}`.
         else:
             why = "every replica on one host reports the same client id"
         return head + why + ", so replicas consume the same queues and other queues are consumed by nobody"
+
+
+# What is unique per process, after the fixed name (which keeps apart consumers of one group in one process):
+# the Java client's own choice for a name it replaces (`pid#nanoTime`), a random UUID in Python (a container's
+# process is pid 1), Spring Boot's `${random.uuid}` in configuration it binds.
+JAVA_UNIQUE = 'org.apache.rocketmq.common.UtilAll.getPid() + "#" + System.nanoTime()'
+PYTHON_UNIQUE = "uuid.uuid4().hex"
+SPRING_UNIQUE = "-${random.uuid}"
+
+
+def unique_name_fix(facts, client) -> Fix | None:
+    """Unsafe (the client id changes, and with it what monitoring shows): the fixed name made unique per process,
+    in the way of each API; a Spring listener's `instanceName` attribute is dropped (the starter does not read
+    placeholders there, and the annotation's default `DEFAULT` is replaced at start)."""
+    setting = client.instance_name
+    if client.api == "spring-listener":
+        if setting.removal is None:
+            return None
+        return Fix("drop instanceName: the client names each process itself", (removal(setting.removal),), UNSAFE)
+    if setting.written is None:
+        return None
+    literal = setting.value.origin if isinstance(setting.value, Lit) else None
+    if client.api == "java":
+        return Fix("make the name unique per process (pid and start time)",
+                   (appended(setting.written, literal, "@", JAVA_UNIQUE),), UNSAFE)
+    if client.api == "spring-config":
+        return Fix("make the name unique per process (${random.uuid})", (after(setting.written, SPRING_UNIQUE),),
+                   UNSAFE)
+    if client.api == "python2":
+        edits = [appended(setting.written, literal, "@", PYTHON_UNIQUE)]
+        if facts.imports.get("uuid") != "uuid":
+            if "uuid" in facts.imports or facts.import_slot is None:
+                return None  # the name is taken by something else, or there is no line for the import
+            edits.append(in_slot(facts.import_slot, "uuid"))
+        if len({e.path for e in edits}) != 1:
+            return None
+        return Fix("make the name unique per process (a random UUID)", tuple(edits), UNSAFE)
+    return None

@@ -7,11 +7,14 @@ from typing import Iterable
 
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
+from rmqlint.fixes import Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.text import subscribed_tags
-from rmqlint.values import known_texts
+from rmqlint.values import Lit, alternatives, known_texts
 from rmqlint.rules._consumers import describe_group, is_consumer
 from rmqlint.rules._examples import line_of
+from rmqlint.rules._fixing import written_literal
+from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
 
 
@@ -435,6 +438,10 @@ Use one spelling on both sides, ideally one shared constant:
 public static final String TAG_ORDER_CREATED = "aaaaa";
 consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
 ```
+`rmqlint --fix` changes the subscription to the producers' spelling (a safe fix) when that is unambiguous: every
+producer that may send on the topic (its topic is this one or not known) sends known tags, and all of them send the
+one spelling, which differs only in case (a subscribed tag is trimmed, so a produced tag with blanks around it cannot
+be subscribed to: that producer needs fixing). Otherwise no fix is offered.
 """
 
     INVALID = [
@@ -598,22 +605,12 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
                     if not by_key:
                         continue
                     for expression in known_texts(sub.expression):
-                        yield from self._drift(client, sub, topic, subscribed_tags(expression), by_key)
+                        for tag, drifting in _drift(subscribed_tags(expression), by_key):
+                            fix = _fix(project, sub, expression, topic, tag, sorted(drifting))
+                            yield self._finding(client, topic, tag, drifting, sub.location, fix)
 
-    def _drift(self, client, sub, topic: str, tags: set[str] | None, by_key) -> Iterable[Finding]:
-        if tags is None:
-            return
-        for tag in sorted(tags):
-            # Produced spellings the subscription does not select, though they look like this tag.
-            drifting = {
-                text: locations
-                for text, locations in by_key.get(drift_key(tag), {}).items()
-                if text not in tags
-            }
-            if drifting:
-                yield self._finding(client, topic, tag, drifting, sub.location)
-
-    def _finding(self, client, topic: str, tag: str, drifting: dict[str, set[Location]], at: Location) -> Finding:
+    def _finding(self, client, topic: str, tag: str, drifting: dict[str, set[Location]], at: Location,
+                 fix: Fix | None = None) -> Finding:
         shown: list = []
         related = []
         for text in sorted(drifting):
@@ -626,4 +623,55 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
             ": tags are compared exactly and case-sensitively, so those messages never reach ",
             describe_group(client),
         )
-        return self.finding(text, at, related)
+        return self.finding(text, at, related, fix=fix)
+
+
+def _drift(tags: set[str] | None, by_key) -> Iterable[tuple[str, dict[str, set[Location]]]]:
+    """(subscribed tag, the produced spellings it does not select though they look like it, with their places)."""
+    if tags is None:
+        return
+    for tag in sorted(tags):
+        drifting = {text: locations for text, locations in by_key.get(drift_key(tag), {}).items() if text not in tags}
+        if drifting:
+            yield tag, drifting
+
+
+def _fix(project: Project, sub, expression: str, topic: str, tag: str, spellings: list[str]) -> Fix | None:
+    """The subscription takes the producers' spelling, when every producer that may send on the topic sends that
+    one spelling (a case difference: the client trims a subscribed tag, so a spelling with blanks around it cannot
+    be taken) and none sends a tag that is not known."""
+    literal = written_literal(sub.expression, expression)
+    if literal is None or fully_known(sub.topic) != [topic] or len(spellings) != 1 or spellings[0] != spellings[0].strip() \
+            or not _one_spelling(project, topic, tag, spellings[0]):
+        return None
+    edits = tag_edits(expression, tag, spellings[0])
+    if not edits:
+        return None
+    return Fix(f'subscribe to "{spellings[0]}", the tag the producers send', tuple(replace_parts(literal.origin, edits)))
+
+
+def tag_edits(expression: str, tag: str, spelling: str) -> list[tuple[int, int, str]]:
+    """(first, last, spelling) for each place the expression lists `tag` (split on `||`, blanks kept)."""
+    edits = []
+    offset = 0
+    for part in expression.split("||"):
+        if part.strip() == tag:
+            start = offset + len(part) - len(part.lstrip())
+            edits.append((start, start + len(tag), spelling))
+        offset += len(part) + 2
+    return edits
+
+
+def _one_spelling(project: Project, topic: str, tag: str, spelling: str) -> bool:
+    """Whether every producer that may send on `topic` (its topic is that one, or not known) sends known tags,
+    and none of them a spelling of `tag` other than `spelling`."""
+    for _facts, item in project.produced():
+        topics = alternatives(item.topic)
+        if not any(not isinstance(t, Lit) or t.text == topic for t in topics):
+            continue
+        texts = fully_known(item.tag)
+        if texts is None:
+            return False
+        if any(drift_key(text) == drift_key(tag) and text != spelling for text in texts):
+            return False
+    return True

@@ -7,6 +7,7 @@ from typing import Iterable
 
 from rmqlint.facts import ClientFact, Location, Setting
 from rmqlint.findings import Finding, Related
+from rmqlint.fixes import UNSAFE, Fix, in_slot, replace
 from rmqlint.project import Project
 from rmqlint.rules._consumers import describe_group
 from rmqlint.rules._examples import line_of
@@ -264,6 +265,15 @@ consumer.setConsumeThreadMin(64);
 consumer.setConsumeThreadMax(64);
 ```
 In Spring, `@RocketMQMessageListener(consumeThreadNumber = 64, consumeThreadMax = 64, ...)`.
+
+`rmqlint --fix` writes the fix when the intent is clear from the two values, that is, when only one bound is
+written and the other is the default: the one number written is the pool that was asked for (`setConsumeThreadMin(32)`
+alone asks for 32 threads, `consumeThreadMax = 50` alone for 50), so the missing bound is written next to it with
+the same number (`consumer.setConsumeThreadMax(32);` on the line after, `, consumeThreadNumber = 50` after the
+attribute). When both bounds are written they contradict each other and the values do not say which was meant (a
+maximum of 64 over a minimum of 10 may be a wish for 64 threads or a resting size of 10): `--unsafe-fixes` then
+sets the bound that is off to the other's number, the maximum to the minimum when start() throws (the pool runs at
+its minimum), the minimum to the maximum when the maximum is never used (the advice above).
 """
 
     INVALID = [
@@ -333,14 +343,39 @@ In Spring, `@RocketMQMessageListener(consumeThreadNumber = 64, consumeThreadMax 
         text = (f"{low.describe()} is above {high.describe()} on consumer {describe_group(client)}: start() throws "
                 f"\"consumeThreadMin ({low.value}) is larger than consumeThreadMax ({high.value})\"{release} and the "
                 "consumer never starts")
-        return self.finding(text, at.location, _related(other, at.location))
+        return self.finding(text, at.location, _related(other, at.location), fix=_fix(low, high, raise_max=True))
 
     def _unused_max(self, client: ClientFact, low: Bound, high: Bound) -> Finding:
         text = (f"{high.describe()} is above {low.describe()} on consumer {describe_group(client)}: the consume "
                 f"pool queues work without bound, so it never grows past {low.value} threads and the other "
                 f"{high.value - low.value} are never used; raise {low.name} instead")
         return self.finding(text, high.setting.location, _related(low.setting, high.setting.location),
-                            severity="warning")
+                            severity="warning", fix=_fix(low, high, raise_max=False))
+
+
+# The other bound's name where a slot writes it: a Java setter, or a Spring listener's attribute.
+_WRITTEN_AS = {("min", "call"): "setConsumeThreadMin", ("max", "call"): "setConsumeThreadMax",
+               ("min", "attribute"): "consumeThreadNumber", ("max", "attribute"): "consumeThreadMax"}
+
+
+def _fix(low: Bound, high: Bound, raise_max: bool) -> Fix | None:
+    """One bound written, the other the default: the written number is the pool asked for, and the missing bound
+    is written next to it with the same number (safe). Both written: the numbers disagree about what was meant;
+    the bound that is off is set to the other's number (unsafe): the maximum to the minimum when start() would
+    throw, the minimum to the maximum when the maximum is never used."""
+    if low.written and high.written:
+        changed, number = (high, low.value) if raise_max else (low, high.value)
+        if changed.setting.written is None:
+            return None
+        return Fix(f"set {changed.name} to {number}", (replace(changed.setting.written, str(number)),),
+                   applicability=UNSAFE)
+    written, missing = (low, "max") if low.written else (high, "min")
+    slot = written.setting.slot
+    if slot is None or (missing, slot.kind) not in _WRITTEN_AS:
+        return None
+    name = _WRITTEN_AS[(missing, slot.kind)]
+    return Fix(f"add {name} {written.value}, the number written for the other bound",
+               (in_slot(slot, name, str(written.value)),))
 
 
 def _related(setting: Setting | None, at: Location) -> list[Related]:

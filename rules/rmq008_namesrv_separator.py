@@ -6,12 +6,38 @@ from typing import Iterable
 
 from rmqlint.facts import Setting
 from rmqlint.findings import Finding
+from rmqlint.fixes import Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.rules._examples import line_of
+from rmqlint.rules._fixing import written_literal
 from rmqlint.rules._known import wrong
 from rmqlint.rules.base import Example, Rule
 
 LIST_SEPARATOR = ";"
+
+
+def separator_edits(addresses: str) -> list[tuple[int, int, str]]:
+    """(first, last, ";") for every run of `,` and blanks between two addresses of a `;`-separated part: the
+    edits that make a list the clients read as one malformed address into a `;`-separated list."""
+    edits = []
+    offset = 0
+    for part in addresses.split(LIST_SEPARATOR):
+        i = 0
+        while i < len(part):
+            if part[i] in _SEPARATING and part[:i].strip(_SEPARATING):
+                j = i
+                while j < len(part) and part[j] in _SEPARATING:
+                    j += 1
+                if part[j:].strip(_SEPARATING):
+                    edits.append((offset + i, offset + j, LIST_SEPARATOR))
+                i = j
+            else:
+                i += 1
+        offset += len(part) + len(LIST_SEPARATOR)
+    return edits
+
+
+_SEPARATING = ", \t"
 
 
 def wrong_separator(addresses: str) -> str | None:
@@ -168,6 +194,9 @@ Separate the addresses with `;`:
 ```java
 producer.setNamesrvAddr("10.0.0.1:9876;10.0.0.2:9876");
 ```
+`rmqlint --fix` does it (a safe fix) where the list is written: the literal, the constant it comes from, or the
+configuration value (a placeholder's default too). Each run of `,` and blanks between two addresses becomes one
+`;`; a list written in several places, or with escapes, is left to you.
 """
 
     INVALID = [
@@ -236,4 +265,12 @@ producer.setNamesrvAddr("10.0.0.1:9876;10.0.0.2:9876");
                 f"malformed address, reach no {'name server' if what.startswith('name') else 'proxy'} and fail "
                 f'with "No route info of this topic"; separate the addresses with ";"',
                 setting.location,
+                fix=_fix(written_literal(setting.value, text)),
             )
+
+
+def _fix(literal) -> Fix | None:
+    """The separators replaced by `;` where the list is written (a literal, a constant, a configuration value)."""
+    if literal is None:
+        return None
+    return Fix('separate the addresses with ";"', tuple(replace_parts(literal.origin, separator_edits(literal.text))))

@@ -7,10 +7,12 @@ from collections import defaultdict
 from typing import Iterable
 
 from rmqlint.findings import Finding
+from rmqlint.fixes import Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
 from rmqlint.rules._consumers import describe_group, is_consumer
 from rmqlint.rules._examples import line_of
+from rmqlint.rules._fixing import written_literal
 from rmqlint.rules._known import known, wrong
 from rmqlint.rules.base import Example, Rule
 
@@ -229,6 +231,9 @@ Send one tag per message, and separate subscribed tags with `||`:
 producer.send(new Message("OrderTopic", "Cancelled", body));
 consumer.subscribe("OrderTopic", "Created || Paid");
 ```
+`rmqlint --fix` fixes a subscription (a safe fix) where its expression is written: the separator becomes `||`
+(` || ` when blanks stood around it). A produced tag holding `||` is not fixed: which single tag each message should
+carry is a decision about the producer's code.
 """
 
     INVALID = [
@@ -317,6 +322,7 @@ consumer.subscribe("OrderTopic", "Created || Paid");
                             f'{describe_group(client)} selects the one tag "{tag}": tags are separated by "||" '
                             f'only, not "{separator}", so messages tagged with its parts never reach this group',
                             subscription.location,
+                            fix=_fix(written_literal(subscription.expression, expression), tag, separator),
                         )
 
 
@@ -331,6 +337,41 @@ def _lookalikes(expression: str) -> list[tuple[str, str]]:
         if separator is not None:
             found.append((tag, separator))
     return found
+
+
+def separator_edits(expression: str, tag: str, separator: str) -> list[tuple[int, int, str]]:
+    """(first, last, text) replacing each `separator` inside `tag` (wherever the expression lists it) by `||`, as
+    " || " when blanks stood around it and as "||" when none did."""
+    edits = []
+    offset = 0
+    for part in expression.split(TAG_SEPARATOR):
+        if part.strip() == tag:
+            start = offset + len(part) - len(part.lstrip())
+            i = 0
+            while i < len(tag):
+                if tag.startswith(separator, i):
+                    first, last = i, i + len(separator)
+                    while first > 0 and tag[first - 1] in " \t":
+                        first -= 1
+                    while last < len(tag) and tag[last] in " \t":
+                        last += 1
+                    spaced = first < i or last > i + len(separator)
+                    edits.append((start + first, start + last, f" {TAG_SEPARATOR} " if spaced else TAG_SEPARATOR))
+                    i = last
+                else:
+                    i += 1
+        offset += len(part) + len(TAG_SEPARATOR)
+    return edits
+
+
+def _fix(literal, tag: str, separator: str) -> Fix | None:
+    """The lookalike separator replaced by `||` where the expression is written."""
+    if literal is None:
+        return None
+    edits = separator_edits(literal.text, tag, separator)
+    if not edits:
+        return None
+    return Fix(f'separate the tags with "{TAG_SEPARATOR}"', tuple(replace_parts(literal.origin, edits)))
 
 
 def _topic_text(topic) -> str:
