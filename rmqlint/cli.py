@@ -1,7 +1,8 @@
 """The `rmqlint` command.
 
     rmqlint [PATH ...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
-            [--fail-on error|warning|info] [--no-cache]
+            [--fail-on error|warning|info] [--no-cache] [--fix [--unsafe-fixes] | --diff]
+            [--baseline FILE] [--write-baseline FILE] [--add-suppressions]
     rmqlint rules              the rule table: code, name, severity, summary
     rmqlint explain CODE       a rule's documentation
     rmqlint graph [PATH] [--format mermaid|dot|graphml|json] [-o FILE]
@@ -37,7 +38,15 @@ relative to the current directory (absolute outside it). Settings come from
 them. Test sources (src/test/, tests/, test_*.py, *_test.py) report only RMQ011 unless tests = "lint".
 A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
 
-exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or configuration error.
+fixes: a finding that can be fixed says so (JSON "fix", SARIF "fixes"; the text summary counts them). Safe fixes
+do what the finding says is meant and nothing else; unsafe ones change behaviour beyond it (--unsafe-fixes).
+--fix writes them (atomically; every fixed file still parses) and reports what is left; --diff prints them.
+adopting: --write-baseline FILE records today's findings, --baseline FILE then reports only new ones (entries
+match by code, file and fingerprint, so moved code stays matched); --add-suppressions writes the comments instead.
+See docs/rmqlint-fixes.md.
+
+exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or configuration error; with --diff, 1 when
+something would change, else 0.
 """
 
 
@@ -67,6 +76,26 @@ def build_parser() -> argparse.ArgumentParser:
                         help="lowest severity that makes the exit status 1 (default: warning, so errors and "
                              "warnings fail and info notes such as RMQ900 do not)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write .rmqlint_cache/")
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true",
+                        help="apply the safe fixes, then report what is left (the files still parse; nothing "
+                             "outside PATH is touched)")
+    fixing.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff, also the fixes that change behaviour beyond the finding "
+                             "(a consumer's client id)")
+    fixing.add_argument("--diff", action="store_true",
+                        help="print the fixes as a unified diff (git apply reads it) and change nothing; exit 1 "
+                             "when something would change, else 0")
+    adopting = parser.add_argument_group("adopting rmqlint in a codebase with findings")
+    adopting.add_argument("--baseline", metavar="FILE",
+                          help="report only the findings FILE does not hold (matched by code, file and "
+                               "fingerprint, not by line)")
+    adopting.add_argument("--write-baseline", metavar="FILE",
+                          help="record today's findings in FILE (fixed ones drop out; entries of files not "
+                               "linted now stay)")
+    adopting.add_argument("--add-suppressions", action="store_true",
+                          help="write 'rmqlint: disable=CODE' comments above each finding's line (with --diff: "
+                               "print them instead)")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="print the version and exit")
     return parser
 
@@ -106,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _lint_command(argv: list[str]) -> int:
+    from rmqlint.baseline import BaselineError
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
-    from rmqlint.engine import LintOptions, lint
+    from rmqlint.engine import LintOptions
     from rmqlint.reporters import render
 
     args = build_parser().parse_args(argv)
@@ -119,11 +149,33 @@ def _lint_command(argv: list[str]) -> int:
         fail_on=args.fail_on,
         use_cache=not args.no_cache,
     )
-    try:
-        result = lint(options)
-    except (ConfigError, DiscoveryError) as err:
-        _emit_err(f"rmqlint: {err}")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        _emit_err("rmqlint: --unsafe-fixes goes with --fix or --diff")
         return 2
+    if args.diff or args.fix or args.add_suppressions or args.baseline or args.write_baseline:
+        from rmqlint.run import RunOptions, run
+
+        run_options = RunOptions(fix=args.fix, unsafe_fixes=args.unsafe_fixes, diff=args.diff,
+                                 add_suppressions=args.add_suppressions, baseline=args.baseline,
+                                 write_baseline=None if args.diff else args.write_baseline)
+        try:
+            outcome = run(options, run_options, _emit_err)
+        except (ConfigError, DiscoveryError, BaselineError) as err:
+            _emit_err(f"rmqlint: {err}")
+            return 2
+        if outcome.diff is not None:
+            _emit_bytes(outcome.diff)
+            return 1 if outcome.diff else 0
+        result = outcome.result
+    else:
+        from rmqlint.engine import lint
+
+        try:
+            result = lint(options)
+        except (ConfigError, DiscoveryError) as err:
+            _emit_err(f"rmqlint: {err}")
+            return 2
+    result.offers_fixes = True
     _emit(render(args.format, result))
     return 1 if result.failed() else 0
 
@@ -241,6 +293,19 @@ def _emit(text: str) -> None:
     try:
         sys.stdout.write(_printable(text, sys.stdout))
         sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter from failing at exit
+        except OSError:
+            pass
+
+
+def _emit_bytes(data: bytes) -> None:
+    """A patch, byte for byte (files in any encoding, with their own line ends)."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     except BrokenPipeError:
         try:
             sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter from failing at exit

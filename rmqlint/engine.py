@@ -9,6 +9,7 @@ the cache, so a warm run stats the project and parses nothing that did not chang
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ class LintResult:
     parsed: int = 0  # files parsed in this run (the rest came from the cache or were not needed)
     projects: list[str] = field(default_factory=lambda: [""])  # the projects linted, relative to root ("": root)
     failing: bool | None = None  # set when projects with their own fail-on were merged
+    baselined: int = 0  # findings left out because the baseline holds them
+    offers_fixes: bool = False  # the text report counts the fixes (set by the `rmqlint` command, which has --fix)
 
     def failed(self) -> bool:
         if self.failing is not None:
@@ -156,9 +159,17 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
             cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
-    findings = [f for f in findings if f.location.path in discovery.report]
+    findings = [_within(f, discovery.report) for f in findings if f.location.path in discovery.report]
     result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
     return result, discovery.nested
+
+
+def _within(finding: Finding, report: set[str]) -> Finding:
+    """The finding without its fix when the fix would edit a file outside the paths the user asked about (a
+    constant declared elsewhere): a fix never touches what was not asked for."""
+    if finding.fix is None or finding.fix.paths <= report:
+        return finding
+    return dataclasses.replace(finding, fix=None)
 
 
 def _from_memo(items: list | None) -> list[Finding] | None:

@@ -84,6 +84,17 @@ def wrapped(span: Span, head: str, tail: str) -> Edit:
     return Edit(span, f"{head}{inner}{tail}")
 
 
+def appended(span: Span, literal: Span | None, text: str, expression: str) -> Edit:
+    """The expression at `span` followed by the literal `text` and then ` + expression`: inside the string's quotes
+    when `span` is just a string literal whose content is `literal` (`"node@" + pid`), else concatenated
+    (`name + "@" + pid`). `text` must need no escape in a string literal."""
+    if literal is not None and literal.path == span.path and span.start < literal.start <= literal.end < span.end \
+            and span.text.endswith(span.text[-1] * (span.end - literal.end)) and span.text[-1] in "'\"":
+        closing = span.end - literal.end
+        return Edit(span, f"{span.text[:-closing]}{text}{span.text[-closing:]} + {expression}")
+    return wrapped(span, "", f' + "{text}" + {expression}')
+
+
 def in_slot(slot: Slot, name: str, value: str = "") -> Edit:
     """Write one more setting (or an import) in `slot`: `consumer.setConsumeThreadMax(32);` on a line of its own
     after the existing setter, `, consumeThreadMax = 32` after the existing attribute, `import uuid`."""

@@ -38,3 +38,10 @@ def display_path(root: Path | str, rel: str, base: str | None = None) -> str:
 def display_message(finding, root: Path | str, base: str | None = None) -> str:
     """The finding's message with every place it cites as `path:line` openable from the current directory."""
     return finding.render_message(lambda loc: display_path(root, loc.path, base))
+
+
+def fingerprints(result) -> list[str]:
+    """Each finding's fingerprint (`rmqlint.baseline`), for the reports that carry them."""
+    from rmqlint.baseline import fingerprints as compute
+
+    return compute(result.root, result.findings)

@@ -3,6 +3,9 @@
 Artifact URIs are relative to the current directory (`%SRCROOT%`, given as an absolute URI in
 `originalUriBaseIds`), or absolute `file:` URIs for files outside it. The other places a finding cites are its
 `relatedLocations` (each with its note), and the message links to them (`[path:line](id)`, SARIF's embedded links).
+A finding's fingerprint (`rmqlint.baseline`) is its `partialFingerprints` entry `rmqlint/v1`, so code scanning
+follows it across commits; a fix is one of its `fixes` (each edit a replacement whose region is given both by
+line and column and by byte offset; unsafe fixes say so in their properties).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
-from rmqlint.reporters import display_path
+from rmqlint.reporters import display_path, fingerprints
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -54,14 +57,19 @@ def render_sarif(result) -> str:
     descriptors = [_descriptor(r.CODE, r.NAME, r.SEVERITY, r.SUMMARY, r.DOCS) for r in result.rules]
     index = {d["id"]: i for i, d in enumerate(descriptors)}
 
+    from rmqlint.baseline import SARIF_KEY
+
     results = []
-    for f in result.findings:
+    for f, fingerprint in zip(result.findings, fingerprints(result)):
         item = {
             "ruleId": f.code,
             "level": _LEVEL.get(f.severity, "warning"),
             "message": {"text": _message_text(f, result.root)},
             "locations": [_physical(f.location, result.root)],
+            "partialFingerprints": {SARIF_KEY: fingerprint},
         }
+        if f.fix is not None:
+            item["fixes"] = [_fix(f.fix, result.root)]
         if f.related:
             item["relatedLocations"] = [
                 {**_physical(r.location, result.root), "id": i, "message": {"text": r.message}}
@@ -111,6 +119,24 @@ def _physical(loc, root) -> dict:
                 "endColumn": max(loc.end_column, 1),
             },
         }
+    }
+
+
+def _fix(fix, root) -> dict:
+    changes: dict[str, list] = {}
+    for edit in fix.edits:
+        span = edit.span
+        changes.setdefault(edit.path, []).append({
+            "deletedRegion": {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line,
+                              "endColumn": span.end_column, "byteOffset": span.start,
+                              "byteLength": span.end - span.start},
+            "insertedContent": {"text": edit.replacement},
+        })
+    return {
+        "description": {"text": fix.message},
+        "artifactChanges": [{"artifactLocation": _artifact(root, path), "replacements": replacements}
+                            for path, replacements in changes.items()],
+        "properties": {"applicability": fix.applicability},
     }
 
 

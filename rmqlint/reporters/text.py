@@ -1,4 +1,5 @@
-"""Text: `path:line:col: CODE message` per finding, then one summary line. Paths, including the places a message
+"""Text: `path:line:col: CODE message` per finding, a line counting the fixes when there are any, then one summary
+line. Paths, including the places a message
 cites, are relative to the current directory (absolute outside it)."""
 
 from __future__ import annotations
@@ -12,14 +13,37 @@ def render_text(result) -> str:
         f"{f.code} {display_message(f, result.root)}"
         for f in result.findings
     ]
-    lines.append(summary(result))
+    fixable = fixes_line(result)
+    if fixable:
+        lines.append(fixable)
+    lines.append(summary(result))  # the summary stays the last line
     return "\n".join(lines) + "\n"
+
+
+def fixes_line(result) -> str:
+    """How many findings --fix (and --unsafe-fixes) would fix, when any (for rmqlint's own runs: rmqplan check
+    reports rmqlint's findings too, and has no --fix)."""
+    if not getattr(result, "offers_fixes", False):
+        return ""
+    safe = sum(1 for f in result.findings if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in result.findings if f.fix is not None and f.fix.applicability != "safe")
+    if not safe and not unsafe:
+        return ""
+    parts = []
+    if safe:
+        parts.append(f"{safe} fixable with --fix")
+    if unsafe:
+        parts.append(f"{unsafe}{' more' if safe else ''} with --fix --unsafe-fixes")
+    return "; ".join(parts) + " (--diff shows them)."
 
 
 def summary(result) -> str:
     files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
     if len(result.projects) > 1:
         files += f" of {len(result.projects)} projects"
+    known = getattr(result, "baselined", 0)
+    if known:
+        files += f"; {known} more in the baseline, not shown"
     if not result.findings:
         return f"No findings in {files}."
     counts = {}

@@ -92,6 +92,8 @@ def test_json_fields(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     data = json.loads(render("json", result_of(FINDINGS, tmp_path)))
     assert (data["root"], data["files"], data["version"]) == (".", 3, package_version())
+    fingerprint = data["findings"][1].pop("fingerprint")
+    assert isinstance(fingerprint, str) and len(fingerprint) == 20
     assert data["findings"][1] == {
         "code": "RMQ003",
         "path": "app/c.py",
@@ -102,6 +104,7 @@ def test_json_fields(tmp_path, monkeypatch):
         "severity": "warning",
         "message": "broadcasting, 100%: retries\nnever happen",
         "related": [],
+        "fix": None,
     }
     assert json.loads(render("json", result_of([], tmp_path)))["findings"] == []
 
