@@ -53,10 +53,13 @@ def setter_slot(java: JavaTree, call: tree_sitter.Node) -> Slot | None:
         if following.type not in _COMMENTS or following.end_point[0] != following.start_point[0]:
             return None  # other code (or a comment running on) after it on its line
         last, following = following, following.next_sibling
-    span = java.span_of(statement, last)
+    end = last.end_byte
+    while end > statement.end_byte and source[end - 1:end] in (b"\r", b"\n"):
+        end -= 1  # a line comment's node may hold the CR of a CRLF line end
+    span = java.byte_span(statement.start_byte, end)
     if span is None:
         return None
-    after = source[last.end_byte:last.end_byte + 2]
+    after = source[end:end + 2]
     newline = "\r\n" if after.startswith(b"\r\n") else "\r" if after.startswith(b"\r") else "\n"
     receiver = call.child_by_field_name("object")
     head = f"{java.text(receiver)}." if receiver is not None else ""
