@@ -1,0 +1,529 @@
+"""`rmqlint --fix`, fix by fix, in every language a fix speaks: the file as it must read after the fix, a near miss
+in the same project that must not be touched, and a second run that no longer reports what was fixed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rmqlint.cli import main
+from rmqlint.engine import LintOptions, lint
+from rmqlint.frontends import frontend_for
+from tests.lint.test_engine_fixtures import write_project
+
+
+def fix(tmp_path: Path, files: dict[str, str | bytes], *flags: str) -> dict[str, bytes]:
+    """Write the project, run `rmqlint ROOT --fix FLAGS`, and return every file as it is afterwards."""
+    root = write_project(tmp_path / "p", files)
+    main([str(root), "--fix", *flags])
+    return {rel: (root / rel).read_bytes() for rel in files}
+
+
+def codes_after(tmp_path: Path) -> list[tuple[str, str]]:
+    """The errors and warnings a fresh run reports (info notes such as RMQ012 are not what these fixes are about)."""
+    result = lint(LintOptions(paths=[tmp_path / "p"], use_cache=False))
+    return [(f.code, f.location.path) for f in result.findings if f.severity != "info"]
+
+
+def parses(path: str, data: bytes) -> bool:
+    return not frontend_for(path).parse(path, data).problems
+
+
+def text(data: bytes) -> str:
+    return data.decode("utf-8")
+
+
+# --- RMQ008: ';' between name server addresses ---------------------------------------------------------------
+
+NAMESRV_JAVA = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class Clients {
+    private static final String NAMESRV = "10.0.0.1:9876, 10.0.0.2:9876";
+
+    public void start() throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("order_producer");
+        producer.setNamesrvAddr(NAMESRV); // shared list
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("order_consumer");
+        consumer.setNamesrvAddr("10.0.0.3:9876 10.0.0.4:9876");
+        DefaultMQPushConsumer ok = new DefaultMQPushConsumer("audit_consumer");
+        ok.setNamesrvAddr("10.0.0.5:9876;10.0.0.6:9876");
+    }
+}
+"""
+
+
+def test_rmq008_java_literal_and_constant(tmp_path):
+    path = "src/main/java/com/app/Clients.java"
+    after = text(fix(tmp_path, {path: NAMESRV_JAVA})[path])
+    assert after == NAMESRV_JAVA.replace('"10.0.0.1:9876, 10.0.0.2:9876"', '"10.0.0.1:9876;10.0.0.2:9876"').replace(
+        '"10.0.0.3:9876 10.0.0.4:9876"', '"10.0.0.3:9876;10.0.0.4:9876"')
+    assert '"10.0.0.5:9876;10.0.0.6:9876"' in after  # the near miss, as it was
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq008_properties_keeps_gbk_and_crlf(tmp_path):
+    # A GBK comment (not UTF-8: the file is read as ISO-8859-1) and CRLF line ends: both stay, byte for byte.
+    source = ("# 名称服务器\r\nrocketmq.name-server=10.0.0.1:9876,10.0.0.2:9876\r\nrocketmq.producer.group=pg\r\n"
+              "other.list=a,b\r\n").encode("gbk")
+    path = "src/main/resources/application.properties"
+    after = fix(tmp_path, {path: source})[path]
+    assert after == source.replace(b"10.0.0.1:9876,10.0.0.2:9876", b"10.0.0.1:9876;10.0.0.2:9876")
+    assert b"other.list=a,b\r\n" in after and after.startswith("# 名称服务器\r\n".encode("gbk"))
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq008_yaml_plain_and_quoted(tmp_path):
+    source = """\
+rocketmq:
+  name-server: 10.0.0.1:9876 10.0.0.2:9876   # two name servers
+  producer:
+    group: pg
+pay:
+  namesrv: "10.0.0.7:9876,10.0.0.8:9876"
+  hosts: a b
+"""
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "pay", nameServer = "${pay.namesrv}")
+public class PayListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    files = {"src/main/resources/application.yml": source, "src/main/java/com/app/PayListener.java": listener}
+    after = fix(tmp_path, files)
+    assert text(after["src/main/resources/application.yml"]) == source.replace(
+        "10.0.0.1:9876 10.0.0.2:9876", "10.0.0.1:9876;10.0.0.2:9876").replace(
+        '"10.0.0.7:9876,10.0.0.8:9876"', '"10.0.0.7:9876;10.0.0.8:9876"')
+    assert text(after["src/main/java/com/app/PayListener.java"]) == listener  # the placeholder's value was fixed
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq008_annotation_placeholder_default(tmp_path):
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "pay",
+    nameServer = "${pay.namesrv:10.0.0.1:9876,10.0.0.2:9876}")
+public class PayListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    near_miss = listener.replace("PayListener", "EnvListener").replace(
+        "${pay.namesrv:10.0.0.1:9876,10.0.0.2:9876}", "${NAMESRV_ADDR:10.0.0.1:9876,10.0.0.2:9876}")
+    files = {"src/main/java/com/app/PayListener.java": listener, "src/main/java/com/app/EnvListener.java": near_miss}
+    after = fix(tmp_path, files)
+    assert text(after["src/main/java/com/app/PayListener.java"]) == listener.replace(
+        "${pay.namesrv:10.0.0.1:9876,10.0.0.2:9876}", "${pay.namesrv:10.0.0.1:9876;10.0.0.2:9876}")
+    assert text(after["src/main/java/com/app/EnvListener.java"]) == near_miss  # the environment decides
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq008_python(tmp_path):
+    source = """\
+import os
+
+from rocketmq.client import Producer
+from rocketmq import ClientConfiguration, Credentials
+
+producer = Producer("PID_STOCK")
+producer.set_name_server_address('10.0.0.1:9876,10.0.0.2:9876')
+config = ClientConfiguration("10.0.0.1:8081 , 10.0.0.2:8081", Credentials())
+other = Producer("PID_AUDIT")
+other.set_name_server_address(os.environ["NAMESRV_ADDR"])
+spaced = Producer("PID_SPACED")
+spaced.set_name_server_address("10.0.0.1:9876; 10.0.0.2:9876")
+"""
+    after = text(fix(tmp_path, {"app/stock.py": source})["app/stock.py"])
+    assert after == source.replace("'10.0.0.1:9876,10.0.0.2:9876'", "'10.0.0.1:9876;10.0.0.2:9876'").replace(
+        '"10.0.0.1:8081 , 10.0.0.2:8081"', '"10.0.0.1:8081;10.0.0.2:8081"')
+    assert codes_after(tmp_path) == []
+
+
+# --- RMQ010: '||' between subscribed tags ----------------------------------------------------------------------
+
+def test_rmq010_java_spring_and_near_misses(tmp_path):
+    consumer = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class Billing {
+    public void start(DefaultMQProducer producer, byte[] body) throws Exception {
+        DefaultMQPushConsumer billing = new DefaultMQPushConsumer("billing");
+        billing.subscribe("OrderTopic", "Created,Paid");
+        DefaultMQPushConsumer legacy = new DefaultMQPushConsumer("legacy");
+        legacy.subscribe("OrderTopic", "v1,v2");
+        producer.send(new Message("OrderTopic", "v1,v2", body));
+        producer.send(new Message("OrderTopic", "Cancelled||Refunded", body));
+    }
+}
+"""
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "PayTopic", consumerGroup = "pay_notifier",
+    selectorExpression = "PaySuccess | PayFail")
+public class PayResultListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    files = {"src/main/java/com/app/Billing.java": consumer, "src/main/java/com/app/PayResultListener.java": listener}
+    after = fix(tmp_path, files)
+    # "v1,v2" is sent as such: the subscription matches it and is left; the produced tag with || has no fix.
+    assert text(after["src/main/java/com/app/Billing.java"]) == consumer.replace('"Created,Paid"', '"Created||Paid"')
+    assert text(after["src/main/java/com/app/PayResultListener.java"]) == listener.replace(
+        '"PaySuccess | PayFail"', '"PaySuccess || PayFail"')
+    assert codes_after(tmp_path) == [("RMQ010", "src/main/java/com/app/Billing.java")]  # the produced tag
+
+
+def test_rmq010_yaml_and_python(tmp_path):
+    config = """\
+rocketmq:
+  name-server: 127.0.0.1:9876
+  consumer:
+    group: report_puller
+    topic: ReportTopic
+    selector-expression: Daily;Weekly
+"""
+    python = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+from rocketmq import ClientConfiguration, Credentials, FilterExpression, SimpleConsumer
+
+
+def on_stock(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_STOCK")
+consumer.subscribe("StockTopic", on_stock, "Reserved/Released")
+ok = PushConsumer("CID_OK")
+ok.subscribe("StockTopic", on_stock, "Reserved || Released")
+config = ClientConfiguration("127.0.0.1:8081", Credentials())
+audit = SimpleConsumer(config, "ledger_audit", {"LedgerTopic": FilterExpression("Posted, Reversed")})
+"""
+    after = fix(tmp_path, {"src/main/resources/application.yml": config, "stock.py": python})
+    assert text(after["src/main/resources/application.yml"]) == config.replace("Daily;Weekly", "Daily||Weekly")
+    assert text(after["stock.py"]) == python.replace('"Reserved/Released"', '"Reserved||Released"').replace(
+        '"Posted, Reversed"', '"Posted || Reversed"')
+    assert codes_after(tmp_path) == []
+
+
+# --- RMQ002: the subscription takes the one spelling the producers send -----------------------------------------
+
+PRODUCER = """\
+package com.app;
+
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+import org.apache.rocketmq.common.message.Message;
+
+public class Producer {
+    public void send(DefaultMQProducer producer, byte[] body) throws Exception {
+        producer.send(new Message("TopicTest", "aaaaa", body));
+        producer.send(new Message("PayTopic", "PaySuccess", body));
+        producer.send(new Message("TwoTopic", "order", body));
+        producer.send(new Message("TwoTopic", "ORDER", body));
+    }
+}
+"""
+
+CONSUMERS = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class Consumers {
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
+        consumer.subscribe("TopicTest", "Aaaaa || Bbbbb");
+        DefaultMQPushConsumer two = new DefaultMQPushConsumer("two_group");
+        two.subscribe("TwoTopic", "Order");
+    }
+}
+"""
+
+
+def test_rmq002_java_annotation_and_properties(tmp_path):
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "${pay.topic}", consumerGroup = "pay_success",
+    selectorExpression = "${pay.tag:paySuccess}")
+public class PayListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    properties = "pay.topic=PayTopic\nrocketmq.pull-consumer.group=puller\nrocketmq.pull-consumer.topic=TopicTest\n" \
+                 "rocketmq.pull-consumer.selector-expression=AAAAA\n"
+    files = {"src/main/java/com/app/Producer.java": PRODUCER, "src/main/java/com/app/Consumers.java": CONSUMERS,
+             "src/main/java/com/app/PayListener.java": listener,
+             "src/main/resources/application.properties": properties}
+    after = fix(tmp_path, files)
+    # Two spellings of "order" are sent on TwoTopic: which one was meant is not known, so "Order" stays.
+    assert text(after["src/main/java/com/app/Consumers.java"]) == CONSUMERS.replace('"Aaaaa || Bbbbb"',
+                                                                                  '"aaaaa || Bbbbb"')
+    assert text(after["src/main/java/com/app/PayListener.java"]) == listener.replace("paySuccess", "PaySuccess")
+    assert text(after["src/main/resources/application.properties"]) == properties.replace("=AAAAA", "=aaaaa")
+    assert text(after["src/main/java/com/app/Producer.java"]) == PRODUCER
+    assert codes_after(tmp_path) == [("RMQ002", "src/main/java/com/app/Consumers.java")]
+
+
+def test_rmq002_python_and_what_it_leaves(tmp_path):
+    producer = """\
+import os
+
+from rocketmq.client import Message, Producer
+
+producer = Producer("PID")
+created = Message("OrderTopic")
+created.set_tags("OrderCreated")
+padded = Message("PadTopic")
+padded.set_tags("Shipped ")
+unknown = Message("VarTopic")
+unknown.set_tags(os.environ["TAG"])
+known = Message("VarTopic")
+known.set_tags("refund")
+"""
+    consumer = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+orders = PushConsumer("orders")
+orders.subscribe("OrderTopic", on_message, "orderCreated")
+padded = PushConsumer("padded")
+padded.subscribe("PadTopic", on_message, "Shipped")
+var = PushConsumer("var")
+var.subscribe("VarTopic", on_message, "Refund")
+"""
+    after = fix(tmp_path, {"producer.py": producer, "consumer.py": consumer})
+    # "Shipped " cannot be subscribed to (the client trims); a producer of an unknown tag on VarTopic may be
+    # sending "Refund" today: both are left.
+    assert text(after["consumer.py"]) == consumer.replace('"orderCreated"', '"OrderCreated"')
+    assert text(after["producer.py"]) == producer
+    assert sorted(codes_after(tmp_path)) == [("RMQ002", "consumer.py"), ("RMQ002", "consumer.py")]
+
+
+# --- RMQ005: the missing thread bound written next to the one written -------------------------------------------
+
+THREADS_JAVA = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class Pools {
+    public void start() throws Exception {
+        DefaultMQPushConsumer orders = new DefaultMQPushConsumer("orders");
+        orders.setConsumeThreadMin(32); // peak load
+        orders.subscribe("OrderTopic", "*");
+        DefaultMQPushConsumer mail = new DefaultMQPushConsumer("mail");
+        mail.setConsumeThreadMax(64);
+        mail.subscribe("MailTopic", "*");
+        DefaultMQPushConsumer both = new DefaultMQPushConsumer("both");
+        both.setConsumeThreadMin(10);
+        both.setConsumeThreadMax(64);
+        both.subscribe("BothTopic", "*");
+        DefaultMQPushConsumer equal = new DefaultMQPushConsumer("equal");
+        equal.setConsumeThreadMin(64);
+        equal.setConsumeThreadMax(64);
+        equal.subscribe("EqualTopic", "*");
+    }
+}
+"""
+
+
+def test_rmq005_java_safe_then_unsafe(tmp_path):
+    path = "src/main/java/com/app/Pools.java"
+    safe = text(fix(tmp_path, {path: THREADS_JAVA.replace("\n", "\r\n")})[path])
+    assert safe == THREADS_JAVA.replace(
+        "        orders.setConsumeThreadMin(32); // peak load\n",
+        "        orders.setConsumeThreadMin(32); // peak load\n        orders.setConsumeThreadMax(32);\n").replace(
+        "        mail.setConsumeThreadMax(64);\n",
+        "        mail.setConsumeThreadMax(64);\n        mail.setConsumeThreadMin(64);\n").replace("\n", "\r\n")
+    # Both bounds written: only --unsafe-fixes raises the minimum to the maximum.
+    assert codes_after(tmp_path) == [("RMQ005", path)]
+    main([str(tmp_path / "p"), "--fix", "--unsafe-fixes"])
+    unsafe = (tmp_path / "p" / path).read_bytes().decode("utf-8")
+    assert unsafe == safe.replace("both.setConsumeThreadMin(10);", "both.setConsumeThreadMin(64);")
+    assert "equal.setConsumeThreadMin(64);\r\n        equal.setConsumeThreadMax(64);" in unsafe
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq005_spring_annotation(tmp_path):
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "MailTopic", consumerGroup = "mail_sender", consumeThreadNumber = 100)
+public class MailListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    near_miss = listener.replace("MailListener", "SmsListener").replace("consumeThreadNumber = 100",
+                                                                        "consumeThreadNumber = 8")
+    files = {"src/main/java/com/app/MailListener.java": listener, "src/main/java/com/app/SmsListener.java": near_miss}
+    after = fix(tmp_path, files)
+    assert text(after["src/main/java/com/app/MailListener.java"]) == listener.replace(
+        "consumeThreadNumber = 100", "consumeThreadNumber = 100, consumeThreadMax = 100")
+    assert text(after["src/main/java/com/app/SmsListener.java"]) == near_miss
+    assert codes_after(tmp_path) == []
+
+
+# --- RMQ001 (unsafe): the name made unique per process -------------------------------------------------------
+
+INSTANCE_JAVA = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class Consumers {
+    public void start(boolean primary) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
+        consumer.setInstanceName("XUJIAN_MACBOOK");
+        consumer.subscribe("TopicTest", "*");
+        DefaultMQPushConsumer regional = new DefaultMQPushConsumer("regional");
+        regional.setInstanceName(primary ? "orders-primary" : "orders-standby");
+        regional.subscribe("OrderTopic", "*");
+        DefaultMQProducer producer = new DefaultMQProducer("producer_group");
+        producer.setInstanceName("order-producer");
+    }
+}
+"""
+
+
+def test_rmq001_java_only_with_unsafe_fixes(tmp_path):
+    path = "src/main/java/com/app/Consumers.java"
+    assert fix(tmp_path, {path: INSTANCE_JAVA})[path] == INSTANCE_JAVA.encode()  # --fix alone: unsafe, not applied
+    main([str(tmp_path / "p"), "--fix", "--unsafe-fixes"])
+    unique = 'org.apache.rocketmq.common.UtilAll.getPid() + "#" + System.nanoTime()'
+    assert (tmp_path / "p" / path).read_text() == INSTANCE_JAVA.replace(
+        '"XUJIAN_MACBOOK"', f'"XUJIAN_MACBOOK@" + {unique}').replace(
+        'primary ? "orders-primary" : "orders-standby"',
+        f'(primary ? "orders-primary" : "orders-standby") + "@" + {unique}')  # the producer keeps its name
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq001_spring_annotation_yaml_and_properties(tmp_path):
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(
+    topic = "AuditTopic",
+    consumerGroup = "audit_consumer",
+    instanceName = "audit-node")
+public class AuditListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    broadcast = listener.replace("AuditListener", "CacheListener").replace(
+        'consumerGroup = "audit_consumer",', 'consumerGroup = "cache", messageModel = MessageModel.BROADCASTING,')
+    yaml = "rocketmq:\n  name-server: 127.0.0.1:9876\n  consumer:\n    group: report_puller\n    topic: ReportTopic\n" \
+           "    instance-name: report-node\n"
+    properties = "rocketmq.pull-consumer.group=puller\nrocketmq.pull-consumer.topic=T\n" \
+                 "rocketmq.pull-consumer.instance-name=puller-node\nrocketmq.producer.group=pg\n" \
+                 "rocketmq.producer.instance-name=producer-node\n"
+    files = {"audit/src/main/java/com/app/AuditListener.java": listener,
+             "audit/src/main/java/com/app/CacheListener.java": broadcast,
+             "report/src/main/resources/application.yml": yaml,
+             "puller/src/main/resources/application.properties": properties}
+    after = fix(tmp_path, files, "--unsafe-fixes")
+    assert text(after["audit/src/main/java/com/app/AuditListener.java"]) == listener.replace(
+        ',\n    instanceName = "audit-node"', "")
+    assert text(after["audit/src/main/java/com/app/CacheListener.java"]) == broadcast
+    assert text(after["report/src/main/resources/application.yml"]) == yaml.replace(
+        "report-node", "report-node-${random.uuid}")
+    assert text(after["puller/src/main/resources/application.properties"]) == properties.replace(
+        "puller-node", "puller-node-${random.uuid}")  # the producer's name stays
+    assert codes_after(tmp_path) == []
+
+
+@pytest.mark.parametrize("imports, expected_imports", [
+    ("import time\n\nfrom rocketmq.client import ConsumeStatus, MessageModel, PushConsumer\n",
+     "import time\n\nfrom rocketmq.client import ConsumeStatus, MessageModel, PushConsumer\nimport uuid\n"),
+    ("import uuid\nfrom rocketmq.client import ConsumeStatus, MessageModel, PushConsumer\n",
+     "import uuid\nfrom rocketmq.client import ConsumeStatus, MessageModel, PushConsumer\n"),
+])
+def test_rmq001_python(tmp_path, imports, expected_imports):
+    body = """
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("CID_ORDER")
+consumer.set_instance_name('order-worker')
+consumer.subscribe("OrderTopic", on_message)
+notifier = PushConsumer("CID_NOTIFY", message_model=MessageModel.BROADCASTING)
+notifier.set_instance_name("notify-node")
+"""
+    source = '"""Orders."""\n' + imports + body
+    after = text(fix(tmp_path, {"consumer.py": source}, "--unsafe-fixes")["consumer.py"])
+    assert after == '"""Orders."""\n' + expected_imports + body.replace(
+        "'order-worker'", "'order-worker@' + uuid.uuid4().hex")
+    assert codes_after(tmp_path) == []
+
+
+# --- what fixes never do --------------------------------------------------------------------------------------
+
+def test_a_fix_never_touches_a_file_outside_the_paths(tmp_path, capsys):
+    names = "package com.lib;\n\npublic final class Mq {\n    public static final String NAMESRV = " \
+            '"10.0.0.1:9876,10.0.0.2:9876";\n}\n'
+    app = """\
+package com.app;
+
+import com.lib.Mq;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class App {
+    public void start() throws Exception {
+        DefaultMQProducer producer = new DefaultMQProducer("pg");
+        producer.setNamesrvAddr(Mq.NAMESRV);
+    }
+}
+"""
+    root = write_project(tmp_path / "p", {"lib/src/main/java/com/lib/Mq.java": names,
+                                          "app/src/main/java/com/app/App.java": app})
+    assert main([str(root / "app"), "--fix"]) == 1  # reported in app/, written in lib/: left as it is
+    assert (root / "lib/src/main/java/com/lib/Mq.java").read_text() == names
+    assert "RMQ008" in capsys.readouterr().out
+    assert main([str(root), "--fix"]) == 0
+    assert '"10.0.0.1:9876;10.0.0.2:9876"' in (root / "lib/src/main/java/com/lib/Mq.java").read_text()
+
+
+def test_fixed_files_still_parse(tmp_path):
+    path = "src/main/java/com/app/Clients.java"
+    after = fix(tmp_path, {path: NAMESRV_JAVA})[path]
+    assert parses(path, after)
