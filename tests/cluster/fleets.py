@@ -127,12 +127,18 @@ Holders = dict[tuple[str, str, str, int], list[str]]  # (group, topic, broker, q
 
 
 def predicted(groups: list[dict]) -> Holders:
-    """Holders of each queue in rmqplan's JSON groups of one state (`--assignments`)."""
-    out: Holders = {}
+    """Holders of each queue in rmqplan's JSON groups of one state (`--assignments`). A process holds a queue
+    once, whichever of its rebalances gave it (a CONFIG list naming the topic's queues is returned for the retry
+    topic's rebalance too): its process queue table is a map."""
+    held: dict[tuple[str, str], tuple[str, set]] = {}  # (group, process label) -> (client id, queues)
     for entry in groups:
         for inst in entry["instances"]:
-            for topic, broker, qid in inst["queues"]:
-                out.setdefault((entry["group"], topic, broker, qid), []).append(inst["client_id"])
+            _, queues = held.setdefault((entry["group"], inst["instance"]), (inst["client_id"], set()))
+            queues.update(tuple(q) for q in inst["queues"])
+    out: Holders = {}
+    for (group, _), (client_id, queues) in held.items():
+        for topic, broker, qid in queues:
+            out.setdefault((group, topic, broker, qid), []).append(client_id)
     return {k: sorted(v) for k, v in out.items()}
 
 

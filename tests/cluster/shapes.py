@@ -22,3 +22,23 @@ BASELINE = {
     "live_broadcast": (GroupCode("live_broadcast", {TOPIC: "*"}, client="4.9.8", model="BROADCASTING"),
                        [{}] * 2),
 }
+
+# The strategies that allocate from data given at run time (rmqplan fleet leaves their groups out: the test
+# writes them into the fleet from the same consumerConnection outputs). ROOM_BROKER's name carries its room,
+# as AllocateMessageQueueByMachineRoom reads it; AllocateMachineRoomNearby asks a resolver (the driver's:
+# brokers and client IPs to rooms, as below).
+ROOM_TOPIC = "LiveRooms"  # 4 queues on broker-a, 4 on ROOM_BROKER
+ROOM_BROKER = "hz@broker-r"
+BROKER_ROOMS = {"broker-a": "sh", ROOM_BROKER: "hz"}
+CLIENT_ROOMS = {"127.0.0.1": "hz", "127.0.0.2": "sh"}
+CONFIG_LISTS = [[[ROOM_TOPIC, "broker-a", 0], [ROOM_TOPIC, "broker-a", 1]],
+                [[ROOM_TOPIC, "broker-a", 1], [ROOM_TOPIC, ROOM_BROKER, 3]]]
+RUN_TIME = {
+    "live_config": (GroupCode("live_config", {ROOM_TOPIC: "*"}, client="4.9.8", strategy="CONFIG"),
+                    [{"ip": "127.0.0.1", "instance": "c1", "queues": CONFIG_LISTS[0]},
+                     {"ip": "127.0.0.1", "instance": "c2", "queues": CONFIG_LISTS[1]}]),
+    "live_room": (GroupCode("live_room", {ROOM_TOPIC: "*"}, client="4.9.3", strategy="MACHINE_ROOM"),
+                  [{"ip": "127.0.0.1", "idcs": "hz"}] * 3),
+    "live_nearby": (GroupCode("live_nearby", {ROOM_TOPIC: "*"}, client="5.3.3", strategy="MACHINE_ROOM_NEARBY"),
+                    [{"ip": "127.0.0.1"}, {"ip": "127.0.0.1"}, {"ip": "127.0.0.2"}]),
+}
