@@ -1,8 +1,8 @@
 """Applying fixes: one applier for every language, and the unified diff of what it would write.
 
 `plan` reads each file a chosen fix edits and builds its new bytes:
-- a fix is taken whole or not at all; its edits must still find the text they replace (the file may have changed
-  since it was linted) and must not overlap the edits already taken in that file (an identical edit, the same
+- a fix is taken whole or not at all; each file it edits must still hold the bytes the run read (their hash), and
+  each edit the text it replaces (the file may have changed since it was linted); its edits must not overlap the edits already taken in that file (an identical edit, the same
   constant fixed for two findings, is taken once); a fix that does not fit waits for the next round;
 - edits are made on the bytes, each replacement encoded in the file's own codec: everything else stays byte for
   byte (a GBK file stays GBK, CRLF stays CRLF, comments and formatting stay);
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from rmqlint.cache import content_hash
 from rmqlint.findings import Finding
 from rmqlint.fixes import SAFE, Edit, Fix
 
@@ -72,6 +73,9 @@ def plan_fixes(root: Path | str, items: list[tuple[Fix, Finding]], verify: bool 
             problem = _stale(edit, sources[edit.path])
             if problem is not None:
                 break
+        for path, digest in fix.digests:
+            if problem is None and sources.get(path) is not None and content_hash(sources[path]) != digest:
+                problem = f"{path} changed since it was linted"
         if problem is not None:
             skipped.append(f"{_where(finding)}: {finding.code} not fixed: {problem}")
             continue

@@ -196,7 +196,18 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
     findings: set[Finding] = set()
     for rule in rules:
         findings.update(rule.check(project if rule.IN_QUIET_TESTS else without_tests))
-    return sorted(apply_suppressions(list(findings), project.files), key=Finding.sort_key)
+    kept = apply_suppressions(list(findings), project.files)
+    return sorted((_with_digests(f, project) for f in kept), key=Finding.sort_key)
+
+
+def _with_digests(finding: Finding, project: Project) -> Finding:
+    """A fix with the content hash of each file it edits as it was read for this run: the applier edits a file
+    only if it still holds those bytes (another run, or an editor, may have changed it since)."""
+    if finding.fix is None:
+        return finding
+    digests = tuple((path, project.files[path].digest) for path in sorted(finding.fix.paths)
+                    if path in project.files and project.files[path].digest)
+    return dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, digests=digests))
 
 
 def lint_sources(files: dict[str, str | bytes], rules: Iterable | None = None) -> list[Finding]:
@@ -329,6 +340,7 @@ class SourceIndex:
         if relevant or not eager:
             self.parsed_count += 1
             facts, crashed = parse_file(kind, rel, data)
+            facts.digest = digest or content_hash(data)  # what was read, for fixes to check it is still there
         self._finish(rel, st, digest, relevant, facts, crashed)
 
     def _finish(self, rel: str, st, digest: str, relevant: bool, facts: FileFacts | None, crashed: bool = False):

@@ -192,6 +192,7 @@ class FileFacts:
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    digest: str = field(default="", compare=False)  # the content hash of the bytes these facts were read from
 
 
 # --- JSON codec (generic over the dataclasses above) ---------------------------------------------------------

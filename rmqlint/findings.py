@@ -119,7 +119,8 @@ def finding_to_json(finding: Finding) -> list:
     ]
     if finding.fix is not None:
         fix = finding.fix
-        item.append([fix.message, fix.applicability, [[*_span_to_json(e.span), e.replacement] for e in fix.edits]])
+        item.append([fix.message, fix.applicability, [[*_span_to_json(e.span), e.replacement] for e in fix.edits],
+                     [list(pair) for pair in fix.digests]])
     return item
 
 
@@ -129,8 +130,9 @@ def _span_to_json(span: Span) -> list:
 
 
 def _fix_from_json(data) -> Fix:
-    if not (isinstance(data, list) and len(data) == 3 and type(data[0]) is str and type(data[1]) is str
-            and isinstance(data[2], list)):
+    if not (isinstance(data, list) and len(data) == 4 and type(data[0]) is str and type(data[1]) is str
+            and isinstance(data[2], list) and isinstance(data[3], list)
+            and all(isinstance(p, list) and len(p) == 2 and all(type(v) is str for v in p) for p in data[3])):
         raise ValueError("not a fix")
     edits = []
     for edit in data[2]:
@@ -139,7 +141,7 @@ def _fix_from_json(data) -> Fix:
                 and type(edit[9]) is bool and type(edit[10]) is str):
             raise ValueError("not an edit")
         edits.append(Edit(Span(*edit[:10]), edit[10]))
-    return Fix(data[0], tuple(edits), data[1])
+    return Fix(data[0], tuple(edits), data[1], tuple(tuple(p) for p in data[3]))
 
 
 def finding_from_json(item) -> Finding:

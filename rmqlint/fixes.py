@@ -41,6 +41,8 @@ class Fix:
     message: str  # what the fix does: 'separate the addresses with ";"'
     edits: tuple  # tuple[Edit, ...], in no particular order; never overlapping one another
     applicability: str = SAFE
+    # (path, content hash) of each file it edits, as the run that found it read the file (set by the engine)
+    digests: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "edits", tuple(sorted(self.edits, key=lambda e: (e.path, e.span.start))))
@@ -57,7 +59,8 @@ class Fix:
     def moved(self, prefix: str) -> "Fix":
         if not prefix:
             return self
-        return Fix(self.message, tuple(e.moved(prefix) for e in self.edits), self.applicability)
+        return Fix(self.message, tuple(e.moved(prefix) for e in self.edits), self.applicability,
+                   tuple((f"{prefix}/{path}", digest) for path, digest in self.digests))
 
 
 # --- building edits -------------------------------------------------------------------------------------------
