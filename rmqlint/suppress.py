@@ -157,8 +157,11 @@ def _yaml_scalar_lines(data: bytes) -> set[int]:
     try:
         text = data.decode("utf-8-sig")
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            if isinstance(token, yaml.ScalarToken) and token.end_mark.line > token.start_mark.line:
-                blocked.update(range(token.start_mark.line + 2, token.end_mark.line + 2))
+            # A block scalar ends at the start of the line after it (column 0).
+            last = token.end_mark.line - (1 if token.end_mark.column == 0 else 0) if isinstance(
+                token, yaml.ScalarToken) else -1
+            if last > token.start_mark.line:
+                blocked.update(range(token.start_mark.line + 2, last + 2))
     except (UnicodeDecodeError, yaml.YAMLError):
         pass
     return blocked
