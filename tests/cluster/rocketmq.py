@@ -388,7 +388,7 @@ class Consumer:
     def _drain(self) -> Optional[dict]:
         answer = None
         while self._waiting:
-            answer = self._expect(self._waiting.pop(0), "start_failed", timeout=60)
+            answer = self._expect(self._waiting.pop(0), "start_failed", timeout=180)
             if answer["event"] == "started":
                 self.client_id = answer["client_id"]
         return answer
@@ -453,7 +453,7 @@ class Consumer:
         _forget(self._proc)
 
 
-def stable_all(consumers: list[Consumer], rounds: int = 3, timeout: float = 60) -> list[dict]:
+def stable_all(consumers: list[Consumer], rounds: int = 3, timeout: float = 180) -> list[dict]:
     """Every consumer's queues once the group as a whole is stable: each consumer waits for its own table to stay
     the same for `rounds` rounds (all at once, each in its own process), and the whole is asked again until two
     answers in a row agree, so that no consumer's late change is missed."""
