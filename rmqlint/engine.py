@@ -112,7 +112,7 @@ def load_project(path: Path, use_cache: bool = True) -> tuple[Project, set[str]]
     loader = SourceIndex(discovery, cache)
     loader.stat_all()
     loader.scan()
-    project = Linker(loader.facts, loader, root=str(root)).link()
+    project = Linker(loader.facts, loader, root=str(root), callers=_callers(settings.tests)).link()
     cache.save()
     return project, discovery.report
 
@@ -153,7 +153,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
         from rmqlint.linker import Linker  # not needed when the memo answers
 
         loader.scan()
-        project = Linker(loader.facts, loader, root=str(root)).link()
+        project = Linker(loader.facts, loader, root=str(root), callers=_callers(settings.tests)).link()
         findings = run_rules(project, rules, tests=settings.tests)
         if cache.enabled:  # the memo of the findings is only written to a cache
             cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
@@ -170,6 +170,12 @@ def _within(finding: Finding, report: set[str]) -> Finding:
     if finding.fix is None or finding.fix.paths <= report:
         return finding
     return dataclasses.replace(finding, fix=None)
+
+
+def _callers(tests: str):
+    """The files whose calls of a project method make clients the rules see: test sources are left out of the rules
+    when they are quiet, so calls there need not be looked for."""
+    return (lambda path: not is_test_source(path)) if tests == "quiet" else (lambda _path: True)
 
 
 def _from_memo(items: list | None) -> list[Finding] | None:
@@ -193,10 +199,18 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
     if tests == "quiet":
         without_tests = Project(root=project.root, config=project.config,
                                 files={p: f for p, f in project.files.items() if not is_test_source(p)})
-    findings: set[Finding] = set()
+    findings: dict[tuple, Finding] = {}
     for rule in rules:
-        findings.update(rule.check(project if rule.IN_QUIET_TESTS else without_tests))
-    kept = apply_suppressions(list(findings), project.files)
+        for finding in rule.check(project if rule.IN_QUIET_TESTS else without_tests):
+            # One problem at one place is one finding: clients that one method makes per call share the place of
+            # what the method writes itself (its instanceName), and each call adds the places it cites.
+            key = (finding.code, finding.severity, finding.parts, finding.location)
+            seen = findings.get(key)
+            if seen is not None:
+                finding = dataclasses.replace(seen, related=seen.related + tuple(
+                    r for r in finding.related if r not in seen.related))
+            findings[key] = finding
+    kept = apply_suppressions(list(findings.values()), project.files)
     return sorted((_with_digests(f, project) for f in kept), key=Finding.sort_key)
 
 
@@ -240,6 +254,9 @@ def parse_file(kind: str, rel: str, data: bytes) -> tuple[FileFacts, bool]:
 # --- the source index -----------------------------------------------------------------------------------------
 
 
+KEPT_BYTES = 64 * 1024 * 1024  # the source read by the scan that `SourceIndex.peek` answers from memory
+
+
 class SourceIndex:
     """The project's files and their facts: scans with the prefilter, parses on demand for the linker
     (implements `linker.SourceLoader`), and keeps the cache up to date."""
@@ -257,6 +274,7 @@ class SourceIndex:
         self._memos: dict[str, dict] = {}
         self.parsed_count = 0
         self._peeked: dict[str, bytes | None] = {}
+        self._kept_bytes = 0
 
     @classmethod
     def in_memory(cls, files: dict[str, bytes]) -> "SourceIndex":
@@ -374,10 +392,15 @@ class SourceIndex:
             return self._memory[rel]
         try:
             with open(os.path.join(self._root_str, rel), "rb") as fh:
-                return fh.read(frontend_named(kind).max_bytes + 1)
+                data = fh.read(frontend_named(kind).max_bytes + 1)
         except OSError as err:
             self._add(frontend_named(kind).problem(rel, f"cannot read: {err.strerror or err}"))
             return None
+        if self._kept_bytes + len(data) <= KEPT_BYTES:
+            # Kept for the byte searches of the linker's lookups (`peek`), which would read the file again.
+            self._kept_bytes += len(data)
+            self._peeked[rel] = data
+        return data
 
     def _add(self, facts: FileFacts) -> None:
         if facts.path in self.facts:

@@ -18,7 +18,7 @@ from rmqlint import values as _values
 from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
-FACTS_VERSION = 8  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 9  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,18 @@ class ClientFact:
 
 
 @dataclass
+class Template:
+    """A client that a method builds from its parameters or returns to its callers: one client per call of that
+    method (`rmqlint.calls`). The file's own calls are in `FileFacts.clients` already; the linker asks the frontend
+    for the calls in other files. Kept only for methods other files may call (not private)."""
+
+    method: str  # the method as the frontend finds it from a call: Java `com.acme.Mq.start/2`, Python `pkg.mq.start`
+    client: ClientFact  # values made from the method's parameters are `Param`s
+    called_here: bool  # the declaring file calls the method itself
+    escapes: bool  # the method returns the client without starting it: unbound, other code may configure it
+
+
+@dataclass
 class ProducedTag:
     """A message sent (or built to be sent) with a tag on a topic: `new Message(topic, tags, ...)`, `setTags`,
     a `RocketMQTemplate` destination `"topic:tags"`, Python `msg.set_tags(..)` / `msg.tag = ..`."""
@@ -188,6 +200,7 @@ class FileFacts:
     # other files that register it (`Listener.class_ref`). Locations point into this file.
     listener_classes: dict[str, Listener] = field(default_factory=dict)
     connections: list[Connection] = field(default_factory=list)
+    templates: list[Template] = field(default_factory=list)  # Java, Python: clients made once per call of a method
     config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)

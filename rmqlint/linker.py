@@ -27,12 +27,14 @@ import dataclasses
 import itertools
 import re
 import typing
+from typing import Callable
 
-from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, ProducedTag, Setting
+from rmqlint.calls import unbound
+from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, ProducedTag, Setting, Template
 from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
 from rmqlint.project import Project
 from rmqlint.text import canonical_key, split_destination
-from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value,
+from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Param, Placeholder, Value,
                             alternatives, concat, one_of, parse_spring_string, without_origins)
 
 # Constants and placeholders that refer to one another are followed this many steps deep (real code: a few); a
@@ -69,16 +71,21 @@ class StaticFiles:
 
 
 class Linker:
-    def __init__(self, files: dict[str, FileFacts], sources: SourceFiles | None = None, root: str = ""):
+    def __init__(self, files: dict[str, FileFacts], sources: SourceFiles | None = None, root: str = "",
+                 callers: Callable[[str], bool] = lambda _path: True):
         self.files = files  # shared with the engine: files parsed on demand are added to it by `sources`
         self.sources = sources if sources is not None else StaticFiles(files)
         self.root = root
+        # Files whose clients count: calls elsewhere (test sources the rules leave out) are not looked for.
+        self.callers = callers
         self._config: dict[str, list[tuple[ConfigEntry, str]]] = {}
         for path in sorted(files):
             self._add_config(files[path])
         self._const_memo: dict[tuple[str, str], Value] = {}
         self._active: set[tuple[str, str]] = set()  # constants and keys being resolved, to catch cycles
         self._config_memo: dict[tuple, Value] = {}
+        self._made_by_calls: dict[str, list[ClientFact]] = {}  # caller path -> clients that calls there make
+        self._templates_bound: set[str] = set()  # files whose templates `_bind_templates` looked for calls of
 
     def _add_config(self, facts: FileFacts) -> None:
         for entry in facts.config:
@@ -87,6 +94,7 @@ class Linker:
     # --- public ---------------------------------------------------------------------------------------------
 
     def link(self) -> Project:
+        self._bind_templates()
         resolved: dict[str, FileFacts] = {}
         # Resolving may parse more files on demand (constants classes); they are linked too, for their problems.
         while pending := sorted(set(self.files) - set(resolved)):
@@ -101,20 +109,27 @@ class Linker:
 
     def resolve_file(self, facts: FileFacts) -> FileFacts:
         ctx = facts
-        clients = [self._resolve_client(c, ctx) for c in facts.clients]
+        made = list(self._made_by_calls.get(facts.path, ()))
+        if facts.path not in self._templates_bound:  # parsed on demand after the calls were looked for
+            made += [unbound(t.client, t.escapes) for t in facts.templates if not t.called_here]
+        clients = [self._resolve_client(c, ctx) for c in facts.clients + made]
         produced = [linked for p in facts.produced for linked in self._resolve_produced(p, ctx)]
         connections = [dataclasses.replace(c, **{name: self._setting(getattr(c, name), ctx) for name in
                                                  ("name_server", "endpoints", "access_key", "secret_key")})
                        for c in facts.connections]
-        return dataclasses.replace(facts, clients=clients, produced=produced, connections=connections)
+        return dataclasses.replace(facts, clients=clients, produced=produced, connections=connections, templates=[])
 
-    def resolve(self, value: Value | None, ctx: FileFacts) -> Value | None:
+    def resolve(self, value: Value | None, ctx: FileFacts, keep_params: bool = False) -> Value | None:
+        """The value as far as the project decides it; a method's parameter is unknown unless `keep_params` (a
+        template's values, resolved before its calls bind them)."""
         if value is None or isinstance(value, (Lit, Dynamic)):
             return value
+        if isinstance(value, Param):
+            return value if keep_params else Dynamic(f"{value.name} is a parameter")
         if isinstance(value, Concat):
-            return concat([self.resolve(part, ctx) for part in value.parts])
+            return concat([self.resolve(part, ctx, keep_params) for part in value.parts])
         if isinstance(value, OneOf):
-            return one_of(self.resolve(alternative, ctx) for alternative in value.alternatives)
+            return one_of(self.resolve(alternative, ctx, keep_params) for alternative in value.alternatives)
         if isinstance(value, Placeholder):
             return self._placeholder(value, ctx)
         if isinstance(value, ConstRef):
@@ -123,28 +138,29 @@ class Linker:
 
     # --- facts ----------------------------------------------------------------------------------------------
 
-    def _setting(self, setting: Setting | None, ctx: FileFacts) -> Setting | None:
+    def _setting(self, setting: Setting | None, ctx: FileFacts, keep_params: bool = False) -> Setting | None:
         if setting is None:
             return None
-        return dataclasses.replace(setting, value=self.resolve(setting.value, ctx))
+        return dataclasses.replace(setting, value=self.resolve(setting.value, ctx, keep_params))
 
-    def _resolve_client(self, client: ClientFact, ctx: FileFacts) -> ClientFact:
+    def _resolve_client(self, client: ClientFact, ctx: FileFacts, keep_params: bool = False) -> ClientFact:
         # Every setting of the client, whatever it is named: a new setting needs no change here.
-        changes = {name: self._setting(getattr(client, name), ctx) for name in SETTING_FIELDS}
+        changes = {name: self._setting(getattr(client, name), ctx, keep_params) for name in SETTING_FIELDS}
         listeners = []
         for listener in client.listeners:
-            linked = self._listener(listener, ctx)
+            linked = self._listener(listener, ctx, keep_params)
             if linked is not listener and linked.delay_level is not None:
                 changes["delay_level"] = linked.delay_level  # set by the listener's code, as in one file
             listeners.append(linked)
         changes["listeners"] = listeners
         changes["subscriptions"] = [
-            dataclasses.replace(s, topic=self.resolve(s.topic, ctx), expression=self.resolve(s.expression, ctx))
+            dataclasses.replace(s, topic=self.resolve(s.topic, ctx, keep_params),
+                                expression=self.resolve(s.expression, ctx, keep_params))
             for s in client.subscriptions
         ]
         return dataclasses.replace(client, **changes)
 
-    def _listener(self, listener: Listener, ctx: FileFacts) -> Listener:
+    def _listener(self, listener: Listener, ctx: FileFacts, keep_params: bool = False) -> Listener:
         """The listener with its delay level resolved; a class of another file replaced by that class's facts."""
         if listener.class_ref:
             found = self._listener_class(listener.class_ref, ctx)
@@ -154,7 +170,41 @@ class Linker:
                                            delay_level=self._setting(linked.delay_level, declaring))
         if listener.delay_level is None:
             return listener
-        return dataclasses.replace(listener, delay_level=self._setting(listener.delay_level, ctx))
+        return dataclasses.replace(listener, delay_level=self._setting(listener.delay_level, ctx, keep_params))
+
+    # --- clients made per call ----------------------------------------------------------------------------------
+
+    def _bind_templates(self) -> None:
+        """One client per call of each template's method in other files, added to the caller's clients; a template
+        no call binds (there or in its own file) is one client, its parameters unknown (`rmqlint.calls`)."""
+        by_language: dict[str, list[tuple[Template, FileFacts]]] = {}
+        originals: dict[str, list[Template]] = {}
+        for path in sorted(self.files):
+            facts = self.files[path]
+            self._templates_bound.add(path)
+            for template in facts.templates:
+                if not self.callers(path):  # only callers the rules do not see could bind it
+                    self._made_by_calls.setdefault(path, []).append(unbound(template.client, template.escapes))
+                    continue
+                # The template's own constants and placeholders resolve where it is written; the callers' arguments
+                # and settings where they are.
+                prepared = dataclasses.replace(template, client=self._resolve_client(template.client, facts,
+                                                                                     keep_params=True))
+                by_language.setdefault(facts.language, []).append((prepared, facts))
+                originals.setdefault(facts.language, []).append(template)
+        for language, templates in sorted(by_language.items()):
+            frontend = frontend_of(language)
+            calls = frontend.find_calls(templates, self.sources, self.callers) if frontend is not None else []
+            bound: set[int] = set()
+            for index, caller, client in calls:
+                found = self.sources.ensure_parsed(caller)
+                if found is not None:
+                    self._adopt(found)
+                    self._made_by_calls.setdefault(caller, []).append(client)
+                    bound.add(index)
+            for index, ((_prepared, facts), template) in enumerate(zip(templates, originals[language])):
+                if index not in bound and not template.called_here:
+                    self._made_by_calls.setdefault(facts.path, []).append(unbound(template.client, template.escapes))
 
     def _listener_class(self, written: str, ctx: FileFacts) -> tuple[FileFacts, Listener] | None:
         """The one file declaring the listener class `written` refers to from `ctx`, and its listener facts."""

@@ -4,7 +4,7 @@ A frontend never guesses. It emits a `Lit` when the text is certain from the fil
 cannot be known statically (environment, hostname, pid, a method call, an f-string with a dynamic part), a
 `OneOf` when the program picks one of several values at run time (`c ? "A" : "B"`, a local assigned in the
 branches of an `if`), and a symbolic reference (`ConstRef`, `Placeholder`, `Concat` of parts) when another file or
-the Spring configuration decides it. `rmqlint.linker` turns references into `Lit`, `OneOf` or `Dynamic` once the
+the Spring configuration decides it, or `Param` when the callers of the method holding it do. `rmqlint.linker` turns references into `Lit`, `OneOf` or `Dynamic` once the
 whole project is known.
 
 Values are plain frozen dataclasses so that per-file facts can be cached as JSON (see `to_json`/`from_json`).
@@ -56,6 +56,21 @@ class ConstRef:
 
 
 @dataclass(frozen=True)
+class Param:
+    """What a caller passes for a parameter of a method (Python: function): `index` counts the declared parameters
+    from 0 (a Python method's `self` included), `name` is the parameter's, `function` names the method as the
+    frontend does (Java `com.acme.Mq.start/2`, Python `pkg.mq.start`).
+
+    A client built from its method's parameters (`start(String group, String topic)`) is one client per call of
+    that method: each call binds the parameters to its arguments (`rmqlint.calls`). Where no call of the project
+    binds it, the linker makes it Dynamic: the value is whatever some caller passes."""
+
+    index: int
+    name: str
+    function: str = ""
+
+
+@dataclass(frozen=True)
 class Placeholder:
     """A Spring property placeholder `${key}` or `${key:default}`; `default` is None when there is none."""
 
@@ -82,9 +97,9 @@ class OneOf:
     alternatives: tuple["Value", ...]
 
 
-Value = Union[Lit, Dynamic, ConstRef, Placeholder, Concat, OneOf]
+Value = Union[Lit, Dynamic, ConstRef, Param, Placeholder, Concat, OneOf]
 
-VALUE_KINDS = (Lit, Dynamic, ConstRef, Placeholder, Concat, OneOf)
+VALUE_KINDS = (Lit, Dynamic, ConstRef, Param, Placeholder, Concat, OneOf)
 _KINDS = {cls.__name__: cls for cls in VALUE_KINDS}
 
 # More alternatives than this (long switches, or concatenations multiplying small sets) are not followed: Dynamic.
@@ -313,6 +328,8 @@ def to_json(value: "Value | None"):
     if isinstance(value, ConstRef):
         return {"k": "ConstRef", "language": value.language, "scopes": list(value.scopes), "name": value.name,
                 "spring": value.spring}
+    if isinstance(value, Param):
+        return {"k": "Param", "index": value.index, "name": value.name, "function": value.function}
     if isinstance(value, Placeholder):
         return {"k": "Placeholder", "key": value.key, "default": to_json(value.default)}
     if isinstance(value, Concat):
@@ -337,6 +354,11 @@ def from_json(data) -> "Value | None":
         if type(spring) is not bool:
             raise TypeError("expected a boolean")
         return ConstRef(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), _str(data["name"]), spring)
+    if kind == "Param":
+        index = data["index"]
+        if type(index) is not int or index < 0:
+            raise TypeError("expected a parameter position")
+        return Param(index, _str(data["name"]), _str(data["function"]))
     if kind == "Placeholder":
         return Placeholder(_str(data["key"]), from_json(data["default"]))
     if kind == "Concat":
@@ -359,6 +381,7 @@ __all__ = [
     "Lit",
     "Dynamic",
     "ConstRef",
+    "Param",
     "Placeholder",
     "Concat",
     "OneOf",
@@ -376,4 +399,4 @@ __all__ = [
     "to_json",
     "from_json",
 ]
-assert set(_KINDS) == {"Lit", "Dynamic", "ConstRef", "Placeholder", "Concat", "OneOf"}
+assert set(_KINDS) == {"Lit", "Dynamic", "ConstRef", "Param", "Placeholder", "Concat", "OneOf"}

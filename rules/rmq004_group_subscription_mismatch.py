@@ -358,14 +358,19 @@ every member of the group subscribe to the same topics with the same expressions
 
     def _compare(self, group: str, first: Registration, later: Registration) -> Iterable[Finding]:
         if set(first.selections) != set(later.selections):
-            cited = first.location
+            cited, here = first.location, later.location
+            if cited == here:
+                # Two consumers one call makes (a helper called with the group, which calls another helper per
+                # topic): told apart by where each subscribes.
+                cited = first.where[min(set(first.selections) - set(later.selections) or first.selections)]
+                here = later.where[min(set(later.selections) - set(first.selections) or later.selections)]
             yield self.finding(
                 message(f'consumer group "{group}" subscribes to {_topics(later.selections)} here but to '
                         f"{_topics(first.selections)} at ", cited,
                         ": the broker keeps one subscription per group (the last heartbeat wins) and splits each "
                         "topic's queues among all members, so queues given to a member that does not subscribe to "
                         "the topic are consumed by nobody"),
-                later.location,
+                here,
                 [Related(cited, f'registers consumer group "{group}" with {_topics(first.selections)}')],
             )
             return

@@ -11,9 +11,9 @@ a warm run, which parses nothing, never pays for them.
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional, Protocol
+from typing import Callable, ClassVar, Optional, Protocol
 
-from rmqlint.facts import FileFacts, Listener, Location, Problem
+from rmqlint.facts import ClientFact, FileFacts, Listener, Location, Problem, Template
 from rmqlint.values import ConstRef
 
 
@@ -84,3 +84,11 @@ class Frontend:
         """The one file declaring the listener class or callback `written` (as the source of `ctx` writes it)
         and its listener facts; None when it is not in the project or not one file (never a guess)."""
         return None
+
+    def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,
+                   callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
+        """The clients the calls of each template's method in other files make (`rmqlint.calls`), as (the
+        template's index in `templates`, the caller's path, the client): its parameters bound to the call's
+        arguments, configured further by the caller. Each template comes with the file declaring it, its own values
+        resolved already; the arguments and the caller's settings are not. Only files `callers` accepts are read."""
+        return []

@@ -13,9 +13,9 @@ Lookups, as the compiler would resolve them:
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
-from rmqlint.facts import FileFacts, Listener
+from rmqlint.facts import ClientFact, FileFacts, Listener, Template
 from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
 from rmqlint.frontends.java_prefilter import may_use_clients
 from rmqlint.values import ConstRef
@@ -46,6 +46,39 @@ class JavaFrontend(Frontend):
             if found:
                 return ConstantMatch(found, f"{scope}.{ref.name}")
         return None
+
+    def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,
+                   callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
+        """Calls of the templates' methods in files that name a template's class and method (one byte search over
+        the files for all templates), as `Class.method(..)` (static), `x.method(..)` on a variable or field of the
+        class's type, or unqualified in a subclass; the names resolve through each caller's imports and package as
+        the compiler would."""
+        from rmqlint.frontends.java_parse import java_file
+        from rmqlint.frontends.java_templates import calls_elsewhere
+
+        wanted = []  # per template: (class simple name, `method(`)
+        for template, _declaring in templates:
+            qualified, _, name = template.method.rpartition("/")[0].rpartition(".")
+            wanted.append((last(qualified).encode(), f"{name}(".encode()))
+        found: list[tuple[int, str, ClientFact]] = []
+        for path in files.paths(self.name):
+            if not callers(path):
+                continue
+            data = files.peek(path)
+            chosen = [i for i, (owner, call) in enumerate(wanted) if data is not None and call in data
+                      and owner in data and templates[i][1].path != path]
+            caller = files.ensure_parsed(path) if chosen else None
+            java = java_file(path, data) if caller is not None else None
+            if java is None:
+                continue
+            for index in chosen:
+                template, declaring = templates[index]
+
+                def is_owner(written: str, _at, caller=caller, declaring=declaring) -> bool:
+                    return any(f.path == declaring.path for f in self.classes(imported(written, caller), caller, files))
+
+                found.extend((index, path, client) for client in calls_elsewhere(java, template, is_owner))
+        return found
 
     def find_listener(self, written: str, ctx: FileFacts, files: SourceFiles) -> Optional[tuple[FileFacts,
                                                                                                 Listener]]:

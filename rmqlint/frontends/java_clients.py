@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
 from rmqlint.frontends import java_spans
 from rmqlint.frontends.java_prefilter import may_use_clients
@@ -145,9 +146,26 @@ class _Message(_Created):
     topic: Value | None
 
 
+@dataclass(frozen=True)
+class Seed:
+    """A call that makes a client: the template it binds, and whether the call's result is that client."""
+
+    call: tree_sitter.Node
+    client: ClientFact
+    returned: bool
+    function: str  # the called method (`Param.function`)
+
+
 class ClientExtractor:
-    def __init__(self, java: JavaFile) -> None:
+    """Extracts the clients of one file. `seeds`: calls of this file to project methods that make a client
+    (`rmqlint.calls`), each with the template it binds: the call then makes a client as a constructor would, and
+    the caller's setter calls on the variable holding the result configure it (`java_templates` finds them)."""
+
+    def __init__(self, java: JavaFile, seeds: list[Seed] = ()) -> None:
         self.java = java
+        self.seeds = list(seeds)
+        self.instances: list[ClientFact] = []  # the clients the seeded calls made
+        self._made: list[tuple[tree_sitter.Node, str, ClientFact]] = []  # creation or call, local variable, client
         self.clients: list[ClientFact] = []
         self.produced: list[ProducedTag] = []
         self.connections: list[Connection] = []
@@ -159,9 +177,9 @@ class ClientExtractor:
         self._mentions_template = b"RocketMQTemplate" in java.source
 
     def run(self) -> None:
-        if not may_use_clients(self.java.source):
+        if not self.seeds and not may_use_clients(self.java.source):
             return
-        news: list[tuple[tree_sitter.Node, str]] = []
+        news: list[tuple[tree_sitter.Node, str | Seed]] = [(seed.call, seed) for seed in self.seeds]
         calls: list[tuple[tree_sitter.Node, str]] = []
         annotations: list[tree_sitter.Node] = []
         for match in _usages(self.java):
@@ -175,7 +193,9 @@ class ClientExtractor:
         calls.sort(key=lambda item: item[0].start_byte)
         self._calls = calls
         for node, type_simple in news:
-            if type_simple in CLIENT_ROLES:
+            if isinstance(type_simple, Seed):
+                self._client_instantiated(type_simple)
+            elif type_simple in CLIENT_ROLES:
                 self._client_created(node, CLIENT_ROLES[type_simple])
             elif type_simple in CREDENTIAL_CLASSES:
                 self._credentials(node, CREDENTIAL_CLASSES[type_simple])
@@ -186,7 +206,7 @@ class ClientExtractor:
                 self._message_topic(node)
         for node, method in calls:
             self._call(node, method)
-        self._returned_clients()
+        self._fields_configured_elsewhere()
         for node in sorted(annotations, key=lambda n: n.start_byte):
             self._spring_listener(node)
         self.clients.sort(key=lambda c: (c.location.line, c.location.column))
@@ -199,41 +219,60 @@ class ClientExtractor:
         java = self.java
         key, name = self._target_of(node)
         fact = ClientFact(role=role, api="java", location=java.location(node), name=name)
-        args = _arguments(node)
+        args = call_arguments(node)
         group_node = self._group_argument(args)
         if group_node is not None:
             fact.group = Setting(java.value(group_node), java.location(group_node))
         elif len(args) >= 2:
             fact.group = Setting(Dynamic("cannot tell which constructor argument is the group"), fact.location)
         self.clients.append(fact)
+        self._made.append((node, key[2] if key is not None and key[0] == "local" else "", fact))
         if key is not None:
             self._clients.setdefault(key, []).append(_Client(node, self._callable_id(node), fact))
 
-    def _returned_clients(self) -> None:
-        """Clients other code may configure (`ClientFact.configured_elsewhere`): one a factory method returns
-        (`c = base(g); c.setMessageModel(BROADCASTING)`), or a field subclasses may configure. A consumer's model is
-        then not known without a model set here. A Spring @Bean method hands its client to the container, which
-        keeps it as built."""
+    def _client_instantiated(self, seed: Seed) -> None:
+        """A seeded call: the client the called method makes, with this call's arguments; the variable the call's
+        result is stored in holds it when the method returns it."""
         java = self.java
+        call = seed.call
+        args = call_arguments(call)
+        fact = instantiate(seed.client, seed.function, java.location(call), [self.argument_value(a) for a in args],
+                           [java.location(a) for a in args])
+        key, name = self._target_of(call) if seed.returned else (None, "")
+        if name:
+            fact.name = name
+        self.clients.append(fact)
+        self.instances.append(fact)
+        self._made.append((call, key[2] if key is not None and key[0] == "local" else "", fact))
+        if key is not None:
+            self._clients.setdefault(key, []).append(_Client(call, self._callable_id(call), fact))
+
+    def argument_value(self, node: tree_sitter.Node) -> Value:
+        """An argument's value; an enum constant (`MessageModel.BROADCASTING`) as its name, as setters read it."""
+        if node.type == "field_access":
+            target, field = node.child_by_field_name("object"), node.child_by_field_name("field")
+            if target is not None and field is not None and (
+                    self.java.text(field) in ENUM_CONSTANTS or self.java.text(target).rpartition(".")[2] in ENUM_TYPES):
+                return Lit(self.java.text(field))
+        if node.type == "identifier" and self.java.text(node) in ENUM_CONSTANTS and self._declared(node) is None:
+            return Lit(self.java.text(node))  # a static import
+        return self.java.value(node)
+
+    def made(self) -> list[tuple[tree_sitter.Node, str, ClientFact]]:
+        """(creation or seeded call, the local variable holding it or "", client) of every client made in code
+        (not by an annotation), in source order."""
+        return list(self._made)
+
+    def _fields_configured_elsewhere(self) -> None:
+        """A field subclasses may configure (`ClientFact.configured_elsewhere`): a consumer's model is then not known
+        without a model set here. (Clients a method returns are templates: `java_templates`.)"""
         for key, created in self._clients.items():
-            if key[0] == "field":
-                if self._subclasses_may_configure(key):
-                    for client in created:
-                        client.fact.configured_elsewhere = True
-                        if client.fact.message_model is None and client.fact.role != "producer":
-                            client.fact.message_model = Setting(
-                                Dynamic("a field subclasses may configure"), client.fact.location)
-                continue
-            for client in created:
-                fact = client.fact
-                callable_node = java.enclosing_callable(client.node)
-                if callable_node is None or _is_bean_method(java, callable_node):
-                    continue
-                if any(_returns_name(java, ret, key[2], callable_node) for ret in _returns(callable_node)):
-                    fact.configured_elsewhere = True
-                    if fact.message_model is None and fact.role != "producer":
-                        fact.message_model = Setting(Dynamic("returned to callers, which may set the model"),
-                                                     fact.location)
+            if key[0] == "field" and self._subclasses_may_configure(key):
+                for client in created:
+                    client.fact.configured_elsewhere = True
+                    if client.fact.message_model is None and client.fact.role != "producer":
+                        client.fact.message_model = Setting(
+                            Dynamic("a field subclasses may configure"), client.fact.location)
 
     def _subclasses_may_configure(self, key: Key) -> bool:
         """A `protected` field, or a non-private field of an abstract class: subclasses in other files may set
@@ -242,10 +281,10 @@ class ClientExtractor:
         field = info.fields.get(key[2]) if info is not None else None
         if field is None or field.declaration.parent is None:
             return False
-        modifiers = _modifiers(field.declaration.parent)
+        modifiers = declared_modifiers(field.declaration.parent)
         if "private" in modifiers:
             return False
-        abstract = info.declaration is not None and "abstract" in _modifiers(info.declaration)
+        abstract = info.declaration is not None and "abstract" in declared_modifiers(info.declaration)
         return "protected" in modifiers or abstract
 
     def _group_argument(self, args: list[tree_sitter.Node]) -> tree_sitter.Node | None:
@@ -286,7 +325,7 @@ class ClientExtractor:
 
     def _message_created(self, node: tree_sitter.Node) -> None:
         java = self.java
-        args = _arguments(node)
+        args = call_arguments(node)
         key, _name = self._target_of(node)
         topic = java.value(args[0]) if len(args) >= 2 else None
         if key is not None:
@@ -313,7 +352,7 @@ class ClientExtractor:
     def _credentials(self, node: tree_sitter.Node, api: str) -> None:
         """`new SessionCredentials(accessKey, secretKey[, channel])`, 5.x `new StaticSessionCredentialsProvider(
         accessKey, secretKey[, securityToken])`."""
-        args = _arguments(node)
+        args = call_arguments(node)
         if len(args) < 2 or not self._is_rocketmq_type(node, self.java.text(node.child_by_field_name("type"))
                                                            .rpartition(".")[2]):
             return
@@ -326,7 +365,7 @@ class ClientExtractor:
         """`x.setNamesrvAddr(list)` on any client, admin or ClientConfig (one base class sets it for all), and 5.x
         `ClientConfiguration.newBuilder().setEndpoints(list)`."""
         java = self.java
-        args = _arguments(call)
+        args = call_arguments(call)
         if len(args) != 1:
             return
         setting = Setting(java.value(args[0]), java.location(call))
@@ -359,7 +398,7 @@ class ClientExtractor:
 
     def _message_topic(self, call: tree_sitter.Node) -> None:
         message = self._receiver(call, self._messages)
-        args = _arguments(call)
+        args = call_arguments(call)
         if message is not None and len(args) == 1:
             message.topic = self.java.value(args[0])
 
@@ -390,7 +429,7 @@ class ClientExtractor:
 
     def _configure(self, fact: ClientFact, call: tree_sitter.Node, method: str) -> None:
         java = self.java
-        args = _arguments(call)
+        args = call_arguments(call)
         where = java.location(call)
         consumer = fact.role != "producer"
         if method == "subscribe" and consumer:
@@ -450,7 +489,7 @@ class ClientExtractor:
             if current.type == "method_invocation":
                 name = java.text(current.child_by_field_name("name"))
                 if name in ("byTag", "bySql"):
-                    inner = _arguments(current)
+                    inner = call_arguments(current)
                     selector = "TAG" if name == "byTag" else "SQL92"
                     if len(inner) != 1:
                         return Dynamic("selector without one argument"), selector
@@ -491,6 +530,8 @@ class ClientExtractor:
                 if declared is None:
                     name = java.text(current)
                     return Lit(name) if name in ENUM_CONSTANTS else Dynamic(f"{name} is not declared in this file")
+                if getattr(declared, "position", None) is not None:
+                    return java.value(current)  # a method's parameter: each call binds it (`rmqlint.calls`)
                 if declared.value is None or getattr(declared, "is_parameter", False):
                     return Dynamic(f"{declared.name} is not a constant")
                 if declared.name in java.assigned_names() and not getattr(declared, "final", False):
@@ -502,7 +543,7 @@ class ClientExtractor:
 
     def _message_tags(self, call: tree_sitter.Node) -> None:
         message = self._receiver(call, self._messages)
-        args = _arguments(call)
+        args = call_arguments(call)
         if message is None or len(args) != 1 or args[0].type == "null_literal":
             return
         topic = message.topic if message.topic is not None else Dynamic("topic of the message is not known")
@@ -510,13 +551,13 @@ class ClientExtractor:
 
     def _builder_tag(self, call: tree_sitter.Node) -> None:
         # RocketMQ 5 clients: provider.newMessageBuilder().setTopic(t).setTag(tag)...build()
-        args = _arguments(call)
+        args = call_arguments(call)
         if len(args) != 1:
             return
         current = call.child_by_field_name("object")
         while current is not None and current.type == "method_invocation":
             name = current.child_by_field_name("name")
-            inner = _arguments(current)
+            inner = call_arguments(current)
             if name is not None and self.java.text(name) == "setTopic" and len(inner) == 1:
                 topic = self.java.value(inner[0])
                 self.produced.append(ProducedTag(topic, self.java.value(args[0]), self.java.location(call)))
@@ -542,7 +583,7 @@ class ClientExtractor:
         _key, variable = self._target_of(current)
         fact = ClientFact(role=role, api="java5", location=java.location(builder), name=variable)
         for method, name, invocation in links:
-            args = _arguments(invocation)
+            args = call_arguments(invocation)
             where = java.span(name, invocation)
             if method == "setConsumerGroup" and len(args) == 1:
                 fact.group = Setting(java.value(args[0]), where)
@@ -561,7 +602,7 @@ class ClientExtractor:
         if current is None or current.type != "method_invocation":
             return []
         name = java.text(current.child_by_field_name("name"))
-        args = _arguments(current)
+        args = call_arguments(current)
         if name not in ("singletonMap", "of") or len(args) % 2:
             return []
         return [(java.value(args[i]), self._v5_filter(args[i + 1])) for i in range(0, len(args), 2)]
@@ -575,7 +616,7 @@ class ClientExtractor:
                 return Lit("*"), "TAG"
         if current is None or current.type != "object_creation_expression":
             return Dynamic("filter expression not followed"), "TAG"
-        args = _arguments(current)
+        args = call_arguments(current)
         if not args:
             return Lit("*"), "TAG"
         selector = "TAG"
@@ -605,7 +646,7 @@ class ClientExtractor:
 
     def _template_send(self, call: tree_sitter.Node) -> None:
         receiver = call.child_by_field_name("object")
-        args = _arguments(call)
+        args = call_arguments(call)
         if receiver is None or len(args) < 2 or not self._is_template(receiver):
             return
         destination = self.java.value(args[0])
@@ -642,7 +683,7 @@ class ClientExtractor:
             fact.allocate_strategy = Setting(Dynamic(f"an anonymous subclass of {type_name}"), where)
             return
         fact.allocate_strategy = Setting(Lit(type_name), where)
-        arguments = _arguments(strategy)
+        arguments = call_arguments(strategy)
         if arguments:
             fact.allocate_strategy_argument = Setting(java.value(arguments[0]), java.location(arguments[0]))
 
@@ -850,36 +891,12 @@ def _backwards(items: list, end: int):
         yield items[index]
 
 
-def _returns(node: tree_sitter.Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "return_statement":
-            yield current
-        stack.extend(current.named_children)
-
-
-def _returns_name(java: JavaFile, ret: tree_sitter.Node, name: str, callable_node: tree_sitter.Node) -> bool:
-    value = ret.named_children[0] if ret.named_children else None
-    enclosing = java.enclosing_callable(ret)
-    return (value is not None and value.type == "identifier" and java.text(value) == name
-            and enclosing is not None and enclosing.id == callable_node.id)
-
-
-def _modifiers(declaration: tree_sitter.Node) -> set[str]:
+def declared_modifiers(declaration: tree_sitter.Node) -> set[str]:
+    """The modifiers (`private`, `static`, ...) of a declaration."""
     return {m.type for child in declaration.children if child.type == "modifiers" for m in child.children}
 
 
-def _is_bean_method(java: JavaFile, callable_node: tree_sitter.Node) -> bool:
-    for child in callable_node.children:
-        if child.type == "modifiers":
-            for annotation in child.named_children:
-                name = annotation.child_by_field_name("name")
-                if name is not None and java.text(name).rpartition(".")[2] == "Bean":
-                    return True
-    return False
-
-
-def _arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+def call_arguments(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The arguments of a call or creation, comments left out."""
     args = node.child_by_field_name("arguments")
     return [a for a in args.named_children if a.type not in ("line_comment", "block_comment")] if args else []

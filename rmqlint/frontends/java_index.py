@@ -17,7 +17,7 @@ import tree_sitter
 from rmqlint import flow
 from rmqlint.frontends import java_flow
 from rmqlint.frontends.java_tree import CALLABLES, CLASS_BODIES, CLASS_DECLS, LANGUAGE, JavaTree
-from rmqlint.values import Concat, ConstRef, Dynamic, Lit, OneOf, Value, concat, one_of, parse_spring_string
+from rmqlint.values import Concat, ConstRef, Dynamic, Lit, OneOf, Param, Value, concat, one_of, parse_spring_string
 
 # Field types whose `static final` values are exported as constants.
 CONSTANT_TYPES = frozenset(
@@ -79,6 +79,7 @@ class LocalInfo:
     declaration: tree_sitter.Node
     is_parameter: bool
     annotations: list[tree_sitter.Node] = field(default_factory=list)  # a parameter's, e.g. @Value("${..}")
+    position: int | None = None  # a method's formal parameter (not varargs): its index, as callers pass it
 
 
 class JavaFile(JavaTree):
@@ -265,6 +266,7 @@ class JavaFile(JavaTree):
         if params is not None and params.type == "identifier":  # x -> ...
             add(params, None, None, params, True)
         elif params is not None:
+            formal = [p for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")]
             for param in params.named_children:
                 if param.type == "identifier":  # (x, y) -> ...
                     add(param, None, None, param, True)
@@ -275,9 +277,12 @@ class JavaFile(JavaTree):
                         name_node = declarator.child_by_field_name("name") if declarator is not None else None
                     add(name_node, param.child_by_field_name("type"), None, param, True)
                     if name_node is not None:
-                        found[self.text(name_node)][-1].annotations = [
+                        info = found[self.text(name_node)][-1]
+                        info.annotations = [
                             a for m in param.named_children if m.type == "modifiers"
                             for a in m.named_children if a.type in ("annotation", "marker_annotation")]
+                        if callable_node.type == "method_declaration" and param.type == "formal_parameter":
+                            info.position = [p.id for p in formal].index(param.id)
         body = callable_node.child_by_field_name("body")
         if body is None:  # a static or instance initializer
             body = callable_node if callable_node.type == "block" else next(
@@ -302,6 +307,28 @@ class JavaFile(JavaTree):
             entries.sort(key=lambda entry: entry.declaration.start_byte)
         self._locals[callable_node.id] = found
         return found
+
+    def method_key(self, method: tree_sitter.Node) -> str | None:
+        """How calls name a method: `com.acme.Outer.Inner.start/2` (package, classes, name, number of parameters);
+        None for a method of an anonymous or local class, or anything else."""
+        if method.type != "method_declaration" or method.child_by_field_name("name") is None:
+            return None
+        names = []
+        for scope in self.scopes(method):
+            if scope.type in CLASS_BODIES:
+                info = self.class_of_body(scope)
+                if info is None or not info.name:
+                    return None
+                names.append(info.name)
+            elif names:
+                return None  # a class declared inside a method
+        if not names:
+            return None
+        params = method.child_by_field_name("parameters")
+        arity = sum(1 for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")) \
+            if params is not None else 0
+        qualified = ".".join([*([self.package] if self.package else []), *reversed(names)])
+        return f"{qualified}.{self.text(method.child_by_field_name('name'))}/{arity}"
 
     def assigned_names(self) -> set[str]:
         """Names assigned anywhere in the file after their declaration (so not constant)."""
@@ -563,6 +590,9 @@ class JavaFile(JavaTree):
             if injected is not None and name not in self.assigned_names():
                 return injected, type_kind
             if info.is_parameter:
+                method = self.method_key(_scope) if info.position is not None else None
+                if method is not None and name not in java_flow.assignments_in(self, _scope):
+                    return Param(info.position, name, method), type_kind  # each call of the method binds it
                 return Dynamic(f"{name} is a parameter"), type_kind
             if info.value is not None and name not in java_flow.assignments_in(self, _scope):
                 result, value_kind = self._eval(info.value, depth + 1)

@@ -11,9 +11,9 @@ import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem, Setting
 from rmqlint.frontends.java_prefilter import may_use_clients
-from rmqlint.frontends.java_clients import ClientExtractor
 from rmqlint.frontends.java_index import TOO_DEEP_EXPRESSION, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
+from rmqlint.frontends.java_templates import extract
 from rmqlint.frontends.java_tree import LANGUAGE
 from rmqlint.text import add_suppressions, decode
 from rmqlint.values import TOO_DEEP, Concat, Dynamic, OneOf
@@ -33,17 +33,25 @@ def _internal_error(path: str, error: Exception) -> Problem:
     return Problem(f"internal error while analysing Java: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
 
 
-def _parse(path: str, data: bytes, facts: FileFacts) -> None:
+def java_file(path: str, data: bytes, problems: list[Problem] | None = None) -> JavaFile | None:
+    """The file's tree and declarations; None when its bytes are not text (said in `problems`)."""
     decoded = decode(path, data, what="Java source", replace=True)
-    if decoded.problem is not None:
-        facts.problems.append(decoded.problem)
+    if decoded.problem is not None and problems is not None:
+        problems.append(decoded.problem)
     if decoded.text is None:
-        return
+        return None
     source = decoded.text.encode("utf-8") if decoded.replaced or data.startswith(b"\xef\xbb\xbf") else data
-    tree = tree_sitter.Parser(LANGUAGE).parse(source)
-    java = JavaFile(path, source, tree)
+    java = JavaFile(path, source, tree_sitter.Parser(LANGUAGE).parse(source))
     java.exact = not decoded.replaced
     java.byte_shift = len(data) - len(source) if java.exact else 0  # a UTF-8 byte-order mark
+    return java
+
+
+def _parse(path: str, data: bytes, facts: FileFacts) -> None:
+    java = java_file(path, data, facts.problems)
+    if java is None:
+        return
+    source, tree = java.source, java.tree
     if tree.root_node.has_error:
         facts.problems.append(_syntax_problem(java, tree.root_node))
     facts.package = java.package
@@ -60,12 +68,12 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     if may_use_clients(source):
         # A bug in client extraction must not cost the file its constants, which other files may need.
         try:
-            extractor = ClientExtractor(java)
-            extractor.run()
+            extractor, templates = extract(java)
         except Exception as error:  # noqa: BLE001
             facts.problems.append(_internal_error(path, error))
         else:
             facts.clients = extractor.clients
+            facts.templates = templates
             facts.produced = extractor.produced
             facts.connections = extractor.connections
             facts.problems.extend(_unfollowed(facts))

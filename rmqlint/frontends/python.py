@@ -9,9 +9,9 @@ matches. Relative imports (`.settings`, `..conf`) are resolved against the refer
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Callable, Optional
 
-from rmqlint.facts import FileFacts, Listener
+from rmqlint.facts import ClientFact, FileFacts, Listener, Template
 from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
 from rmqlint.text import module_of
 from rmqlint.values import ConstRef
@@ -55,6 +55,31 @@ class PythonFrontend(Frontend):
             if found:
                 return ConstantMatch(found, f"{module}.{ref.name}")
         return None
+
+    def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,
+                   callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
+        """Calls of the templates' functions in modules that name a template's module and function (a byte search
+        first), through the module's imports; such a module is parsed whole (its calls need not touch RocketMQ)."""
+        from rmqlint.frontends.python_parse import module_index
+        from rmqlint.frontends.python_templates import calls_elsewhere
+
+        wanted = []
+        for template, _declaring in templates:
+            module, _, name = template.method.rpartition(".")
+            wanted.append((module.rpartition(".")[2].encode(), name.encode()))
+        found: list[tuple[int, str, ClientFact]] = []
+        for path in files.paths(self.name):
+            if not callers(path):
+                continue
+            data = files.peek(path)
+            chosen = [i for i, (module, name) in enumerate(wanted) if data is not None and name in data
+                      and module in data and templates[i][1].path != path]
+            index = module_index(path, data) if chosen and files.ensure_parsed(path) is not None else None
+            if index is None:
+                continue
+            found.extend((chosen[number], path, client)
+                         for number, client in calls_elsewhere(index, [templates[i][0] for i in chosen]))
+        return found
 
     def find_listener(self, written: str, ctx: FileFacts, files: SourceFiles) -> Optional[tuple[FileFacts,
                                                                                                 Listener]]:

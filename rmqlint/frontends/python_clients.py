@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, FileFacts, Listener, ProducedTag, Setting, Subscription
 from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, argument
 from rmqlint.frontends.python_listeners import listener_v2, listener_v5
@@ -44,6 +45,22 @@ class _Client:
     fact: ClientFact
     version: str
     order: int
+    scope: Scope | None = None  # where it is made
+    node: cst.Call | None = None  # the constructor call, or the seeded call that makes it
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A call of a function of this module that makes a client (`rmqlint.calls`): the template it binds, and
+    whether the call's result is that client."""
+
+    client: ClientFact
+    version: str
+    returned: bool
+    function: str  # the called function (`Param.function`)
+    # A function of another module: its parameters' names by position, as far as the template's values name them
+    # (for keyword arguments); empty for a function of this module, whose definition says it.
+    parameters: tuple[str, ...] = ()
 
 
 @dataclass
@@ -58,8 +75,10 @@ class ClientCollector:
     """Collects clients, messages and the calls on them from the module's assignments and calls (in source order),
     then links each call and message field to its object (`collect`)."""
 
-    def __init__(self, index: PythonIndex):
+    def __init__(self, index: PythonIndex, seeds: dict[int, list[Seed]] | None = None):
         self.index = index
+        self.seeds = seeds or {}  # call node id -> what the call makes (`python_templates`)
+        self.instances: list[tuple[Seed, ClientFact]] = []  # the clients the seeded calls made
         self.scope: Scope = index.root  # the scope of the assignment or call being read
         self.handled: set[int] = set()  # constructor calls already attached to a receiver
         self.clients: dict[tuple, list[_Client]] = {}
@@ -120,12 +139,28 @@ class ClientCollector:
             source = self.receiver(value, self.scope)
             if source is not None:
                 self.aliases.append((keys, [source]))
-        elif isinstance(value, cst.Call):
+        elif isinstance(value, cst.Call) and id(value) not in self.seeds:  # a seeded call makes its own client
             function = self.index.function(value.func, self.scope)
             if isinstance(function, cst.FunctionDef):
                 returned = self._returned_receivers(function)
                 if returned:
                     self.aliases.append((keys, returned))
+
+    def made(self) -> list[tuple[_Client, set[tuple]]]:
+        """Every client made (once each, in the order made) and the keys of the variables that hold it."""
+        keys: dict[int, set[tuple]] = {}
+        clients: dict[int, _Client] = {}
+        for client in self.anonymous:
+            clients.setdefault(id(client), client)
+        for key, held in self.clients.items():
+            for client in held:
+                clients.setdefault(id(client), client)
+                keys.setdefault(id(client), set()).add(key)
+        return sorted(((c, keys.get(i, set())) for i, c in clients.items()), key=lambda item: item[0].order)
+
+    def returned_receivers(self, function: cst.FunctionDef) -> list[tuple]:
+        """The keys of what the function returns."""
+        return self._returned_receivers(function)
 
     def _returned_receivers(self, function: cst.FunctionDef) -> list[tuple]:
         if id(function) not in self.returned:
@@ -206,6 +241,11 @@ class ClientCollector:
     def _construct(self, value: cst.BaseExpression, keys: list[tuple]) -> None:
         if not isinstance(value, cst.Call):
             return
+        if id(value) in self.seeds:
+            self.handled.add(id(value))
+            for seed in self.seeds[id(value)]:
+                self._instantiate(value, seed, keys if seed.returned else [])
+            return
         api = self.index.rocketmq(value.func, self.scope)
         if api is None:
             return
@@ -224,10 +264,52 @@ class ClientCollector:
         roles = _V2_CLIENTS if version == "python2" else _V5_CLIENTS
         if name not in roles:
             return
-        client = _Client(self._client_fact(value, version, roles[name], keys, name), version, self.index.order(value))
+        client = _Client(self._client_fact(value, version, roles[name], keys, name), version, self.index.order(value),
+                         self.scope, value)
+        self._hold(client, keys)
+
+    def _instantiate(self, call: cst.Call, seed: Seed, keys: list[tuple]) -> None:
+        """The client a seeded call makes, with the call's arguments bound to the function's parameters."""
+        args, places = self.call_arguments(call, seed.parameters)
+        fact = instantiate(seed.client, seed.function, self.index.loc(call), args, places)
+        name = next((k[2] if k[0] == "name" else f"self.{k[2]}" for k in keys), "")
+        if name:
+            fact.name = name
+        self.instances.append((seed, fact))
+        self._hold(_Client(fact, seed.version, self.index.order(call), self.scope, call), keys)
+
+    def call_arguments(self, call: cst.Call, parameters: tuple[str, ...] = ()) -> tuple[list[Value | None], list]:
+        """The values a call passes, by the called function's parameter positions (`self` counted: a method
+        called on an instance gets it bound), and the places they are written. `parameters`: the names of a
+        function of another module (module-level: nothing is bound before the first argument)."""
+        function = self.index.function(call.func, self.scope)
+        shift = 0
+        if isinstance(function, cst.FunctionDef):
+            parameters = tuple(p.name.value for p in [*function.params.posonly_params, *function.params.params,
+                                                      *function.params.kwonly_params])
+            inner = self.index.scopes.get(id(function))
+            shift = 1 if isinstance(call.func, cst.Attribute) and inner is not None and inner.self_name else 0
+        size = max(len(parameters), shift + sum(1 for a in call.args if a.keyword is None))
+        values: list[Value | None] = [None] * size
+        places: list = [None] * size
+        positional = 0
+        for arg in call.args:
+            if arg.star:
+                return [], []  # *args / **kwargs: which parameter gets what is not followed
+            if arg.keyword is not None:
+                at = parameters.index(arg.keyword.value) if arg.keyword.value in parameters else None
+            else:
+                at = shift + positional
+                positional += 1
+            if at is not None and at < size:
+                values[at] = self.index.value(arg.value, self.scope)
+                places[at] = self.index.loc(arg.value)
+        return values, places
+
+    def _hold(self, client: _Client, keys: list[tuple]) -> None:
         if not keys:
             self.anonymous.append(client)
-            keys = [("call", id(value))]  # `PushConsumer("g").subscribe(..)`
+            keys = [("call", id(client.node))]  # `PushConsumer("g").subscribe(..)`
         for key in keys:
             self.clients.setdefault(key, []).append(client)
 

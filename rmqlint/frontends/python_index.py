@@ -28,7 +28,7 @@ from rmqlint.frontends.python_positions import spans_of
 from rmqlint.frontends.python_walk import children
 from rmqlint.spans import Span
 from rmqlint.text import TextBytes, module_of
-from rmqlint.values import VALUE_KINDS, Concat, ConstRef, Dynamic, Lit, OneOf, Placeholder, Value, concat, one_of
+from rmqlint.values import VALUE_KINDS, Concat, ConstRef, Dynamic, Lit, OneOf, Param, Placeholder, Value, concat, one_of
 
 
 
@@ -38,6 +38,7 @@ class Binding:
 
     values: list = field(default_factory=list)
     other: str = ""  # "parameter", "loop variable", ... : not a constant
+    position: int | None = None  # a function's parameter: its place among the declared ones (`self` counts)
     import_target: str | None = None  # `from a import b` -> "a.b"; `import a.b as s` -> "a.b"; `import a.b` -> "a"
     is_module: bool = False  # an `import` statement (not `from`): the name is a module
     definition: cst.CSTNode | None = None  # FunctionDef / ClassDef
@@ -125,11 +126,12 @@ class ScopeBuilder:
         self.pending.extend((deco, outer) for deco in node.decorators)
         scope = self._enter("function", node)
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+        for position, param in enumerate(params):
+            binding = scope.bind(param.name.value)
+            binding.other, binding.position = "parameter", position
         for extra in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(extra, cst.Param):
-                params.append(extra)
-        for param in params:
-            scope.bind(param.name.value).other = "parameter"
+                scope.bind(extra.name.value).other = "parameter"
         if outer.kind == "class":
             scope.class_scope = outer
             positional = [*node.params.posonly_params, *node.params.params]
@@ -377,6 +379,17 @@ class PythonIndex:
         # that line in the module too.
         return self.line_map[-1] + line - (len(self.line_map) - 1)
 
+    def function_key(self, scope: Scope) -> str:
+        """How calls name a function or method: the module and the definitions enclosing it (`pkg.mq.start`,
+        `pkg.mq.Worker.start`)."""
+        names = []
+        current: Scope | None = scope
+        while current is not None and current.parent is not None:
+            node = current.node
+            names.append(node.name.value if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else "<lambda>")
+            current = current.parent
+        return ".".join([*([module_of(self.path)] if module_of(self.path) else []), *reversed(names)])
+
     def find(self, name: str, scope: Scope) -> tuple[Scope, Binding] | None:
         """The scope binding `name` as Python resolves it from `scope` (class bodies are not seen by methods)."""
         current: Scope | None = scope
@@ -432,6 +445,8 @@ class PythonIndex:
         return value
 
     def _binding_value(self, name: str, binding: Binding, owner: Scope, at: cst.CSTNode | None) -> Value:
+        if binding.other == "parameter" and binding.position is not None and not binding.values:
+            return Param(binding.position, name, self.function_key(owner))  # each call binds it (`rmqlint.calls`)
         if binding.other:
             return Dynamic(f"{name} is a {binding.other}")
         if binding.definition is not None:

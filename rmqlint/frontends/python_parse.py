@@ -22,10 +22,10 @@ import libcst as cst
 
 from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.frontends import python_imports
-from rmqlint.frontends.python_clients import ClientCollector
 from rmqlint.frontends.python_index import PythonIndex, api_of
 from rmqlint.frontends.python_listeners import callbacks
-from rmqlint.frontends.python_slice import Slice, slice_module
+from rmqlint.frontends.python_slice import Slice, slice_module, whole_module
+from rmqlint.frontends.python_templates import extract
 from rmqlint.text import TextBytes, add_suppressions, decode, split_lines
 
 # Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its
@@ -99,6 +99,24 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
     finally:
         if collecting:
             gc.enable()
+        sys.setrecursionlimit(old_limit)
+
+
+def module_index(path: str, data: bytes) -> PythonIndex | None:
+    """A whole module's index, for the linker's lookups of calls (None when it is not Python libcst can read)."""
+    decoded = decode(path, data, what="Python source", encoding=_declared_encoding(data[:4096]))
+    if decoded.text is None:
+        return None
+    tree, problem = _stdlib_parse(path, decoded.text)
+    if problem is not None or _too_deep(path, whole_module(decoded.text, tree)) is not None:
+        return None
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        return PythonIndex(path, cst.parse_module(decoded.text), None, None)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None
+    finally:
         sys.setrecursionlimit(old_limit)
 
 
@@ -188,7 +206,7 @@ def _loc(path: str, line: int, column: int) -> Location:
 
 def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice, positions: TextBytes) -> None:
     index = PythonIndex(path, module, sliced.line_map, sliced.starts)
-    ClientCollector(index).collect(facts)
+    extract(index, facts)
     for name, binding in index.root.bindings.items():
         if binding.definition is not None:
             continue

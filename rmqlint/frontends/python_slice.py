@@ -87,6 +87,11 @@ def slice_module(text: str, tree: ast.Module) -> Slice:
     return _join(text, [statements[i] for i in sorted(kept)])
 
 
+def whole_module(text: str, tree: ast.Module) -> Slice:
+    """Every statement of `tree`, as a slice (for a module read whole)."""
+    return _join(text, [_describe(node) for node in tree.body])
+
+
 def _join(text: str, chosen: list["_Statement"]) -> Slice:
     lines, ends = split_lines(text)
     pieces: list[str] = []

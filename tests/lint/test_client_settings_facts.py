@@ -4,6 +4,7 @@ listener does with a batch and a retry count, and clients other code may configu
 from __future__ import annotations
 
 from rmqlint.facts import Connection, Setting, facts_from_json, facts_to_json
+from rmqlint.linker import Linker
 from rmqlint.frontends.java_parse import parse_java
 from rmqlint.frontends.python_parse import parse_python
 from rmqlint.frontends.spring import parse_properties, parse_yaml
@@ -188,10 +189,16 @@ def test_java_listener_batches_and_clients_configured_elsewhere():
     path = "src/Consumers.java"
     facts = parse_java(path, JAVA_LISTENERS.encode())
     at = lambda snippet: span(JAVA_LISTENERS, snippet, path)  # noqa: E731
-    shared, batch, made = facts.clients
+    shared, batch = facts.clients
     (listener,) = batch.listeners
     assert listener.ack_index == [at("context.setAckIndex(i - 1)")]
     assert listener.reconsume_times == [at("msgs.get(i).getReconsumeTimes()")]
-    # a protected field of an abstract class, a client a factory method returns; a local is this method's own
-    assert (shared.configured_elsewhere, batch.configured_elsewhere, made.configured_elsewhere) == (True, False, True)
-    assert made.message_model.value == Lit("CLUSTERING")  # set here, so known even though others may change it
+    # a protected field of an abstract class; a local is this method's own
+    assert (shared.configured_elsewhere, batch.configured_elsewhere) == (True, False)
+    # A client a method returns is made once per call of the method: a template, which callers in other files
+    # may bind; it escapes (returned, not started), so unbound it is a client others may configure.
+    (made,) = facts.templates
+    assert (made.method, made.called_here, made.escapes) == ("com.acme.Consumers.made/0", False, True)
+    (linked,) = [c for _f, c in Linker({path: facts}).link().clients() if c.group.value == Lit("made")]
+    assert linked.configured_elsewhere
+    assert linked.message_model.value == Lit("CLUSTERING")  # set here, so known even though others may change it

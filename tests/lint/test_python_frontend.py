@@ -10,7 +10,7 @@ from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
 from rmqlint.frontends.python import imports_rocketmq
 from rmqlint.frontends.python_parse import parse_python
 from rmqlint.text import module_of as module_name
-from rmqlint.values import Concat, ConstRef, Dynamic, Lit
+from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Param
 from tests.lint.spans import span
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
@@ -141,8 +141,11 @@ def test_locals_parameters_and_calls_in_settings():
     consumer = client_named(facts, "consumer")
     assert consumer.group.value == Lit("local-app")  # a local assigned once
     assert consumer.instance_name.value == Lit("app-worker")
-    producer = client_named(facts, "producer")
-    assert isinstance(producer.group.value, Dynamic)  # a parameter
+    # A parameter: the client is made once per call of the function (a template, which other modules may call).
+    (template,) = facts.templates
+    producer = template.client
+    assert (template.method, producer.name) == ("app.values.configure", "producer")
+    assert producer.group.value == Param(0, "name_from_caller", "app.values.configure")
     assert producer.instance_name.value == Dynamic("hostname")
     assert producer.instance_name.location == span(source, 'producer.set_instance_name(f"p-{socket.gethostname()}")',
                                                    path)
@@ -427,7 +430,8 @@ def test_clients_returned_by_factories_and_configured_by_helpers():
     facts, source, path = load("receivers.py")
     client = client_named_group(facts, "factory_group")
     assert client.message_model.value == Lit("BROADCASTING")
-    assert isinstance(client.instance_name.value, Dynamic)  # the helper's parameter: not a constant
+    # The helper's parameter: not the maker's, so nothing that makes the client binds it.
+    assert client.instance_name.value == Param(1, "name", "app.receivers.configure")
     assert client.instance_name.location == span(source, "target.set_instance_name(name)", path)
     (subscription,) = client.subscriptions
     assert subscription.topic == Lit("HelperTopic")

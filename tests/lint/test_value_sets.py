@@ -9,7 +9,7 @@ from rmqlint.engine import lint_sources
 from rmqlint.facts import facts_from_json, facts_to_json
 from rmqlint.frontends.java_parse import parse_java
 from rmqlint.frontends.python_parse import parse_python
-from rmqlint.values import (MAX_ALTERNATIVES, ConstRef, Dynamic, Lit, OneOf, concat, from_json, known_texts,
+from rmqlint.values import (MAX_ALTERNATIVES, ConstRef, Dynamic, Lit, OneOf, Param, concat, from_json, known_texts,
                             literal_texts, one_of, to_json)
 
 # --- the value type --------------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def test_java_conditionals_and_locals_assigned_in_branches():
     assert tags["T1"] == OneOf((Lit("Refunded"), Lit("order-big"), Lit("Settled")))
     assert tags["T2"] == OneOf((Lit("two"), Lit("other")))  # "one" falls through into "two"
     assert tags["T3"] == OneOf((Lit("p"), Lit("q")))  # a switch expression; the throwing rule gives nothing
-    assert tags["T4"] == OneOf((Lit("known"), Dynamic("input is a parameter")))  # partly dynamic, never guessed
+    assert tags["T4"] == OneOf((Lit("known"), Param(2, "input", "Orders.run/3")))  # partly the callers', never guessed
     assert tags["T5"] == Lit("kept")  # the branch that assigns "gone" returns
     assert tags["T6"] == OneOf((Lit("start"), Lit("again")))  # the next iteration sees the later assignment
     assert tags["T7"] == OneOf((Lit("before"), Lit("inside")))  # a handler may start before or after it
