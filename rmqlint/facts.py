@@ -18,7 +18,7 @@ from rmqlint import values as _values
 from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
-FACTS_VERSION = 9  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 10  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,10 @@ class Listener:
     # Reads of a message's retry count (Java `getReconsumeTimes()`, Python `msg.reconsume_times`): the listener
     # can stop retrying a message by itself.
     reconsume_times: list[Location] = field(default_factory=list)
+    # Python 2.x callbacks: returns of something other than a `ConsumeStatus` (a bare `return`, `return None`, a
+    # string...), and the last statement after which the function can end without a return (it returns None).
+    non_status_returns: list[Location] = field(default_factory=list)
+    ends_without_return: Optional[Location] = None
 
 
 @dataclass
@@ -115,6 +119,20 @@ class ClientFact:
     # Other code may configure this client where its settings are not seen (a factory method returns it, or
     # subclasses may set the field that holds it): an absent setting is then not known to be the client default.
     configured_elsewhere: bool = False
+
+
+@dataclass
+class IdentityUse:
+    """A message identity that changes on every retry (the offset message id, the commit log or queue offset, a
+    5.x receipt handle) used as a key to deduplicate, store or look up messages (`rmqlint.identity_uses`)."""
+
+    identity: str  # as the code reads it: `getOffsetMsgId()`, `msg.commit_log_offset`, `msg.receipt_handle`
+    use: str  # "dedupe" | "store" | "lookup"
+    call: str  # the call that takes it, as written: `processed.add`, `repository.save`, `msg_id=`
+    location: Location  # the read of the identity
+    call_location: Location  # the call that uses it
+    api: str  # as ClientFact.api: java | python2 | python5
+    sent: bool = False  # read from a send result (the producer's side) rather than a consumed message
 
 
 @dataclass
@@ -201,6 +219,7 @@ class FileFacts:
     listener_classes: dict[str, Listener] = field(default_factory=dict)
     connections: list[Connection] = field(default_factory=list)
     templates: list[Template] = field(default_factory=list)  # Java, Python: clients made once per call of a method
+    identity_uses: list[IdentityUse] = field(default_factory=list)  # Java, Python: retry-changing ids used as keys
     config: list[ConfigEntry] = field(default_factory=list)  # Spring configuration files only
     # Inline suppressions: line -> codes ("*" for all). A comment applies to its own line and the line below.
     suppressions: dict[int, list[str]] = field(default_factory=dict)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from rmqlint.facts import ClientFact, Connection, FileFacts, ProducedTag
+from rmqlint.facts import ClientFact, Connection, FileFacts, IdentityUse, ProducedTag
 
 
 @dataclass
@@ -37,3 +37,9 @@ class Project:
             facts = self.files[path]
             for connection in facts.connections:
                 yield facts, connection
+
+    def identity_uses(self) -> Iterator[tuple[FileFacts, IdentityUse]]:
+        for path in sorted(self.files):
+            facts = self.files[path]
+            for use in facts.identity_uses:
+                yield facts, use

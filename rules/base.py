@@ -39,6 +39,9 @@ class Rule:
     # Why no Python code can make this rule's mistake (the Python clients have no such setting): then its INVALID
     # examples need not include Python. Empty for most rules.
     NO_PYTHON_MISTAKE: ClassVar[str] = ""
+    # Why no Java code can make it (a mistake only one Python client allows): then its INVALID examples need not
+    # include Java.
+    NO_JAVA_MISTAKE: ClassVar[str] = ""
     # Whether the rule also speaks in test sources when the `tests` setting is "quiet" (the default): test code
     # fakes groups, names and failures on purpose, but a committed secret is leaked wherever it is.
     IN_QUIET_TESTS: ClassVar[bool] = False

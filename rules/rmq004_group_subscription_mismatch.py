@@ -265,6 +265,8 @@ another namespace and are never compared with consumer groups. Consumers whose g
 known exactly are left out, as are the gRPC (5.x) clients, which get messages from a proxy that filters each
 request by its own expression, and Spring Boot's configured pull consumer (`rocketmq.consumer.*` or
 `rocketmq.pull-consumer.*`, depending on the starter's release).
+Members of one group registered with different message models (clustering and broadcasting) are RMQ015's, whatever
+their subscriptions.
 
 ## Why is this bad?
 The broker keeps one subscription per consumer group and topic: each member's heartbeat replaces it, so it flips

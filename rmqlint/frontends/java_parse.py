@@ -11,6 +11,7 @@ import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem, Setting
 from rmqlint.frontends.java_prefilter import may_use_clients
+from rmqlint.frontends.java_identity import identity_uses
 from rmqlint.frontends.java_index import TOO_DEEP_EXPRESSION, JavaFile
 from rmqlint.frontends.java_listeners import listener_classes
 from rmqlint.frontends.java_templates import extract
@@ -69,11 +70,13 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         # A bug in client extraction must not cost the file its constants, which other files may need.
         try:
             extractor, templates = extract(java)
+            uses = identity_uses(java)
         except Exception as error:  # noqa: BLE001
             facts.problems.append(_internal_error(path, error))
         else:
             facts.clients = extractor.clients
             facts.templates = templates
+            facts.identity_uses = uses
             facts.produced = extractor.produced
             facts.connections = extractor.connections
             facts.problems.extend(_unfollowed(facts))

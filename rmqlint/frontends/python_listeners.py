@@ -27,6 +27,7 @@ def callbacks(index: PythonIndex, facts: FileFacts) -> None:
                and index.rocketmq(r.value.value, scope) == ("python2", "ConsumeStatus") for r in collector.returns):
             listener = Listener(kind="python", location=index.loc(function))
             scan_returns(index, function, "RECONSUME_LATER", listener)
+            scan_non_statuses(index, function, listener)
             facts.listener_classes[name] = listener
 
 
@@ -37,7 +38,107 @@ def listener_v2(index: PythonIndex, callback: cst.BaseExpression, scope: Scope) 
         return Listener(kind="unknown", location=index.loc(callback), class_ref=imported) if imported else None
     listener = Listener(kind="python", location=index.loc(function))
     scan_returns(index, function, "RECONSUME_LATER", listener)
+    scan_non_statuses(index, function, listener)
     return listener
+
+
+def scan_non_statuses(index: PythonIndex, function: cst.CSTNode, listener: Listener) -> None:
+    """What a 2.x callback may return that is not a `ConsumeStatus` (`Listener.non_status_returns`), and whether
+    it can end without a return (`Listener.ends_without_return`). `ConsumeStatus` is an IntEnum: 0, 1, True and
+    False compare equal to its members and pass; a call or a name whose value is not known is not judged."""
+    scope = index.scopes[id(function)]
+    if isinstance(function, cst.Lambda):
+        if _not_a_status(index, function.body, scope):
+            listener.non_status_returns.append(index.loc(function.body))
+        return
+    for ret in ReturnsAndRaises(function.body).returns:
+        if ret.value is None or _not_a_status(index, ret.value, scope):
+            listener.non_status_returns.append(index.loc(ret))
+    completes, last = _completes(function.body.body if isinstance(function.body, cst.IndentedBlock)
+                                 else function.body.body)
+    if completes and last is not None:
+        listener.ends_without_return = index.loc(last)
+
+
+def _not_a_status(index: PythonIndex, node: cst.BaseExpression, scope: Scope) -> bool:
+    """A value known not to equal `ConsumeStatus.CONSUME_SUCCESS` (0) or `RECONSUME_LATER` (1)."""
+    if isinstance(node, cst.Name):
+        return node.value == "None"
+    if isinstance(node, cst.Integer):
+        return node.value not in ("0", "1")
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Float, cst.Dict,
+                         cst.List, cst.Tuple, cst.Set, cst.DictComp, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                         cst.Lambda)):
+        return True
+    if isinstance(node, cst.IfExp):
+        return _not_a_status(index, node.body, scope) or _not_a_status(index, node.orelse, scope)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "print" \
+            and index.find("print", scope) is None:
+        return True  # print() returns None
+    return False
+
+
+def _completes(statements) -> tuple[bool, cst.CSTNode | None]:
+    """Whether running `statements` can go on past the last of them (no return, raise or endless loop on some
+    path), and the last statement."""
+    last = None
+    for statement in statements:
+        last = statement
+        if not _statement_completes(statement):
+            return False, last
+    return True, last
+
+
+def _statement_completes(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Return, cst.Raise)):  # a small statement of `def f(m): return x`
+        return False
+    if isinstance(node, cst.SimpleStatementLine):
+        return not any(isinstance(s, (cst.Return, cst.Raise)) for s in node.body)
+    if isinstance(node, cst.If):
+        if node.orelse is None:
+            return True
+        other = node.orelse.body.body if isinstance(node.orelse, cst.Else) else [node.orelse]
+        return _block_completes(node.body) or _completes(other)[0]
+    if isinstance(node, cst.While):
+        endless = isinstance(node.test, cst.Name) and node.test.value == "True" or \
+            isinstance(node.test, cst.Integer) and node.test.value != "0"
+        if endless:
+            return _breaks(node.body)
+        return node.orelse is None or _block_completes(node.orelse.body) or _breaks(node.body)
+    if isinstance(node, cst.For):
+        return node.orelse is None or _block_completes(node.orelse.body) or _breaks(node.body)
+    if isinstance(node, cst.With):
+        return _block_completes(node.body)
+    if isinstance(node, (cst.Try, cst.TryStar)):
+        if node.finalbody is not None and not _block_completes(node.finalbody.body):
+            return False
+        body = _block_completes(node.body)
+        if node.orelse is not None and body:
+            body = _block_completes(node.orelse.body)
+        return body or any(_block_completes(handler.body) for handler in node.handlers)
+    if isinstance(node, cst.Match):
+        irrefutable = any(isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+                          for case in node.cases)
+        return not irrefutable or any(_block_completes(case.body) for case in node.cases)
+    return True
+
+
+def _block_completes(block: cst.BaseSuite) -> bool:
+    return _completes(block.body)[0]
+
+
+def _breaks(block: cst.BaseSuite) -> bool:
+    """A `break` of this loop (not of a loop nested in it) somewhere in its body."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Break):
+            return True
+        if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if node is not block:
+                continue
+        stack.extend(node.children)
+    return False
 
 
 def imported_callback(index: PythonIndex, callback: cst.BaseExpression, scope: Scope) -> str:

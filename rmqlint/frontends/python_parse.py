@@ -22,6 +22,7 @@ import libcst as cst
 
 from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.frontends import python_imports
+from rmqlint.frontends.python_identity import identity_uses
 from rmqlint.frontends.python_index import PythonIndex, api_of
 from rmqlint.frontends.python_listeners import callbacks
 from rmqlint.frontends.python_slice import Slice, slice_module, whole_module
@@ -215,7 +216,9 @@ def _analyse(path: str, module: cst.Module, facts: FileFacts, sliced: Slice, pos
         if binding.values or binding.import_target is not None or binding.other:
             facts.constants[name] = index.lookup(name, index.root)
     callbacks(index, facts)
+    facts.identity_uses = identity_uses(index, sliced.text)
     index.resolve_locations(facts, positions)
+    facts.identity_uses.sort(key=lambda u: (u.location.line, u.location.column))
     facts.clients.sort(key=lambda c: (c.location.line, c.location.column))
     facts.produced.sort(key=lambda p: (p.location.line, p.location.column))
     facts.connections.sort(key=lambda c: (c.location.line, c.location.column))

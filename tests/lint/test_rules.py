@@ -57,7 +57,8 @@ def test_examples_cover_java_and_python():
     for rule in ALL_RULES:
         for kind in ("VALID", "INVALID"):
             paths = [p for example in getattr(rule, kind) for p in example.files]
-            assert any(p.endswith(".java") for p in paths), (rule.CODE, kind)
+            assert any(p.endswith(".java") for p in paths) or (kind == "INVALID" and rule.NO_JAVA_MISTAKE), (
+                rule.CODE, kind)
             if kind == "INVALID" and rule.NO_PYTHON_MISTAKE:
                 continue
             assert any(p.endswith(".py") for p in paths), (rule.CODE, kind)
