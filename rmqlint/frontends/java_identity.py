@@ -2,7 +2,8 @@
 
 The reads are `getOffsetMsgId()`, `getCommitLogOffset()` and `getQueueOffset()` on a consumed message (a
 `MessageExt` or `MessageClientExt`: a variable, field or parameter declared so, an element of a list declared so,
-or any receiver for the first two, which no other class of the client has) or on a `SendResult`. A read is a use
+or any receiver for the first two, which no other class of the client has) in a listener's code, or on a
+`SendResult`. A read is a use
 when it reaches, directly or through a local variable initialised with it (a string concatenation and
 `String.valueOf` pass it on), an argument of a call that deduplicates, stores or looks up by it.
 """
@@ -13,13 +14,16 @@ import tree_sitter
 
 from rmqlint.facts import IdentityUse
 from rmqlint.frontends.java_index import FieldInfo, JavaFile, LocalInfo
-from rmqlint.frontends.java_tree import LANGUAGE
+from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
 from rmqlint.identity_uses import classify
 
 _GETTERS = ("getOffsetMsgId", "getCommitLogOffset", "getQueueOffset")
 _DISTINCT = frozenset({"getOffsetMsgId", "getCommitLogOffset"})  # no other client class has these
 _MESSAGE_TYPES = frozenset({"MessageExt", "MessageClientExt"})
 _RESULT_TYPES = frozenset({"SendResult", "TransactionSendResult"})
+_REGISTRATIONS = frozenset({"registerMessageListener", "setMessageListener"})
+_LISTENER_TYPES = frozenset({"MessageListenerConcurrently", "MessageListenerOrderly", "MessageListener",
+                             "RocketMQListener", "RocketMQReplyListener"})
 _QUERY = tree_sitter.Query(
     LANGUAGE,
     '(method_invocation name: (identifier) @name (#any-of? @name "getOffsetMsgId" "getCommitLogOffset" '
@@ -38,7 +42,7 @@ def identity_uses(java: JavaFile) -> list[IdentityUse]:
             continue
         getter = java.text(read.child_by_field_name("name"))
         side = _side(java, receiver, getter)
-        if side is None:
+        if side is None or (side == "consumed" and not _in_listener(java, read)):
             continue
         for call, method, receiver_type, where in _uses(java, read):
             use = classify(method, receiver_type)
@@ -61,6 +65,28 @@ def _side(java: JavaFile, receiver: tree_sitter.Node, getter: str) -> str | None
                 any(t in _full_type(java, target) for t in _MESSAGE_TYPES):
             return "consumed"
     return "consumed" if getter in _DISTINCT and not declared else None
+
+
+def _in_listener(java: JavaFile, node: tree_sitter.Node) -> bool:
+    """Is the read in a consumer's listener code: a lambda registered as the listener, or any method of a class
+    implementing a listener interface (its callback and the helpers it calls)? The client's and the broker's own
+    code key their internal tables by offsets on purpose."""
+    for scope in java.scopes(node):
+        if scope.type == "lambda_expression":
+            holder = scope.parent
+            while holder is not None and holder.type in ("parenthesized_expression", "cast_expression"):
+                holder = holder.parent
+            if holder is not None and holder.type == "argument_list" and holder.parent is not None \
+                    and holder.parent.type == "method_invocation":
+                name = holder.parent.child_by_field_name("name")
+                if name is not None and java.text(name) in _REGISTRATIONS:
+                    return True
+        elif scope.type in CLASS_BODIES:
+            info = java.class_of_body(scope)
+            if info is not None and any(s.split("<", 1)[0].rpartition(".")[2] in _LISTENER_TYPES
+                                        for s in info.supertypes):
+                return True
+    return False
 
 
 def _declaration(java: JavaFile, node: tree_sitter.Node) -> LocalInfo | FieldInfo | None:

@@ -69,6 +69,18 @@ def test_java_identity_uses_and_near_misses():
     # Quiet: logged; the message id; kept under its own name; a list (not a key); another class's getQueueOffset.
 
 
+def test_java_offsets_keyed_outside_listener_code_are_not_reported():
+    # The client's own process queue keys its tree by queue offset: code that is no listener's.
+    table = JAVA.replace("public class Dedup {", "public class Dedup {\n    private final java.util.TreeMap<Long, "
+                         "MessageExt> tree = new java.util.TreeMap<>();\n    void putAll(List<MessageExt> msgs) {\n"
+                         "        for (MessageExt msg : msgs) {\n            tree.put(msg.getQueueOffset(), msg);\n"
+                         "            seen.add(msg.getOffsetMsgId());\n        }\n    }\n")
+    facts = parse_java("a/Dedup.java", table.encode())
+    assert line_of(table, "tree.put") not in {u.location.line for u in facts.identity_uses}
+    assert line_of(table, "seen.add(msg.getOffsetMsgId())") not in {u.location.line for u in facts.identity_uses}
+    assert len(facts.identity_uses) == 6  # the listener's, as before
+
+
 PYTHON = """\
 import logging
 
