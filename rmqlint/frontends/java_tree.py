@@ -69,7 +69,7 @@ class JavaTree:
         start, end = first.start_byte + inner, last.end_byte - inner
         if end < start:
             return None
-        loc = self.span(first, last)
+        loc = self.location(first) if last is first else self.span(first, last)
         return Span(self.path, start + self.byte_shift, end + self.byte_shift, loc.line, loc.column + inner,
                     loc.end_line, loc.end_column - inner, "utf-8",
                     self.source[start:end].decode("utf-8", "replace"), operand)
