@@ -91,7 +91,7 @@ def _diff(result: LintResult, entries, run_options: RunOptions, say) -> bytes:
     hidden = _hidden_unsafe(result.findings) if not run_options.unsafe_fixes and not run_options.add_suppressions \
         else 0
     if hidden:
-        say(f"rmqlint: {hidden} more with --unsafe-fixes")
+        say(f"rmqlint: {hidden} more would be fixed with --unsafe-fixes")
     return patch
 
 

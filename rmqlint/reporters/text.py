@@ -33,7 +33,7 @@ def fixes_line(result) -> str:
     if safe:
         parts.append(f"{safe} fixable with --fix")
     if unsafe:
-        parts.append(f"{unsafe}{' more' if safe else ''} with --fix --unsafe-fixes")
+        parts.append(f"{unsafe} more with --fix --unsafe-fixes" if safe else f"{unsafe} fixable with --fix --unsafe-fixes")
     return "; ".join(parts) + " (--diff shows them)."
 
 
