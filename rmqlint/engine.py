@@ -22,6 +22,7 @@ from rmqlint.discover import Discovery, discover, find_root, is_test_source, sou
 from rmqlint.frontends import frontend_named
 from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
+from rmqlint.fixes import Fix
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
@@ -208,10 +209,23 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
             seen = findings.get(key)
             if seen is not None:
                 finding = dataclasses.replace(seen, related=seen.related + tuple(
-                    r for r in finding.related if r not in seen.related))
+                    r for r in finding.related if r not in seen.related), fix=_joined(seen.fix, finding.fix))
             findings[key] = finding
     kept = apply_suppressions(list(findings.values()), project.files)
     return sorted((_with_digests(f, project) for f in kept), key=Finding.sort_key)
+
+
+def _joined(first: Fix | None, second: Fix | None) -> Fix | None:
+    """The fix of a finding merged from several (each call of a method passing the same wrong literal): the edits
+    of both, when they are alike in kind and do not overlap; else the first's (the next round of --fix takes the
+    rest)."""
+    if first is None or second is None or first == second or first.applicability != second.applicability:
+        return first or second
+    edits = tuple(dict.fromkeys(first.edits + second.edits))
+    try:
+        return Fix(first.message, edits, first.applicability)
+    except ValueError:  # overlapping edits
+        return first
 
 
 def _with_digests(finding: Finding, project: Project) -> Finding:

@@ -527,3 +527,44 @@ def test_fixed_files_still_parse(tmp_path):
     path = "src/main/java/com/app/Clients.java"
     after = fix(tmp_path, {path: NAMESRV_JAVA})[path]
     assert parses(path, after)
+
+
+def test_a_consumer_made_by_a_method_is_fixed_at_each_call(tmp_path):
+    source = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class Consumers {
+    DefaultMQPushConsumer make(String group, String tags) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        consumer.subscribe("OrderTopic", tags);
+        consumer.start();
+        return consumer;
+    }
+
+    void start() throws Exception {
+        make("orders", "Created,Paid");
+        make("audit", "Created/Paid");
+        make("ok", "Created||Paid");
+    }
+}
+"""
+    path = "src/main/java/com/app/Consumers.java"
+    assert text(fix(tmp_path, {path: source})[path]) == source.replace('"Created,Paid"', '"Created||Paid"').replace(
+        '"Created/Paid"', '"Created||Paid"')
+    assert codes_after(tmp_path) == []
+
+
+def test_findings_merged_at_one_place_keep_the_edits_of_each():
+    from rmqlint.engine import _joined
+    from rmqlint.fixes import Edit, Fix
+    from rmqlint.spans import Span
+
+    def edit(start):
+        return Edit(Span("A.java", start, start + 1, 1, start + 1, 1, start + 2, "utf-8", ","), ";")
+
+    first, second = Fix("semicolons", (edit(3),)), Fix("semicolons", (edit(9),))
+    assert _joined(first, second).edits == (edit(3), edit(9))
+    assert _joined(first, first) == first and _joined(None, second) == second
+    assert _joined(first, Fix("other", (edit(3),), "unsafe")) == first
