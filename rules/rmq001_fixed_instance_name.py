@@ -377,13 +377,27 @@ consumer.subscribe("TopicTest", "*");
 ```
 
 ## Fix
-Remove the setter (the client picks a unique name per process), or derive the name from something unique to the
-replica:
+Remove the setter: the client then picks a name unique per process (clients >= 4.9.0: `pid#nanoTime`). In Spring,
+drop `instanceName` from `@RocketMQMessageListener` (its default `DEFAULT` is replaced at start).
+
+Several consumers of one group in one process on purpose (one per topic, or a pool) need a name each: on clients
+before 4.9.0 they would otherwise share the process's client instance, which refuses the group a second time
+("The consumer group has been created before"). Keep the fixed name as a prefix per consumer and append what is
+unique per process, as the client does for a name it replaces:
 ```java
-consumer.setInstanceName("order-" + System.getenv("HOSTNAME"));
+consumer.setInstanceName("orders-" + i + "@" + UtilAll.getPid() + "#" + System.nanoTime());
 ```
-In Spring, drop `instanceName` from `@RocketMQMessageListener` (its default `DEFAULT` is replaced at start) or point
-it at a per-replica property such as `${HOSTNAME}`.
+Something unique per replica works too, but choose it for where the replicas run:
+- not the host name (`HOSTNAME`, `InetAddress.getLocalHost().getHostName()`, Python `socket.gethostname()`): on
+  host networking it is the node's name, which every replica on that node shares;
+- not the pid alone in containers: every container's entrypoint is pid 1;
+- the pod's name, given by the downward API, is unique per pod:
+  ```yaml
+  env:
+    - name: POD_NAME
+      valueFrom: {fieldRef: {fieldPath: metadata.name}}
+  ```
+  with `consumer.setInstanceName("orders-" + System.getenv("POD_NAME"))`, or `${POD_NAME}` in Spring configuration.
 
 `rmqlint --fix --unsafe-fixes` makes the name unique per process and keeps the fixed part, which still tells apart
 consumers of one group that run in one process on purpose: Java appends what the client itself uses for a name it
@@ -513,9 +527,15 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
                 "every replica sharing an IP and a pid (containers on host networking are all pid 1) reports the "
                 "same client id"
             )
+            unique = ("a random UUID (not the pid, 1 in every container, nor the host name, which on host networking "
+                      "is the node's)")
         else:
             why = "every replica on one host reports the same client id"
-        return head + why + ", so replicas consume the same queues and other queues are consumed by nobody"
+            unique = ('"@" + UtilAll.getPid() + "#" + System.nanoTime() (not the host name: on host networking it is '
+                      "the node's)")
+        return (head + why + ", so replicas consume the same queues and other queues are consumed by nobody; remove "
+                f"the name, or, to keep several consumers of the group in one process apart, append what is unique "
+                f"per process: {unique}")
 
 
 # What is unique per process, after the fixed name (which keeps apart consumers of one group in one process):

@@ -102,7 +102,10 @@ class TestFixedInstanceName:
         assert (finding.code, finding.severity, finding.location.line) == ("RMQ001", "error", 7)
         assert finding.message == (
             'instanceName is fixed to "XUJIAN_MACBOOK" on clustering consumer group "g": every replica on one host '
-            "reports the same client id, so replicas consume the same queues and other queues are consumed by nobody"
+            "reports the same client id, so replicas consume the same queues and other queues are consumed by nobody; "
+            "remove the name, or, to keep several consumers of the group in one process apart, append what is unique "
+            'per process: "@" + UtilAll.getPid() + "#" + System.nanoTime() (not the host name: on host networking it '
+            "is the node's)"
         )
 
     @pytest.mark.parametrize("model", [None, "CLUSTERING", "MessageModel.CLUSTERING"])
