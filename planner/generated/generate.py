@@ -284,6 +284,67 @@ class GeneratedNames:
         return out
 
 
+    # The same strings in bulk, for the strategies that hash them (CONSISTENT_HASH): `rmqplan.allocation.batch`.
+
+    def client_keys(self, entries):
+        """A number per entry, equal for entries of one client id: the process, or the group of a colliding one."""
+        import numpy as np
+
+        p = self.entry_process[entries]
+        k = self.process_group[p]
+        return np.where(self.colliding[k], -1 - k, p)
+
+    def client_id_bytes(self, entries):
+        import numpy as np
+
+        p = self.entry_process[entries]
+        k = self.process_group[p]
+        i = self.process_i[p]
+        a = (self.a0[k] + i * PROCESS_STEP) % MODULUS
+        nano = (self.nano0[k] + i * NANOTIME_STEP) % MODULUS
+        return client_id_bytes(np.asarray(self.colliding)[k], self.shared_host[k], a, i, 1 + (a >> 8) % 65535, nano)
+
+    def topic_bytes(self, rebalances):
+        return topic_bytes(self.groups[rebalances // 2], rebalances % 2 == 1)
+
+
+def client_id_bytes(colliding, shared_host, a, i, pid, nano):
+    """`generated_group`'s client ids as ByteRows: `10.<a % 256>.<i // 256>.<i % 256>@<pid>#<nano>`, or
+    `10.<shared host>.0.1@1` where `colliding`."""
+    import numpy as np
+
+    from rmqplan.allocation.byte_rows import ByteRows
+
+    dec = ByteRows.decimal
+    own = np.flatnonzero(~colliding)
+    shared = np.flatnonzero(colliding)
+    parts = [ByteRows.join([b"10.", dec(a[own] % 256), b".", dec(i[own] // 256), b".", dec(i[own] % 256), b"@",
+                            dec(pid[own]), b"#", dec(nano[own])])]
+    if len(shared):
+        parts.append(ByteRows.join([b"10.", dec(shared_host[shared]), b".0.1@1"]))
+    rows = ByteRows.stack(parts)
+    if not len(shared):
+        return rows
+    order = np.empty(len(colliding), dtype=np.int64)
+    order[np.concatenate([own, shared])] = np.arange(len(colliding))
+    return rows.take(order)
+
+
+def topic_bytes(g, retry):
+    """The topic of group index g (`TOPIC_<g:07d>`), or its retry topic (`%RETRY%GID_<g:07d>`), as ByteRows."""
+    import numpy as np
+
+    from rmqplan.allocation.byte_rows import ByteRows
+
+    number = ByteRows.decimal(g, 7)
+    main, retries = np.flatnonzero(~retry), np.flatnonzero(retry)
+    rows = ByteRows.stack([ByteRows.join([b"TOPIC_", number.take(main)]),
+                           ByteRows.join([b"%RETRY%GID_", number.take(retries)])])
+    order = np.empty(len(g), dtype=np.int64)
+    order[np.concatenate([main, retries])] = np.arange(len(g))
+    return rows.take(order)
+
+
 def colliding_id_source() -> str:
     """Why every process of a colliding group reports one client id (pid-1 containers on an old client)."""
     return instance_name_for(InstanceSpec("", ("",), pid=1, client_version=COLLIDING_CLIENT_VERSION), CLUSTERING,

@@ -213,6 +213,28 @@ class StateNames:
         return out
 
 
+    # The same strings in bulk (`rmqplan.allocation.batch`).
+
+    def client_keys(self, entries):
+        k, i = self.entry_k[entries], self.entry_i[entries]
+        colliding = np.asarray(self.base.colliding)[k]
+        return np.where(colliding, -1 - k, (k << 32) | (i << 1) | self.entry_restarted[entries])
+
+    def client_id_bytes(self, entries):
+        from rmqplan.generated.generate import MODULUS, NANOTIME_STEP, PROCESS_STEP, client_id_bytes
+
+        names = self.base
+        k, i = self.entry_k[entries], self.entry_i[entries]
+        restarted = self.entry_restarted[entries]
+        a = (names.a0[k] + i * PROCESS_STEP) % MODULUS
+        pid = np.where(restarted, 1 + ((a >> 8) + 1) % 65535, 1 + (a >> 8) % 65535)
+        nano = np.where(restarted, MODULUS + i + 1, (names.nano0[k] + i * NANOTIME_STEP) % MODULUS)
+        return client_id_bytes(np.asarray(names.colliding)[k], names.shared_host[k], a, i, pid, nano)
+
+    def topic_bytes(self, rebalances):
+        return self.base.topic_bytes(2 * self.state_group[rebalances // 2] + rebalances % 2)
+
+
 def _id(names, k: int, i: int, restarted: bool) -> str:
     """The client id of process i of batch group k (`rmqplan.generated.generate`), or the one it reports after its restart,
     its group's (i + 1)-th."""

@@ -12,12 +12,18 @@ from __future__ import annotations
 import bisect
 from typing import Optional, Sequence
 
+import numpy as np
+
+from rmqplan.allocation.batch import Rows, concat_ranges, offsets
+from rmqplan.allocation.byte_rows import ByteRows
+from rmqplan.allocation.md5 import md5_head
 from rmqplan.model.fleet import Queue
 from rmqplan.allocation.strategies.base import (
     VIRTUAL_NODES,
     Strategy,
     first_index,
     java_utf8,
+    per_call_kernel,
     md5_bytes,
     md5_hash,
     mq_string,
@@ -102,79 +108,225 @@ class ConsistentHash(Strategy):
         return shares
 
     def kernel(self, calls):
-        """Rings as sorted arrays of (call, point hash): a queue goes to the first point at or after its hash in
-        its call's ring, else to the call's first point. A ring with two equal points (a 32-bit MD5 prefix
-        collision: then Java's replica numbering depends on the put order) is built by `HashRing` instead."""
-        import numpy as np
+        """Every call at once (`ring_kernel`)."""
+        return ring_kernel(self, calls)
 
-        from rmqplan.allocation.batch import Rows, concat_ranges
-        from rmqplan.allocation.strategies.base import per_call_kernel
 
-        batch = calls.batch
-        vnodes = np.array([batch.specs[s].virtual_nodes for s in range(len(batch.specs))], dtype=np.int64)
-        v = vnodes[calls.spec]
-        # every cidAll entry of every call, in sorted order (equal ids back to back)
-        entries, call = concat_ranges(batch.c_off[calls.rebalance], calls.n)
-        order = np.lexsort((batch.c_order[entries], call))
-        entries, call = entries[order], call[order]
-        occurrence = batch.c_order[entries] - batch.c_index[entries]
-        # ring points: cid + "-" + (occurrence * V + i), i < V
-        point_hash = []
-        for cid, occ, vn in zip(batch.names.client_ids(entries), occurrence.tolist(), v[call].tolist()):
-            prefix = java_utf8(cid) + b"-"
-            point_hash.extend(md5_bytes(prefix + str(i).encode()) for i in range(occ * vn, occ * vn + vn))
-        counts = v[call]
-        point_call = np.repeat(call, counts)
-        point_owner = np.repeat(batch.c_index[entries], counts)
-        keys = (point_call.astype(np.uint64) << np.uint64(32)) | np.asarray(point_hash, dtype=np.uint64)
-        order = np.argsort(keys, kind="stable")
-        keys, point_owner, point_call = keys[order], point_owner[order], point_call[order]
-        collided = np.unique(point_call[1:][keys[1:] == keys[:-1]])
-        fallback = per_call_kernel(self, calls.subset(collided)) if len(collided) else Rows.empty()
-        if len(collided):
-            keep = ~np.isin(point_call, collided)
-            keys, point_owner, point_call = keys[keep], point_owner[keep], point_call[keep]
-        ring_start = np.searchsorted(point_call, np.arange(len(calls)), "left")
-        ring_end = np.searchsorted(point_call, np.arange(len(calls)), "right")
-        # route every queue of every call that has a ring
-        routed = (ring_end > ring_start) & ~np.isin(np.arange(len(calls)), collided)
-        queues, qcall = concat_ranges(calls.q_start, np.where(routed, calls.m, 0))
-        hashes = self._queue_hashes(batch, calls, queues, qcall)
-        at = np.searchsorted(keys, (qcall.astype(np.uint64) << np.uint64(32)) | hashes, "left")
-        at = np.where(at >= ring_end[qcall], ring_start[qcall], at)
-        owner = point_owner[at]
-        # each asking entry takes the queues routed to its index
-        width = int(calls.n.max()) + 1
-        qkey = qcall * width + owner
-        order = np.argsort(qkey, kind="stable")
-        qkey, queues = qkey[order], queues[order]
-        akey = calls.ask_call * width + calls.ask_index
-        lo = np.searchsorted(qkey, akey, "left")
-        hi = np.searchsorted(qkey, akey, "right")
-        picks, ask = concat_ranges(lo, hi - lo)
-        return Rows.concat([Rows(calls.ask_entry[ask], queues[picks]), fallback])
+# ------------------------------------------------------------------------------------------ the vectorised form
 
-    @staticmethod
-    def _queue_hashes(batch, calls, queues, qcall):
-        """md5_hash(mq_string(q)) of the listed batch queues (each queue once, whatever the calls sharing it)."""
-        import numpy as np
 
-        out = np.zeros(len(queues), dtype=np.uint64)
-        uniq, inverse = np.unique(queues, return_inverse=True)
-        if not len(uniq):
-            return out
-        rebalance = np.searchsorted(batch.q_off, uniq, "right") - 1
-        encoded: dict = {}
+def ring_kernel(strategy: Strategy, calls):
+    """CONSISTENT_HASH over a batch's calls, as arrays:
 
-        def enc(s: str) -> bytes:
-            b = encoded.get(s)
-            if b is None:
-                b = encoded[s] = java_utf8(s)
-            return b
+    - rings: a call whose cidAll (the same client ids in the same order) and virtual nodes equal the previous
+      call's shares its ring (a group's topics); each ring's points are MD5ed in bulk (`rmqplan.allocation.md5`:
+      `cid + "-" + replica`, the cid's bytes laid out once for its replicas) and sorted ring by ring in rows of a
+      matrix, rings grouped by size into power-of-two widths;
+    - queues: each queue of the calls' rebalances hashed once, the "MessageQueue [topic=T, brokerName=B, queueId="
+      prefix's first block once per topic and broker;
+    - each queue goes to the first point at or after its hash in its ring's row (a search over the rows laid end to
+      end), else to the row's first point; the asking entries at the owner's index take it.
 
-        topics = {r: enc(batch.names.topic(r)) for r in np.unique(rebalance).tolist()}
-        brokers = [enc(b) for b in batch.brokers]
-        values = [md5_bytes(b"MessageQueue [topic=" + topics[r] + b", brokerName=" + brokers[b]
-                            + b", queueId=" + str(i).encode() + b"]")
-                  for r, b, i in zip(rebalance.tolist(), batch.q_broker[uniq].tolist(), batch.q_id[uniq].tolist())]
-        return np.asarray(values, dtype=np.uint64)[inverse]
+    A ring with two equal points (a 32-bit MD5 prefix collision: then Java's replica numbering depends on the put
+    order) is built by `HashRing` instead, call by call."""
+    batch = calls.batch
+    k_count = len(calls)
+    vnodes = np.array([batch.specs[s].virtual_nodes for s in range(len(batch.specs))], dtype=np.int64)
+    v = vnodes[calls.spec]
+    # each call's cidAll in sorted order
+    start = offsets(calls.n)
+    entries, call = concat_ranges(batch.c_off[calls.rebalance], calls.n)
+    ordered = np.empty_like(entries)
+    ordered[start[call] + batch.c_order[entries]] = entries
+    ring = _rings(batch, calls, v, start, ordered, call)
+    first_call = np.flatnonzero(np.concatenate(([True], ring[1:] != ring[:-1]))) if k_count else ring
+    # ring points: cid + "-" + (occurrence * V + i), i < V, for the entries of each ring's first call
+    ring_n, ring_v = calls.n[first_call], v[first_call]
+    r_entries, r_of = concat_ranges(start[first_call], ring_n)
+    r_entries = ordered[r_entries]
+    occurrence = batch.c_order[r_entries] - batch.c_index[r_entries]
+    point_of, replica_i = _repeat_ranges(ring_v[r_of])
+    replica = occurrence[point_of] * ring_v[r_of][point_of] + replica_i
+    cids = _client_id_bytes(batch.names, r_entries)
+    hashes = md5_head(ByteRows.decimal(replica), ByteRows.join([cids, b"-"], _block_width(cids, 1)), point_of)
+    points = offsets(ring_n * ring_v)  # ring j's points: points[j]:points[j + 1], entry by entry
+    owner = batch.c_index[r_entries][point_of]
+    table = RingTable(hashes, owner, points, int(calls.n.max()) if k_count else 1)
+    # calls to route: a ring with points and no collision
+    routed = (v > 0) & ~table.collided[ring]
+    fallback = np.flatnonzero((v > 0) & table.collided[ring])
+    q_index, q_call = concat_ranges(calls.q_start, np.where(routed, calls.m, 0))
+    q_hash = _queue_hashes(batch, calls, routed)
+    holder = table.route(ring[q_call], q_hash)
+    rows = _takers(calls, start, q_call, holder, q_index)
+    if len(fallback):
+        rows = Rows.concat([rows, per_call_kernel(strategy, calls.subset(fallback))])
+    return rows
+
+
+def _rings(batch, calls, v, start, ordered, call) -> np.ndarray:
+    """The ring of each call: a new one unless the previous call has the same virtual nodes and cidAll."""
+    k_count = len(calls)
+    if k_count == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = _client_keys(batch.names, ordered)
+    candidate = np.zeros(k_count, dtype=bool)
+    candidate[1:] = (calls.n[1:] == calls.n[:-1]) & (v[1:] == v[:-1])
+    same = candidate.copy()
+    cand = np.flatnonzero(candidate)
+    if len(cand):
+        at, owner = concat_ranges(start[cand], calls.n[cand])
+        differs = keys[at] != keys[at - calls.n[cand][owner]]
+        same[cand] = np.bincount(owner, weights=differs, minlength=len(cand)) == 0
+    return np.cumsum(~same) - 1
+
+
+def _block_width(rows: ByteRows, extra: int) -> int:
+    """The width, in whole MD5 blocks, of a matrix that holds each string and `extra` more bytes."""
+    return 64 * ((int(rows.lengths.max(initial=0)) + extra) // 64 + 1)
+
+
+def _repeat_ranges(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For counts [2, 3]: ([0, 0, 1, 1, 1], [0, 1, 0, 1, 2])."""
+    within, owner = concat_ranges(np.zeros(len(counts), dtype=np.int64), counts)
+    return owner, within
+
+
+class RingTable:
+    """Rings as rows of sorted points `(hash << bits) | owner` (owner: cidAll.indexOf of the point's client id),
+    rings of up to w points in a matrix w wide (w a power of two), the free places filled with `pad`, which
+    sorts after every point. Laid end to end with the row number above the point, each matrix is one sorted
+    array: `route` is one binary search per queue."""
+
+    def __init__(self, hashes: np.ndarray, owner: np.ndarray, points: np.ndarray, most_owners: int):
+        self.bits = max(1, int(most_owners).bit_length())  # owners < most_owners <= 2**bits - 1: pad is bigger
+        self.span = 32 + self.bits
+        pad = np.uint64((1 << self.span) - 1)
+        size = np.diff(points)
+        rings = len(size)
+        self.size = size
+        self.width = np.where(size > 1, np.left_shift(1, _bit_length(np.maximum(size, 1) - 1)), 1)
+        self.row = np.zeros(rings, dtype=np.int64)  # row of each ring in its width's matrix
+        self.collided = np.zeros(rings, dtype=bool)
+        self.matrices: dict[int, np.ndarray] = {}  # width -> rows laid end to end (row << span | point)
+        packed = (hashes.astype(np.uint64) << np.uint64(self.bits)) | owner.astype(np.uint64)
+        for w in np.unique(self.width).tolist():
+            mine = np.flatnonzero(self.width == w)
+            self.row[mine] = np.arange(len(mine))
+            matrix = np.full((len(mine), w), pad, dtype=np.uint64)
+            at, which = concat_ranges(points[mine], size[mine])
+            matrix.reshape(-1)[which * w + (at - points[mine][which])] = packed[at]
+            matrix.sort(axis=1)
+            real = np.arange(w) < size[mine][:, None]
+            h = matrix >> np.uint64(self.bits)
+            equal = (h[:, 1:] == h[:, :-1]) & real[:, 1:]
+            self.collided[mine] = equal.any(axis=1)
+            if len(mine) >= 1 << (64 - self.span):  # more rows than fit above the points: never in practice
+                raise ValueError(f"{len(mine)} rings of {w} points are too many for one table")
+            matrix |= np.arange(len(mine), dtype=np.uint64)[:, None] << np.uint64(self.span)
+            self.matrices[w] = matrix.reshape(-1)
+
+    def route(self, ring: np.ndarray, queue_hash: np.ndarray) -> np.ndarray:
+        """The owner of each queue: the first point at or after its hash in its ring, else the ring's first."""
+        out = np.empty(len(ring), dtype=np.int64)
+        width = self.width[ring]
+        mask = np.uint64((1 << self.bits) - 1)
+        for w, flat in self.matrices.items():
+            mine = np.flatnonzero(width == w) if len(self.matrices) > 1 else np.arange(len(ring))
+            row = self.row[ring[mine]]
+            key = (row.astype(np.uint64) << np.uint64(self.span)) | (queue_hash[mine].astype(np.uint64)
+                                                                      << np.uint64(self.bits))
+            at = np.searchsorted(flat, key, "left")
+            col = at - row * w
+            at = np.where(col >= self.size[ring[mine]], row * w, at)  # past the ring's last point: its first
+            out[mine] = (flat[at] & mask).astype(np.int64)
+        return out
+
+
+def _bit_length(x: np.ndarray) -> np.ndarray:
+    """int.bit_length of each (>= 0) number."""
+    out = np.zeros(len(x), dtype=np.int64)
+    x = x.astype(np.int64).copy()
+    while x.any():
+        nz = x > 0
+        out += nz
+        x >>= 1
+    return out
+
+
+def _queue_hashes(batch, calls, routed: np.ndarray) -> np.ndarray:
+    """md5_hash(mq_string(q)) of every queue of the routed calls, in their order (each rebalance's queues hashed
+    once, whatever the calls sharing it)."""
+    reb = calls.rebalance[routed]
+    if not len(reb):
+        return np.zeros(0, dtype=np.uint32)
+    if bool(np.all(reb[1:] >= reb[:-1])):
+        distinct = reb[np.concatenate(([True], reb[1:] != reb[:-1]))]
+    else:
+        distinct = np.unique(reb)
+    count = batch.q_off[distinct + 1] - batch.q_off[distinct]
+    queues, which = concat_ranges(batch.q_off[distinct], count)
+    broker = batch.q_broker[queues]
+    # one prefix per run of a rebalance's queues on one broker (queues come broker by broker)
+    new_run = np.ones(len(queues), dtype=bool)
+    new_run[1:] = (which[1:] != which[:-1]) | (broker[1:] != broker[:-1])
+    run_start = np.flatnonzero(new_run)
+    run_of = np.cumsum(new_run) - 1
+    brokers = ByteRows.from_bytes([java_utf8(b) for b in batch.brokers])
+    topics = _topic_bytes(batch.names, distinct)
+    parts = [b"MessageQueue [topic=", topics.take(which[run_start]), b", brokerName=", brokers.take(broker[run_start]),
+             b", queueId="]
+    longest = 43 + int(topics.lengths.max()) + int(brokers.lengths.max())  # 43: the constants' bytes
+    prefixes = ByteRows.join(parts, 64 * (longest // 64 + 1))
+    hashes = md5_head(ByteRows.join([ByteRows.decimal(batch.q_id[queues]), b"]"]), prefixes, run_of)
+    # the routed calls' queues, by position in their rebalance's run of distinct queues
+    at = np.searchsorted(distinct, reb)
+    first = np.zeros(len(distinct) + 1, dtype=np.int64)
+    np.cumsum(count, out=first[1:])
+    offs, _ = concat_ranges(first[at], calls.m[routed])
+    return hashes[offs]
+
+
+def _takers(calls, start, q_call, holder, q_index):
+    """Rows: each routed queue to the asking entries of its call whose cidAll index is its holder's."""
+    slots = int(start[-1]) if len(start) else 0
+    ask_slot = start[calls.ask_call] + calls.ask_index
+    q_slot = start[q_call] + holder
+    count = np.bincount(ask_slot, minlength=slots)
+    if not len(count) or count.max() <= 1:  # one asking entry per client id: a lookup
+        ask_at = np.full(slots, -1, dtype=np.int64)
+        ask_at[ask_slot] = np.arange(len(ask_slot))
+        a = ask_at[q_slot] if len(q_slot) else q_slot
+        keep = a >= 0
+        return Rows(calls.ask_entry[a[keep]], q_index[keep])
+    order = np.argsort(ask_slot, kind="stable")
+    first = np.zeros(slots + 1, dtype=np.int64)
+    np.cumsum(count, out=first[1:])
+    picks, q = concat_ranges(first[q_slot], count[q_slot])
+    return Rows(calls.ask_entry[order[picks]], q_index[q])
+
+
+# ------------------------------------------------------------------------- a batch's names as bytes, in bulk
+
+
+def _client_keys(names, entries: np.ndarray) -> np.ndarray:
+    """A number per entry, equal for equal client ids (`BatchNames.client_keys` when the names have it)."""
+    fast = getattr(names, "client_keys", None)
+    if fast is not None:
+        return np.asarray(fast(entries), dtype=np.int64)
+    ids: dict[str, int] = {}
+    return np.array([ids.setdefault(c, len(ids)) for c in names.client_ids(entries)], dtype=np.int64)
+
+
+def _client_id_bytes(names, entries: np.ndarray) -> ByteRows:
+    fast = getattr(names, "client_id_bytes", None)
+    if fast is not None:
+        return fast(entries)
+    return ByteRows.from_bytes([java_utf8(c) for c in names.client_ids(entries)])
+
+
+def _topic_bytes(names, rebalances: np.ndarray) -> ByteRows:
+    fast = getattr(names, "topic_bytes", None)
+    if fast is not None:
+        return fast(rebalances)
+    return ByteRows.from_bytes([java_utf8(names.topic(r)) for r in rebalances.tolist()])
