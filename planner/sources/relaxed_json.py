@@ -1,9 +1,11 @@
 """The JSON that `mqadmin` prints: fastjson's, which is not strict JSON.
 
 fastjson writes a `Map<Long, String>` (a broker's addresses, `brokerAddrs`) with bare numeric keys,
-`{0:"10.0.0.1:10911"}`, and pretty-prints with tabs. This parser takes strict JSON plus what fastjson adds:
-object keys that are bare numbers or identifiers, single-quoted strings, and a trailing comma. Every object
-remembers the line of each of its keys (`JsonObject.lines`), so a reader can say where a value came from.
+`{0:"10.0.0.1:10911"}`, a map keyed by objects (a group's consume stats, keyed by `MessageQueue`) with objects
+as keys, `{{"brokerName":"b","queueId":0,"topic":"T"}:{...}}`, and pretty-prints with tabs. This parser takes
+strict JSON plus what fastjson adds: object keys that are bare numbers or identifiers, or objects of plain values
+(an `ObjectKey`), single-quoted strings, and a trailing comma. Every object remembers the line of each of its keys
+(`JsonObject.lines`), so a reader can say where a value came from.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ class JsonObject(dict):
     def __init__(self) -> None:
         super().__init__()
         self.lines: dict[str, int] = {}
+
+
+class ObjectKey(tuple):
+    """An object used as a key: its (name, value) pairs, sorted by name; values are strings, numbers, booleans or
+    null."""
+
+    def fields(self) -> dict:
+        return dict(self)
 
 
 _ESCAPES = {'"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -153,7 +163,10 @@ class _Parser:
             if not ch:
                 raise self.fail("unexpected end of the text")
             line = self.line
-            key = self.string() if ch in "\"'" else self.bare()
+            if ch == "{":
+                key = self.object_key(depth)
+            else:
+                key = self.string() if ch in "\"'" else self.bare()
             self.expect(":")
             obj[key] = self.value(depth + 1)
             obj.lines[key] = line
@@ -162,6 +175,14 @@ class _Parser:
                 self.pos += 1
             elif ch != "}":
                 raise self.fail("expected ',' or '}'")
+
+    def object_key(self, depth: int) -> ObjectKey:
+        if depth + 1 > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} deep")
+        value = self.object(depth + 1)
+        if any(isinstance(v, (dict, list)) for v in value.values()):
+            raise self.fail("an object used as a key holds an object or an array")
+        return ObjectKey(sorted(value.items()))
 
     def array(self, depth: int) -> list:
         self.pos += 1

@@ -1,0 +1,157 @@
+"""A blocking client of RocketMQ's remoting protocol: one TCP connection per address, one request at a time, a
+deadline per request. Whatever goes wrong (refused, no answer in time, a closed connection, a malformed frame) is
+a `RemotingError` whose text is one line naming the address; the connection is then dropped.
+
+A response is matched to its request by `opaque` (frames the server sends on its own are skipped). The client
+only sends what it is asked to: the readers above it ask read-only questions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import struct
+import time
+from typing import Callable, Mapping, Optional
+
+from rmqplan.sources.remoting.acl import Credentials, signed
+from rmqplan.sources.remoting.codes import CURRENT_VERSION, request_name
+from rmqplan.sources.remoting.frame import MAX_FRAME, Command, FrameError, decode, encode
+
+DEFAULT_TIMEOUT = 3.0  # seconds, as the Java admin tools wait
+LANGUAGE = "PYTHON"
+MAX_SKIPPED = 64  # frames that are not our answer, read before giving up
+
+# (address, request frame, response payload): what a recording test keeps (tests/planner/fixtures/remoting)
+Recorder = Callable[[str, bytes, bytes], None]
+
+
+class RemotingError(Exception):
+    """A request that got no usable answer: `address`, the request, and what happened."""
+
+    def __init__(self, address: str, what: str, request: str = ""):
+        self.address, self.what, self.request = address, what, request
+        super().__init__(f"{address}: {request + ': ' if request else ''}{what}")
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """`host:port` (RocketMQ writes IPv6 hosts without brackets: the port is after the last colon)."""
+    host, sep, port = address.strip().rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{address!r} is not host:port")
+    return host, int(port)
+
+
+def _seconds(t: float) -> str:
+    return f"{t:g} s"
+
+
+class RemotingClient:
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, credentials: Optional[Credentials] = None,
+                 recorder: Optional[Recorder] = None):
+        self.timeout = timeout
+        self.credentials = credentials
+        self.recorder = recorder
+        self._sockets: dict[str, socket.socket] = {}
+        self._opaque = itertools.count(1)
+
+    def __enter__(self) -> "RemotingClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for sock in self._sockets.values():
+            try:
+                sock.close()
+            except OSError:
+                pass
+        self._sockets.clear()
+
+    def _drop(self, address: str) -> None:
+        sock = self._sockets.pop(address, None)
+        if sock is not None:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def _connect(self, address: str, deadline: float, name: str) -> socket.socket:
+        sock = self._sockets.get(address)
+        if sock is not None:
+            return sock
+        try:
+            host, port = split_address(address)
+        except ValueError as e:
+            raise RemotingError(address, str(e), name) from None
+        try:
+            sock = socket.create_connection((host, port), timeout=max(deadline - time.monotonic(), 0.001))
+        except ConnectionRefusedError:
+            raise RemotingError(address, "connection refused", name) from None
+        except (socket.timeout, TimeoutError):
+            raise RemotingError(address, f"no connection within {_seconds(self.timeout)}", name) from None
+        except socket.gaierror as e:
+            raise RemotingError(address, f"cannot resolve {host}: {e.strerror or e}", name) from None
+        except OSError as e:
+            raise RemotingError(address, f"cannot connect: {e.strerror or e}", name) from None
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._sockets[address] = sock
+        return sock
+
+    def request(self, address: str, code: int, fields: Optional[Mapping[str, str]] = None,
+                body: bytes = b"") -> Command:
+        """The response to one request (whatever its code: the caller decides what an error code means)."""
+        name = request_name(code)
+        deadline = time.monotonic() + self.timeout
+        ext = {k: str(v) for k, v in (fields or {}).items()}
+        if self.credentials is not None:
+            ext = signed(ext, body, self.credentials)
+        opaque = next(self._opaque)
+        frame = encode(Command(code, opaque, 0, None, ext, body, language=LANGUAGE, version=CURRENT_VERSION))
+        sock = self._connect(address, deadline, name)
+        try:
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            sock.sendall(frame)
+            for _ in range(MAX_SKIPPED):
+                payload = self._read_frame(sock, deadline, address, name)
+                try:
+                    response = decode(payload)
+                except FrameError as e:
+                    raise RemotingError(address, f"malformed answer: {e}", name) from None
+                if response.is_response and response.opaque == opaque:
+                    if self.recorder is not None:
+                        self.recorder(address, frame, payload)
+                    return response
+            raise RemotingError(address, f"no answer to request {opaque} among {MAX_SKIPPED} frames", name)
+        except RemotingError:
+            self._drop(address)
+            raise
+        except (socket.timeout, TimeoutError):
+            self._drop(address)
+            raise RemotingError(address, f"no answer within {_seconds(self.timeout)}", name) from None
+        except OSError as e:
+            self._drop(address)
+            raise RemotingError(address, f"connection failed: {e.strerror or e}", name) from None
+
+    def _read_frame(self, sock: socket.socket, deadline: float, address: str, name: str) -> bytes:
+        (total,) = struct.unpack(">i", self._read(sock, 4, deadline, address, name))
+        if total < 4 or total > MAX_FRAME:
+            raise RemotingError(address, f"malformed answer: a frame of {total:,} bytes (at most {MAX_FRAME:,} and "
+                                         "at least 4)", name)
+        return self._read(sock, total, deadline, address, name)
+
+    def _read(self, sock: socket.socket, n: int, deadline: float, address: str, name: str) -> bytes:
+        chunks, got = [], 0
+        while got < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout()
+            sock.settimeout(left)
+            chunk = sock.recv(min(n - got, 1 << 20))
+            if not chunk:
+                raise RemotingError(address, "closed the connection" + (" mid-frame" if got else ""), name)
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
