@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
-from rmqplan.report.findings import SEVERITY, PlanFinding, find
+from rmqplan.report.findings import SEVERITY, PlanFinding, find, queues_text
 from rmqplan.sources.from_code import FleetFromCode, GroupOrigin, Place, fleet_from_code
 from rmqplan.model.identity import shared_client_ids
 from rmqplan.model.simulation import Simulation
@@ -59,29 +59,6 @@ class CheckError(Exception):
         self.lines = list(lines)
 
 
-def _ranges(ids: Sequence[int]) -> str:
-    """`0, 3-7`: consecutive queue ids as ranges."""
-    out, ids = [], sorted(ids)
-    start = prev = None
-    for i in ids + [None]:
-        if start is not None and (i is None or i != prev + 1):
-            out.append(f"{start}-{prev}" if prev > start else str(start))
-            start = None
-        if i is not None and start is None:
-            start = i
-        prev = i
-    return ", ".join(out)
-
-
-def _queues_text(finding: PlanFinding) -> str:
-    by_broker: dict[str, list[int]] = {}
-    for q in finding.queues or ():
-        by_broker.setdefault(q.broker, []).append(q.queue_id)
-    if len(by_broker) == 1:
-        return f"queues {_ranges(next(iter(by_broker.values())))}"
-    return "queues " + ", ".join(f"{_ranges(ids)} ({b})" for b, ids in by_broker.items())
-
-
 def _short(place: Place) -> str:
     return f"{os.path.basename(place.path)}:{place.line}"
 
@@ -113,11 +90,11 @@ def _detail(finding: PlanFinding, sim: Simulation) -> str:
                         for cid, ps in shared.items())
     prefix = f"{sharing}; " if sharing else ""
     if finding.code == "PLAN001":
-        return f"{prefix}{_queues_text(finding)} of {finding.topic} would be consumed by nobody"
+        return f"{prefix}{queues_text(finding.queues or ())} of {finding.topic} would be consumed by nobody"
     if finding.code == "PLAN002":
         holders = max((len(ps) for ps in shared.values()), default=0)
         by = f"by all {holders} of them" if holders > 2 else "twice"
-        return f"{prefix}{_queues_text(finding)} of {finding.topic} would be consumed {by if shared else 'twice or more'}"
+        return f"{prefix}{queues_text(finding.queues or ())} of {finding.topic} would be consumed {by if shared else 'twice or more'}"
     return finding.message
 
 
@@ -188,22 +165,32 @@ def plan_findings(fleet: FleetFromCode, sim: Simulation, root: Path) -> list:
     return out
 
 
-def run_check(path: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int],
+def run_check(path: str, deploy: Sequence[str], cluster, nodes: Optional[int],
               use_cache: bool = True) -> CheckResult:
-    """Lint `path`, build its fleet, simulate it (the exact local engine) and join the findings.
-    Raises CheckError for unusable inputs, rmqlint's ConfigError/DiscoveryError for a bad lint setup."""
+    """Lint `path`, build its fleet, simulate it (the exact local engine) and join the findings. `cluster` is a
+    saved outputs directory, a `rmqplan.sources.cluster_source.ClusterSource` or None.
+    Raises CheckError for unusable inputs (a live cluster that cannot be read among them), rmqlint's
+    ConfigError/DiscoveryError for a bad lint setup."""
+    from rmqplan.sources.cluster_source import ClusterSource, ClusterSourceError
+
     from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
     from rmqplan.sources.fleet_writer import write_fleet
     from rmqplan.engines.local import simulate
     from rmqlint.engine import LintOptions, lint
     from rmqlint.findings import Finding
 
-    missing = [f"{p}: no such directory" for p in [path, *deploy, *([cluster] if cluster else [])]
+    if cluster is not None and not isinstance(cluster, ClusterSource):
+        cluster = ClusterSource(directory=os.fspath(cluster))
+    directory = cluster.directory if cluster is not None else None
+    missing = [f"{p}: no such directory" for p in [path, *deploy, *([directory] if directory else [])]
                if not os.path.isdir(p)]
     if missing:
         raise CheckError(missing)
     result = lint(LintOptions(paths=[Path(path)], use_cache=use_cache))
-    fleet = fleet_from_code(path, deploy, cluster, nodes)
+    try:
+        fleet = fleet_from_code(path, deploy, cluster, nodes)
+    except ClusterSourceError as e:
+        raise CheckError([str(e)]) from None
     text = write_fleet(fleet.planned)
     if not fleet.planned.groups:
         return CheckResult(list(result.findings), result, fleet, text)

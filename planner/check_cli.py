@@ -1,10 +1,15 @@
-"""The `rmqplan fleet` and `rmqplan check` commands: arguments in, one report out, rmqlint's exit codes."""
+"""The `rmqplan fleet` and `rmqplan check` commands: arguments in, one report out, rmqlint's exit codes.
+
+The cluster is a `ClusterSource`: saved mqadmin outputs (`--cluster DIR`) or the live cluster (`--namesrv ADDR`);
+a live cluster that cannot be read is one line and exit 2, and nothing is written."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 from typing import Optional, Sequence, TextIO
+
+from rmqplan.sources.cluster_source import ClusterSource
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -13,21 +18,20 @@ def _missing(paths: Sequence[Optional[str]]) -> list[str]:
     return [f"rmqplan: {p}: no such directory" for p in paths if p is not None and not os.path.isdir(p)]
 
 
-def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int],
+def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int],
                   output: Optional[str], out: TextIO, err: TextIO) -> int:
-    from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
-    from rmqplan.sources.fleet_writer import save_fleet, write_fleet
+    from rmqplan.sources.cluster_source import ClusterSourceError
     from rmqplan.sources.from_code import fleet_from_code
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
 
-    missing = _missing([code, *deploy, cluster])
+    missing = _missing([code, *deploy, cluster.directory])
     if missing:
         err.write("\n".join(missing) + "\n")
         return EXIT_USAGE
     try:
         result = fleet_from_code(code, deploy, cluster, nodes)
-    except (ConfigError, DiscoveryError) as e:
+    except (ConfigError, DiscoveryError, ClusterSourceError) as e:
         err.write(f"rmqplan: {e}\n")
         return EXIT_USAGE
     for line in result.problems:
@@ -40,13 +44,21 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], node
             err.write(f"rmqplan: {code}: no consumer group of a remoting client (push or lite pull) found in the "
                       "code\n")
         return EXIT_USAGE
+    return _write(result.planned, output, out, err)
+
+
+def _write(planned, output: Optional[str], out: TextIO, err: TextIO) -> int:
+    """The fleet to `output` (checked first, written atomically) or stdout; exit 2 with its errors if the planner
+    would not take it."""
+    from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
+    from rmqplan.sources.fleet_writer import save_fleet, write_fleet
+
     try:
         if output:
-            save_fleet(result.planned, output)
-            err.write(f"rmqplan: wrote {output}: {len(result.planned.groups)} group(s), "
-                      f"{len(result.planned.topics)} topic(s)\n")
+            save_fleet(planned, output)
+            err.write(f"rmqplan: wrote {output}: {len(planned.groups)} group(s), {len(planned.topics)} topic(s)\n")
         else:
-            text = write_fleet(result.planned)
+            text = write_fleet(planned)
             parse_fleet_text(text, "the written fleet")
             out.write(text)
     except FleetError as e:
@@ -59,7 +71,33 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: Optional[str], node
     return EXIT_OK
 
 
-def check_command(path: str, deploy: Sequence[str], cluster: Optional[str], nodes: Optional[int], fmt: str,
+def connected_fleet_command(cluster: ClusterSource, strategies: Sequence[str], output: Optional[str], out: TextIO,
+                            err: TextIO) -> int:
+    """`rmqplan fleet --namesrv ADDR` (or `--cluster DIR`) without code: every connected group, by the client ids
+    its processes report now."""
+    from rmqplan.sources.cluster_source import ClusterSourceError
+    from rmqplan.sources.from_cluster import StrategyOptionError, fleet_from_cluster, parse_strategy_option
+
+    missing = _missing([cluster.directory])
+    if missing:
+        err.write("\n".join(missing) + "\n")
+        return EXIT_USAGE
+    try:
+        told = parse_strategy_option(list(strategies))
+        snapshot = cluster.read()
+    except (StrategyOptionError, ClusterSourceError) as e:
+        err.write(f"rmqplan: {e}\n")
+        return EXIT_USAGE
+    result = fleet_from_cluster(snapshot, told)
+    for line in [*map(str, snapshot.problems), *result.problems]:
+        err.write(f"rmqplan: {line}\n")
+    if not result.planned.groups:
+        err.write(f"rmqplan: no fleet written: no consumer group is connected to {snapshot.source} now\n")
+        return EXIT_USAGE
+    return _write(result.planned, output, out, err)
+
+
+def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int], fmt: str,
                   use_cache: bool, out: TextIO, err: TextIO) -> int:
     from rmqplan.check import PLAN_RULES, CheckError, run_check
     from rmqlint.config import ConfigError

@@ -1,5 +1,6 @@
 """`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases), `simulate --fleet F`, `fleet --from-code
-PATH` (a fleet.toml from code, deployment and cluster) and `check PATH` (lint + fleet + simulate).
+PATH` (a fleet.toml from code, deployment and cluster; from the cluster alone without --from-code), `check PATH`
+(lint + fleet + simulate) and `status --namesrv ADDR` (the live cluster's allocation and its problems now).
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
 `--engine auto` picks the engine (`rmqplan.engines.choice`); the Spark engine is imported only when it runs, so
@@ -66,10 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
     fleet = sub.add_parser(
         "fleet", help="write a fleet.toml from the code, its deployment and the live cluster",
         description="Write the fleet.toml that the code (rmqlint's facts: consumer groups, subscriptions, model, "
-                    "strategy, instanceName), its deployment (Kubernetes manifests, docker compose) and saved mqadmin "
-                    "outputs describe, with a comment on every value saying where it came from.")
-    fleet.add_argument("--from-code", required=True, metavar="PATH", help="the code: a repository or a directory")
+                    "strategy, instanceName), its deployment (Kubernetes manifests, docker compose) and the cluster "
+                    "(saved mqadmin outputs, or a live one) describe, with a comment on every value saying where it "
+                    "came from. Without --from-code: the fleet of what is connected to the cluster now, every group "
+                    "with its real client ids and the messages behind on its queues.")
+    fleet.add_argument("--from-code", metavar="PATH", help="the code: a repository or a directory")
     _add_sources(fleet)
+    fleet.add_argument("--strategy", action="append", default=[], metavar="GROUP=NAME",
+                       help="without --from-code: the strategy a group's clients run (the broker does not know it; "
+                            "default AVG, the client's); NAME alone for every group; CONSISTENT_HASH:N for N virtual "
+                            "nodes (repeatable)")
     fleet.add_argument("-o", "--output", metavar="FILE", help="write the fleet here (atomically) instead of stdout")
     check = sub.add_parser(
         "check", help="lint + fleet + simulate: what the code, deployed, would do to the queues",
@@ -80,16 +87,48 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sources(check)
     check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write rmqlint's facts cache")
+    status = sub.add_parser(
+        "status", help="the live cluster now: who holds which queue, what is orphaned or held twice, and the backlog",
+        description="Read a live cluster over RocketMQ's protocol (read-only requests), compute the allocation its "
+                    "connected clients compute now, report orphaned and doubly held queues with the messages behind "
+                    "on them, and what the brokers' consume offsets (read twice, --interval apart) confirm or "
+                    "contradict. Exit 1 when an error-level problem is live, 2 when the cluster cannot be read.")
+    status.add_argument("--namesrv", required=True, metavar="ADDR", help="name server(s): host:port, or "
+                                                                          "host:port;host:port tried in turn")
+    status.add_argument("--format", choices=("text", "json"), default="text")
+    status.add_argument("--html", metavar="FILE", help="also write the report page (simulate's), with the live "
+                                                      "problems and the brokers' view")
+    status.add_argument("--strategy", action="append", default=[], metavar="GROUP=NAME",
+                        help="the strategy a group's clients run (the broker does not know it; default AVG, the "
+                             "client's); NAME alone for every group; CONSISTENT_HASH:N for N virtual nodes")
+    status.add_argument("--group", action="append", default=[], metavar="G", help="only this group (repeatable)")
+    status.add_argument("--interval", type=float, default=6.0, metavar="SECONDS",
+                        help="read the consume offsets again after this long to see them move (default 6, longer "
+                             "than the clients' 5 s offset commit); 0 reads them once")
+    _add_connection(status)
     return parser
+
+
+def _add_connection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
+                        help="how long to wait for each answer (default 3)")
+    parser.add_argument("--acl-file", metavar="FILE",
+                        help="sign requests for a cluster with access control with the keys of FILE (the Java "
+                             "client's key file: AccessKey=..., SecretKey=...); without it, RMQPLAN_ACCESS_KEY and "
+                             "RMQPLAN_SECRET_KEY when set. Keys are never taken from the command line")
 
 
 def _add_sources(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deploy", action="append", default=[], metavar="DIR",
                         help="Kubernetes manifests and docker-compose files, searched recursively (repeatable)")
     parser.add_argument("--cluster", metavar="DIR", help="saved mqadmin outputs: topicRoute-<Topic>.json, "
-                                                          "clusterList.txt, consumerConnection-<group>.txt")
+                                                          "clusterList.txt, consumerConnection-<group>.txt, "
+                                                          "consumerProgress-<group>.txt")
+    parser.add_argument("--namesrv", metavar="ADDR", help="a live cluster instead of saved outputs: its name "
+                                                         "server(s), host:port;host:port (read-only requests)")
     parser.add_argument("--nodes", type=int, metavar="N", help="the nodes replicas on host networking are spread "
                                                                "over (default: the worst case, all on one node)")
+    _add_connection(parser)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -117,14 +156,39 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         if args.nodes is not None and args.nodes < 1:
             err.write("rmqplan: error: --nodes must be 1 or more\n")
             return EXIT_USAGE
-        from rmqplan.check_cli import check_command, fleet_command
+        if args.cluster is not None and args.namesrv is not None:
+            err.write("rmqplan: error: --cluster DIR and --namesrv ADDR both describe the cluster: give one\n")
+            return EXIT_USAGE
+        from rmqplan.check_cli import ClusterSource, check_command, fleet_command
 
+        source = ClusterSource(args.cluster, args.namesrv, args.timeout, args.acl_file)
         if args.command == "fleet":
-            return fleet_command(args.from_code, args.deploy, args.cluster, args.nodes, args.output, out, err)
-        return check_command(args.path, args.deploy, args.cluster, args.nodes, args.format, not args.no_cache,
+            if args.from_code is None:
+                if args.cluster is None and args.namesrv is None:
+                    err.write("rmqplan: error: fleet needs --from-code PATH, or a cluster (--namesrv ADDR or "
+                              "--cluster DIR) to write what is connected to it\n")
+                    return EXIT_USAGE
+                if args.deploy or args.nodes is not None:
+                    err.write("rmqplan: error: --deploy and --nodes describe where the code runs: they need "
+                              "--from-code\n")
+                    return EXIT_USAGE
+                from rmqplan.check_cli import connected_fleet_command
+
+                return connected_fleet_command(source, args.strategy, args.output, out, err)
+            if args.strategy:
+                err.write("rmqplan: error: --strategy is for the fleet of a cluster alone: with --from-code the "
+                          "strategy is the code's\n")
+                return EXIT_USAGE
+            return fleet_command(args.from_code, args.deploy, source, args.nodes, args.output, out, err)
+        return check_command(args.path, args.deploy, source, args.nodes, args.format, not args.no_cache,
                              out, err)
+    if args.command == "status":
+        from rmqplan.status import StatusOptions, status_command
+
+        return status_command(StatusOptions(args.namesrv, args.format, args.html, args.strategy, args.group,
+                                            args.interval, args.timeout, args.acl_file), out, err)
     parser.print_usage(err)
-    err.write("rmqplan: error: a command is required (allocate, simulate, fleet or check)\n")
+    err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check or status)\n")
     return EXIT_USAGE
 
 

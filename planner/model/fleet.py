@@ -97,6 +97,13 @@ class Group:
     strategy: StrategySpec
     subscriptions: tuple[SubscriptionSpec, ...]
     instances: tuple[InstanceSpec, ...]
+    # Messages behind on each queue (broker offset - the group's offset), as the brokers reported them when the
+    # fleet was read from a cluster: ((Queue, messages), ...) in RocketMQ order; () when not known. A queue not
+    # listed is not known (weighed as 0).
+    backlog: tuple[tuple[Queue, int], ...] = ()
+
+    def backlog_of(self) -> dict[Queue, int]:
+        return dict(self.backlog)
 
 
 @dataclass(frozen=True)

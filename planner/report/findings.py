@@ -8,7 +8,9 @@ Computed from a `Simulation` (either engine's), so both engines report the same 
 | PLAN003 | warning  | scenario, group, topic   | idle processes (not for retry topics)                          |
 | PLAN004 | error    | baseline, topic          | written queues no consumer can read                            |
 | PLAN005 | error    | scenario, group, topic   | a strategy throws, so that process's rebalance fails           |
-| PLAN006 | warning  | scenario, group, topic   | a process holds >= 2 queues and >= twice its fair share        |
+| PLAN006 | warning  | scenario, group, topic   | a process holds >= 2 queues and >= twice its fair share; or,   |
+|         |          |                          | with the group's backlog, >= twice its fair share of messages  |
+|         |          |                          | and more than that share plus one queue's worth                |
 | PLAN007 | warning  | scenario, group          | broadcasting processes on one host share a client id           |
 | PLAN008 | info     | scenario, topic          | readable queues no producer writes to: they stay empty         |
 
@@ -16,7 +18,8 @@ PLAN004 and PLAN008 are facts of the routes: the baseline's, and a scenario's (i
 they differ from the baseline's for that topic.
 
 The fair share is the topic's readable queues divided by the processes that subscribe to it (clustering only,
-not for retry topics).
+not for retry topics). PLAN006's backlog form (`weight` "backlog" in JSON) weighs the queues by the messages behind
+on them (`rmqplan.allocation.backlog`), when the fleet knows the group's backlog.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from rmqplan.model.routes import (
     why_unreadable,
     why_unwritten,
 )
+from rmqplan.allocation.backlog import percent, shares
 from rmqplan.allocation.strategies import describe, strategy_of
 
 ERROR = "error"
@@ -55,12 +59,15 @@ class PlanFinding:
     topic: Optional[str]
     message: str
     queues: Optional[list[Queue]] = None
+    weight: str = "queues"  # PLAN006: what is counted, "queues" or "backlog" (messages behind)
 
     def to_json(self) -> dict:
         out = {"code": self.code, "severity": self.severity, "scenario": self.scenario, "group": self.group,
                "topic": self.topic, "message": self.message}
         if self.queues is not None:
             out["queues"] = [[q.topic, q.broker, q.queue_id] for q in self.queues]
+        if self.weight != "queues":
+            out["weight"] = self.weight
         return out
 
 
@@ -75,6 +82,33 @@ def format_queues(queues: Sequence[Queue]) -> str:
     for q in queues:
         by_broker.setdefault(q.broker, []).append(q.queue_id)
     return "; ".join(f"{b}: {', '.join(map(str, ids))}" for b, ids in by_broker.items())
+
+
+def id_ranges(ids: Sequence[int]) -> str:
+    """`0, 1, 3-7`: queue ids, runs of three or more as ranges."""
+    out, ids = [], sorted(ids)
+    start = prev = None
+    for i in ids + [None]:
+        if start is not None and (i is None or i != prev + 1):
+            out.append(f"{start}-{prev}" if prev > start + 1 else
+                       f"{start}, {prev}" if prev > start else str(start))
+            start = None
+        if i is not None and start is None:
+            start = i
+        prev = i
+    return ", ".join(out)
+
+
+def queues_text(queues: Sequence[Queue], name_brokers: bool = False) -> str:
+    """`queues 2, 3` (one broker, unless `name_brokers`) or `queues 3 (broker-a), 0, 1 (broker-b)`: how a person
+    names them."""
+    by_broker: dict[str, list[int]] = {}
+    for q in queues:
+        by_broker.setdefault(q.broker, []).append(q.queue_id)
+    word = f"queue{'s' if len(queues) > 1 else ''}"
+    if len(by_broker) == 1 and not name_brokers:
+        return f"{word} {id_ranges(next(iter(by_broker.values())))}"
+    return f"{word} " + ", ".join(f"{id_ranges(ids)} ({b})" for b, ids in by_broker.items())
 
 
 def _names(items: Sequence[str]) -> str:
@@ -260,6 +294,28 @@ def _imbalance(r: GroupTopicResult) -> Optional[PlanFinding]:
     return _finding("PLAN006", r.scenario, r.group, r.topic, msg)
 
 
+def _backlog_imbalance(r: GroupTopicResult, backlog: dict) -> Optional[PlanFinding]:
+    if r.model != CLUSTERING or is_retry_topic(r.topic) or not backlog:
+        return None
+    s = shares(r, backlog)
+    if s is None or len(s.processes) < 2:
+        return None
+    heavy = sorted(s.overloaded(), key=lambda p: -p.messages)
+    if not heavy:
+        return None
+    parts = [f"{p.instance} holds {p.queues} of {s.queues} queues but {percent(s.share(p))} of them "
+             f"({p.messages:,} messages)" for p in heavy[:MAX_LISTED]]
+    if len(heavy) > MAX_LISTED:
+        parts.append(f"and {len(heavy) - MAX_LISTED} more")
+    proc = {p.instance: p for p in r.processes}
+    msg = (f"imbalance by backlog in group {r.group} on {r.topic}: {s.total:,} messages behind, a fair share of "
+           f"{percent(1 / len(s.processes))} ({s.fair:,.0f}) per process, but {', '.join(parts)}; "
+           f"strategy {_strategy_text(proc[heavy[0].instance])}")
+    out = _finding("PLAN006", r.scenario, r.group, r.topic, msg)
+    out.weight = "backlog"
+    return out
+
+
 def _unreadable(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
     out = []
     for topic in fleet.topics:
@@ -323,12 +379,17 @@ def find(sim: Simulation) -> list[PlanFinding]:
     """Every finding of a simulation: topic findings (PLAN004, PLAN008) first, then in result order."""
     out = _route_findings(sim)
     seen_groups: set[tuple[str, str]] = set()
+    backlogs = {g.name: g.backlog_of() for g in sim.fleet.groups if g.backlog}
     for r in sim.results:
         if r.model == BROADCASTING and (r.scenario, r.group) not in seen_groups:
             seen_groups.add((r.scenario, r.group))
             out += _shared_offsets(r.scenario, r.group, r.processes)
         for check in (_errored, _orphaned, _duplicated, _idle, _imbalance):
             f = check(r)
+            if f is not None:
+                out.append(f)
+        if r.group in backlogs:
+            f = _backlog_imbalance(r, backlogs[r.group])
             if f is not None:
                 out.append(f)
     return out
@@ -351,6 +412,9 @@ def count_by_code(sim: Simulation, shown: Sequence[PlanFinding]) -> dict[str, in
     if sim.problem_counts is not None:
         for problem, code in CODE_OF_PROBLEM.items():
             counts[code] = sim.problem_counts.get(problem, 0)
+        # the engines count imbalance by queues; the backlog form is the findings' own (hand-written groups,
+        # always listed)
+        counts["PLAN006"] += sum(1 for f in shown if f.code == "PLAN006" and f.weight == "backlog")
     return counts
 
 

@@ -10,6 +10,8 @@ What it shows:
   number of holders), an idle process's row is greyed, a failed rebalance's row says why;
 - per scenario, each of its group's topics as two grids side by side, the baseline and the scenario, with the
   queues that change owner outlined in both;
+- with the group's backlog (a fleet read from a cluster), each queue's messages behind under its number, and
+  each process's total in its row;
 - a large fleet (more groups than `MAX_GRID_GROUPS`, or an engine that listed only its first problem groups):
   the totals, a table of the listed problem groups with their counts, and grids for the first of them.
 
@@ -77,8 +79,9 @@ def _colours(processes: Sequence[Process]) -> dict[str, str]:
     return out
 
 
-def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = ()) -> str:
-    """The processes x queues table of one result; `moved` queues are outlined (a scenario and its baseline)."""
+def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = (), backlog: Optional[dict] = None) -> str:
+    """The processes x queues table of one result; `moved` queues are outlined (a scenario and its baseline);
+    `backlog` (queue -> messages behind) is shown when it says something of the topic."""
     processes, queues = r.processes, list(r.queues)
     extra = list(moved) if role == "before" else []
     queues += [q for q in extra if q not in set(queues)]  # a queue the scenario no longer reads
@@ -90,6 +93,8 @@ def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = ()) -> st
         return (f'<p class="toolarge" {attrs}>{_plural(len(processes), "process", "processes")} x '
                 f'{_plural(len(queues), "queue")}: too large to draw; the counts above say what is wrong.</p>')
     holders = _holders(r)
+    behind = backlog if backlog and any(backlog.get(q) for q in r.queues) else None
+    readable = set(r.queues)
     orphaned, moved_set = set(r.orphaned), set(moved)
     duplicated = set() if r.model == BROADCASTING else set(r.duplicated)
     idle = {p.instance for p in r.idle}
@@ -119,7 +124,12 @@ def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = ()) -> st
         tip = f"{q.topic} {q.broker} queue {q.queue_id}: " + (
             "no process holds it" if q in orphaned else f"held by {n}" if n else "not read in this scenario")
         mark = f'<span class="times">\u00d7{n}</span>' if q in duplicated else ""
-        head2.append(f'<th class="{cls}" data-queue="{e(_queue_key(q))}" title="{e(tip)}">{q.queue_id}{mark}</th>')
+        extra = ""
+        if behind is not None:
+            tip += f"; {behind.get(q, 0):,} messages behind"
+            mark += f'<span class="behind">{_count(behind.get(q, 0))}</span>' if behind.get(q) else ""
+            extra = f' data-backlog="{behind.get(q, 0)}"'
+        head2.append(f'<th class="{cls}" data-queue="{e(_queue_key(q))}"{extra} title="{e(tip)}">{q.queue_id}{mark}</th>')
     head2.append("</tr>")
     body = []
     for p in processes:
@@ -147,13 +157,26 @@ def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = ()) -> st
                 content = str(number[p.instance])
             cells.append(f'<td class="{" ".join(cls)}" data-queue="{e(_queue_key(q))}"{style}>{content}</td>')
         label = f'<span class="note">{e(note)}</span>' if note else ""
+        held_text = str(len(share))
+        if behind is not None:
+            mine = sum(behind.get(q, 0) for q in share if q in readable)
+            held_text += f' <span class="behind" title="{mine:,} messages behind">{_count(mine)}</span>' if mine else ""
         body.append(
             f'<tr class="{" ".join(row_classes)}" data-instance="{e(p.instance)}" data-client-id="{e(p.client_id)}">'
             f'<th class="name"><span class="chip" style="background:{colour[p.client_id]}">{number[p.instance]}'
             f'</span>{e(p.instance)}{label}</th><td class="cid">{e(p.client_id)}</td>{"".join(cells)}'
-            f'<td class="sum">{len(share)}</td></tr>')
+            f'<td class="sum">{held_text}</td></tr>')
     return (f'<table class="grid" {attrs}><thead>{"".join(head1)}{"".join(head2)}</thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def _count(n: int) -> str:
+    """A message count in a narrow cell: 950, 12k, 3.4M."""
+    for unit, size in (("M", 1_000_000), ("k", 1_000)):
+        if n >= size:
+            value = n / size
+            return f"{value:.1f}{unit}" if value < 10 else f"{value:.0f}{unit}"
+    return str(n)
 
 
 def _bar(r: GroupTopicResult) -> str:
@@ -224,7 +247,7 @@ def _strategy(processes: Sequence[Process], model: str) -> str:
     return f"{model}, {', '.join(names) or '-'}"
 
 
-def _group_section(results: list[GroupTopicResult], index: int, problem: bool) -> str:
+def _group_section(results: list[GroupTopicResult], index: int, problem: bool, backlog: Optional[dict] = None) -> str:
     first = results[0]
     parts = [f'<section class="group{" problem" if problem else ""}" id="g{index}" data-group="{e(first.group)}">',
              f'<h3>{e(first.group)} <small>{e(_strategy(first.processes, first.model))}, '
@@ -232,12 +255,13 @@ def _group_section(results: list[GroupTopicResult], index: int, problem: bool) -
              _client_ids(first.processes, first.model)]
     for r in results:
         parts.append(f'<div class="topic"><h4>{e(r.topic)} {_bar(r)} <small>{_counts_line(r)}</small></h4>'
-                     f'<div class="scroll">{grid(r)}</div></div>')
+                     f'<div class="scroll">{grid(r, backlog=backlog)}</div></div>')
     parts.append("</section>")
     return "".join(parts)
 
 
-def _scenario_section(sim: Simulation, name: str, moved_total: int) -> str:
+def _scenario_section(sim: Simulation, name: str, moved_total: int, backlogs: Optional[dict] = None) -> str:
+    backlogs = backlogs or {}
     base = {(r.group, r.topic): r for r in sim.results if r.scenario == sim.scenarios[0]}
     results = [r for r in sim.results if r.scenario == name]
     parts = [f'<section class="scenario" data-scenario="{e(name)}"><h3>scenario {e(name)} '
@@ -254,9 +278,11 @@ def _scenario_section(sim: Simulation, name: str, moved_total: int) -> str:
                          '<div class="pair">')
             if before is not None:
                 parts.append(f'<figure><figcaption>baseline <small>{_counts_line(before)}</small></figcaption>'
-                             f'<div class="scroll">{grid(before, "before", r.moved)}</div></figure>')
+                             f'<div class="scroll">{grid(before, "before", r.moved, backlogs.get(group))}</div>'
+                             '</figure>')
             parts.append(f'<figure><figcaption>scenario {e(name)}</figcaption>'
-                         f'<div class="scroll">{grid(r, "after", r.moved)}</div></figure></div></div>')
+                         f'<div class="scroll">{grid(r, "after", r.moved, backlogs.get(group))}</div></figure>'
+                         '</div></div>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -313,8 +339,12 @@ def _problem_table(results: list[GroupTopicResult], omitted: int) -> str:
 
 
 def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, totals: dict, engine: str = "",
-                out_dir: Optional[str] = None) -> str:
+                out_dir: Optional[str] = None, extra: str = "", title: str = "") -> str:
+    """The page; `extra` (HTML) comes after the totals (`rmqplan status` puts the brokers' view there), `title`
+    replaces the fleet's path in the heading."""
     baseline = sim.scenarios[0]
+    backlogs = {g.name: g.backlog_of() for g in sim.fleet.groups if g.backlog}
+    title = title or sim.fleet.path
     by_group: dict[str, list[GroupTopicResult]] = {}
     for r in sim.results:
         if r.scenario == baseline:
@@ -325,8 +355,8 @@ def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, 
     def has_problem(r: GroupTopicResult) -> bool:  # a finding names it, or its group (PLAN007)
         return (r.scenario, r.group, r.topic) in flagged or (r.scenario, r.group, None) in flagged
 
-    body = [f'<header><h1>rmqplan <small>{e(sim.fleet.path)}</small></h1><p class="engine">{e(engine)}</p>'
-            '</header>', "<h2>Totals</h2>", _totals(totals, counts)]
+    body = [f'<header><h1>rmqplan <small>{e(title)}</small></h1><p class="engine">{e(engine)}</p>'
+            '</header>', "<h2>Totals</h2>", _totals(totals, counts), extra]
     problem_groups = [g for g, rs in by_group.items() if any(has_problem(r) for r in rs)]
     if large:
         drawn = problem_groups[:MAX_GRID_GROUPS]
@@ -342,15 +372,15 @@ def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, 
         body.append('<nav class="groups">' + " ".join(
             f'<a href="#g{i}" class="{"problem" if g in problem_groups else ""}">{e(g)}</a>'
             for i, g in enumerate(drawn)) + "</nav>")
-    body += [_group_section(by_group[g], i, g in problem_groups) for i, g in enumerate(drawn)]
+    body += [_group_section(by_group[g], i, g in problem_groups, backlogs.get(g)) for i, g in enumerate(drawn)]
     moved = {c["name"]: c["moved_queues"] for c in churn(sim)}
     if sim.scenarios[1:]:
         body.append("<h2>Scenarios <small>beside the baseline; outlined queues change owner</small></h2>")
-        body += [_scenario_section(sim, name, moved[name]) for name in sim.scenarios[1:]]
+        body += [_scenario_section(sim, name, moved[name], backlogs) for name in sim.scenarios[1:]]
     body += ['<h2 id="findings">Findings</h2>', _findings(findings, counts, out_dir), LEGEND]
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>rmqplan: {e(sim.fleet.path)}</title><style>{CSS}</style></head>'
+            f'<title>rmqplan: {e(title)}</title><style>{CSS}</style></head>'
             f'<body>{"".join(body)}<script>{SCRIPT}</script></body></html>\n')
 
 
@@ -445,6 +475,8 @@ white-space:nowrap}
 .grid td.cell.duplicated.held{box-shadow:inset 0 0 0 3px var(--amber)}
 .grid td.cell.duplicated:not(.held){background:var(--amber-bg)}
 .times{display:block;font-size:9.5px;line-height:10px;font-weight:700;color:#5c3b00}
+.behind{display:block;font-size:9px;line-height:10px;font-weight:600;color:#8250df}
+td.sum .behind{display:inline;margin-left:4px}
 .grid th.q.moved{outline:3px solid var(--blue);outline-offset:-3px}
 .grid td.cell.moved{background:#e7f0fd}.grid td.cell.moved.held{outline:2px solid var(--blue);outline-offset:-2px}
 tr.idle,tr.unsubscribed{background:#eef0f2;color:#8c959f}tr.idle td.cid,tr.unsubscribed td.cid{color:#8c959f}

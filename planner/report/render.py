@@ -4,7 +4,9 @@ JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...],
 "finding_counts": {code: n}}`, the baseline first. ENTRY: `group`, `topic`, `orphaned_queues`,
 `duplicated_queues`, `idle_instances` ([{instance, client_id}]), `moved_queues` (empty in the baseline) and, with
 `--assignments`, `instances` ([{instance, client_id, host, queues}], every process of the group, in declaration
-order). A scenario's `groups` are its touched groups as its last step leaves them, against the baseline; it also
+order), and, when the fleet knows the group's backlog (`rmqplan fleet` read it from a cluster), `backlog`:
+{messages, orphaned_messages, fair_share, instances: [{instance, client_id, queues, messages, share}]}, the topic's
+messages behind and each subscribing process's part of them. A scenario's `groups` are its touched groups as its last step leaves them, against the baseline; it also
 has `steps` ([{step, name, groups: [ENTRY + moves], totals}], each group against its state before the step; a
 move is {queue, from, to, kind}) and `rollout` (`rmqplan.model.scenarios.rollout`). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
 `finding_counts` counts every finding of the fleet by code, and when some are not listed, `findings_omitted` says
@@ -30,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
+from rmqplan.allocation.backlog import BacklogShares, heaviest_text, shares
 from rmqplan.report.findings import PlanFinding, format_queues
 from rmqplan.model.fleet import BROADCASTING, Queue
 from rmqplan.model.simulation import GroupTopicResult, Move, Simulation
@@ -61,7 +64,17 @@ def _q(q: Queue) -> list:
 # ------------------------------------------------------------------------------------------------------- JSON
 
 
-def entry_json(r: GroupTopicResult, assignments: bool) -> dict:
+def backlog_json(s: BacklogShares) -> dict:
+    return {"messages": s.total, "orphaned_messages": s.orphaned, "fair_share": round(s.fair, 2),
+            "instances": [{"instance": p.instance, "client_id": p.client_id, "queues": p.queues,
+                           "messages": p.messages, "share": round(s.share(p), 4)} for p in s.processes]}
+
+
+def _backlogs(sim: Simulation) -> dict[str, dict]:
+    return {g.name: g.backlog_of() for g in sim.fleet.groups if g.backlog}
+
+
+def entry_json(r: GroupTopicResult, assignments: bool, backlog: Optional[dict] = None) -> dict:
     entry = {
         "group": r.group,
         "topic": r.topic,
@@ -76,6 +89,9 @@ def entry_json(r: GroupTopicResult, assignments: bool) -> dict:
              "queues": [_q(q) for q in r.assignment.get(p.instance, [])]}
             for p in r.processes
         ]
+    weighed = shares(r, backlog) if backlog else None
+    if weighed is not None:
+        entry["backlog"] = backlog_json(weighed)
     return entry
 
 
@@ -88,9 +104,11 @@ def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
     `totals`) and `rollout` (`rmqplan.model.scenarios.rollout`)."""
     steps = sim.steps.get(name, [])
     counts = scenario_counts(sim, name)
+    backlogs = _backlogs(sim)
     return {
         "steps": [{"step": s.index, "name": s.name,
-                   "groups": [{**entry_json(r, assignments), "moves": [move_json(m) for m in r.moves]}
+                   "groups": [{**entry_json(r, assignments, backlogs.get(r.group)),
+                               "moves": [move_json(m) for m in r.moves]}
                               for r in s.results],
                    "totals": {k: c[k] for k in STEP_TOTAL_KEYS}} for s, c in zip(steps, counts)],
         "rollout": rollout_of(counts),
@@ -100,8 +118,9 @@ def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
 def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bool = False,
             counts: Optional[dict] = None, out_dir: Optional[str] = None) -> dict:
     by_scenario: dict[str, list] = {name: [] for name in sim.scenarios}
+    backlogs = _backlogs(sim)
     for r in sim.results:
-        by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments))
+        by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments, backlogs.get(r.group)))
     doc = {
         "scenarios": [{"name": name, "groups": entries,
                        **(steps_json(sim, name, assignments) if name in sim.steps else {})}
@@ -158,10 +177,12 @@ def summary_json(sim: Simulation, engine: str) -> dict:
 # ------------------------------------------------------------------------------------------------------- text
 
 
-def _process_map(r: GroupTopicResult) -> list[str]:
-    """The figure of the duplicate client id incident: which process holds which queues, and the queues nobody holds."""
+def _process_map(r: GroupTopicResult, backlog: Optional[dict] = None) -> list[str]:
+    """The figure of the duplicate client id incident: which process holds which queues, and the queues nobody holds;
+    with the group's backlog, the messages behind on them."""
     width = max((len(p.instance) for p in r.processes), default=0)
     cid_width = max((len(p.client_id) for p in r.processes), default=0)
+    behind = (lambda qs: f"  ({sum(backlog.get(q, 0) for q in qs):,} behind)") if backlog else (lambda qs: "")
     lines = []
     for p in r.processes:
         if p.instance not in r.assignment:
@@ -170,11 +191,20 @@ def _process_map(r: GroupTopicResult) -> list[str]:
             held = f"(rebalance fails: {r.errored[p.instance]})"
         else:
             share = r.assignment[p.instance]
-            held = format_queues(share) if share else "-"
+            held = format_queues(share) + behind(share) if share else "-"
         lines.append(f"      {p.instance:<{width}}  {p.client_id:<{cid_width}}  {held}")
     if r.orphaned:
-        lines.append(f"      {'(nobody)':<{width}}  {'':<{cid_width}}  {format_queues(r.orphaned)}")
+        lines.append(f"      {'(nobody)':<{width}}  {'':<{cid_width}}  {format_queues(r.orphaned)}{behind(r.orphaned)}")
     return lines
+
+
+def backlog_line(s: BacklogShares, scenario: Optional[str] = None) -> str:
+    """`backlog 1,204 messages (612 on queues nobody holds); after x, 10.0.0.7#1 holds 2 of 8 queues but 71% ...`"""
+    text = f"backlog {s.total:,} message{'s' if s.total != 1 else ''}"
+    if s.orphaned:
+        text += f" ({s.orphaned:,} on queues nobody holds)"
+    heavy = heaviest_text(s, scenario)
+    return text + (f"; {heavy}" if heavy else "")
 
 
 def _group_header(results: list[GroupTopicResult]) -> str:
@@ -193,6 +223,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                 assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
     """`engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`)."""
     out = [f"rmqplan: {sim.fleet.path}: {engine}"]
+    backlogs = _backlogs(sim)
     for scenario in sim.scenarios:
         results = [r for r in sim.results if r.scenario == scenario]
         out.append("")
@@ -217,9 +248,13 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                 if scenario != sim.scenarios[0]:
                     parts.append(f"moved {len(r.moved)}")
                 out.append(f"    {r.topic}: {', '.join(parts)}")
+                backlog = backlogs.get(r.group)
+                weighed = shares(r, backlog) if backlog else None
+                if weighed is not None and weighed.total:
+                    out.append(f"      {backlog_line(weighed, None if scenario == sim.scenarios[0] else scenario)}")
                 small = len(r.processes) <= MAP_MAX_PROCESSES and len(r.queues) <= MAP_MAX_QUEUES
                 if assignments or small:
-                    out.extend(_process_map(r))
+                    out.extend(_process_map(r, backlog if weighed is not None and weighed.total else None))
     if sim.omitted_results:
         out.append(f"  ... and {sim.omitted_results} more group/topic results with problems, not shown")
     out.append("")

@@ -7,6 +7,7 @@
   read), no writable queue where it is not writable.
 - `live_instances(consumer)`: the processes connected now, one instance set per client id, each written with
   its exact client id (the instance name as connected), so the simulation is of what runs.
+- `backlog_entry(progress, topics)`: a group's `backlog` (messages behind per queue) from its consume progress.
 - `deployed_instances(service, layout, ...)`: the processes a deployed service runs, laid out by
   `rmqplan.sources.services.process_layout`, with the instance name and client version the caller read from
   the code and the build files.
@@ -16,18 +17,25 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES
 from rmqplan.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
 from rmqplan.sources.deploy import DeployedService
-from rmqplan.sources.mqadmin import ClusterSnapshot, ConsumerConnection, TopicRoute
+from rmqplan.sources.cluster import RETRY_PREFIX, ClusterSnapshot, ConsumeProgress, ConsumerConnection, TopicRoute
 from rmqplan.sources.services import ProcessLayout
 
 PERM_NAMES = {(True, True): "rw", (True, False): "r", (False, True): "w", (False, False): ""}
 
 
 def _lines(route: TopicRoute, brokers: Iterable[str]) -> str:
-    """`path:21,28`: the route's lines for these brokers."""
-    lines = [str(q.origin.line) for q in route.queues if q.broker in brokers]
+    """`path:21,28`: the route's lines for these brokers (a live answer has none: its path says it all)."""
+    lines = [str(q.origin.line) for q in route.queues if q.broker in brokers and q.origin.line]
     return f"{route.origin.path}:{','.join(lines)}" if lines else route.origin.path
+
+
+def _where(origins: list) -> str:
+    """`path:3,4` for saved lines, the path alone for a live answer."""
+    lines = [str(o.line) for o in origins if o.line]
+    return f"{origins[0].path}:{','.join(lines)}" if lines else origins[0].path
 
 
 def _topic(route: TopicRoute, all_brokers: list[str]) -> PlannedTopic:
@@ -51,7 +59,7 @@ def _topic(route: TopicRoute, all_brokers: list[str]) -> PlannedTopic:
         return next(iter(counts.values())) if everywhere and len(set(counts.values())) == 1 else counts
 
     source = _lines(route, names)
-    topic = PlannedTopic(Sourced(route.topic, f"{route.origin.path} (the file's name)"),
+    topic = PlannedTopic(Sourced(route.topic, route.topic_source or f"{route.origin.path} (the file's name)"),
                          Sourced(compact(read), f"{source} readQueueNums{note}"))
     if write != read:
         topic.write_queues = Sourced(compact(write), f"{source} writeQueueNums{note}")
@@ -70,14 +78,23 @@ def cluster_entries(snapshot: ClusterSnapshot, topics: Optional[Iterable[str]] =
     wanted = set(topics) if topics is not None else None
     routes = [r for name, r in sorted(snapshot.routes.items()) if wanted is None or name in wanted]
     where: dict[str, str] = {}
+    perms: dict[str, int] = {}
     for broker in snapshot.brokers:
         if broker.broker_id == 0 or broker.name not in where:
             where[broker.name] = str(broker.origin)
+            if broker.perm is not None:
+                perms[broker.name] = broker.perm
     for route in routes:
         for queues in route.queues:
             where.setdefault(queues.broker, str(queues.origin))
     broker_names = sorted(where)
-    brokers = [PlannedBroker(Sourced(name, where[name])) for name in broker_names]
+    brokers = []
+    for name in broker_names:
+        planned = PlannedBroker(Sourced(name, where[name]))
+        perm = perms.get(name)
+        if perm is not None and (perm & 6) != 6:  # a broker that is not read-write says so (routes fold it in too)
+            planned.perm = Sourced(PERM_NAMES[(bool(perm & 4), bool(perm & 2))], f"{where[name]} brokerPermission={perm}")
+        brokers.append(planned)
     return brokers, [_topic(route, broker_names) for route in routes]
 
 
@@ -89,8 +106,7 @@ def live_instances(consumer: ConsumerConnection) -> list[PlannedInstances]:
     out = []
     for client_id, connections in sets.items():
         first = connections[0]
-        lines = ",".join(str(c.origin.line) for c in connections)
-        where = f"{first.origin.path}:{lines}"
+        where = _where([c.origin for c in connections])
         instances = PlannedInstances(
             hosts=Sourced([first.ip], f"{where} (the client id's IP)"),
             count=Sourced(len(connections), f"{where}: {len(connections)} connection(s) with this client id"),
@@ -129,3 +145,30 @@ def deployed_instances(service: DeployedService, layout: ProcessLayout, *,
             client_version=client_version, note=header))
         header = ""
     return out
+
+
+def backlog_entry(progress: Optional[ConsumeProgress], topics: Iterable[str]) -> Optional[Sourced[dict]]:
+    """`backlog = {topic = {broker = [behind by queue id]}}` for `topics` and the group's retry topic, from its
+    consume progress; None without progress. Queue ids the brokers did not report are 0 (none missing in
+    practice: a broker reports every read queue of the topic)."""
+    if progress is None:
+        return None
+    wanted = list(topics) + [RETRY_PREFIX + progress.group]
+    table: dict[str, dict[str, list[int]]] = {}
+    for topic in wanted:
+        per_broker: dict[str, dict[int, int]] = {}
+        for q, offsets in progress.queues.items():
+            if q.topic == topic:
+                per_broker.setdefault(q.broker, {})[q.queue_id] = offsets.backlog
+        # the fleet models a retry topic with the client's default retry queues on each broker
+        limit = DEFAULT_RETRY_QUEUES if topic.startswith(RETRY_PREFIX) else None
+        if per_broker:
+            table[topic] = {b: [ids.get(i, 0) for i in range(max(ids) + 1)][:limit]
+                            for b, ids in sorted(per_broker.items())}
+    total = sum(n for brokers in table.values() for counts in brokers.values() for n in counts)
+    when = ""
+    if progress.read_at is not None:
+        import time
+
+        when = time.strftime(" at %Y-%m-%d %H:%M:%S %Z", time.localtime(progress.read_at))
+    return Sourced(table, f"{progress.origin}{when}: {total:,} messages behind (broker offset - consumer offset)")

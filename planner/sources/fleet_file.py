@@ -21,7 +21,11 @@ Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
 - `remove_brokers` and `broker_perm` name brokers of the fleet (generated ones too); `broker_perm` values are
   RocketMQ permission bits (4 read, 2 write; 0 to 7 as `PermName.isValid`); `set_queues` items name a topic and
   give `read_queues` and/or `write_queues` as an integer (every broker of the topic) or a table naming some of the
-  topic's brokers; what is not given keeps its count.
+  topic's brokers; what is not given keeps its count;
+- a group's optional `backlog` (what `rmqplan fleet` reads from a cluster's consume stats) is a table by topic
+  (a subscribed topic, or the group's `%RETRY%<group>`) of tables by broker (one of the topic's; any of the
+  fleet's for the retry topic) of lists of messages behind, by queue id from 0: at most the broker's read queues
+  (the retry topic's: one). A queue it does not list is not known and weighs 0.
 """
 
 from __future__ import annotations
@@ -41,10 +45,12 @@ from rmqplan.model.fleet import (
     CLUSTERING,
     DEFAULT_CLIENT_VERSION,
     Broker,
+    DEFAULT_RETRY_QUEUES,
     Fleet,
     GenerateSpec,
     Group,
     InstanceSpec,
+    Queue,
     QueueResize,
     ROLLING_RESTART_GROUP,
     Scenario,
@@ -72,7 +78,8 @@ DEFAULTS_KEYS = ("client_version",)
 BROKER_KEYS = ("name", "room", "perm")
 TOPIC_KEYS = ("name", "read_queues", "write_queues", "brokers", "perm")
 STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, nearby: what the strategies read
-GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances")
+GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances", "backlog")
+MAX_BACKLOG = 2**63 - 1  # a queue offset is a Java long
 INSTANCE_KEYS = (
     "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room", "strategy",
     *STRATEGY_PARAM_KEYS, "subscriptions",
@@ -186,6 +193,7 @@ class _Checker:
         self.label = label
         self.errors: list[str] = []
         self.default_version = DEFAULT_CLIENT_VERSION
+        self.broker_names: list[str] = []
         self.group_strategies: dict[str, StrategySettings] = {}  # group name -> its strategy as written
 
     # -- reporting and typed getters ------------------------------------------------------------------------
@@ -300,6 +308,7 @@ class _Checker:
 
         brokers = self.brokers(doc.get("brokers"), required=has_groups or "topics" in doc)
         broker_names = [b.name for b in brokers]
+        self.broker_names = broker_names
         topics = self.topics(doc.get("topics"), broker_names, required=has_groups)
         # Names declared even by a broken entry: a reference to them is not a second error.
         topic_by_name: dict[str, Any] = {name: None for name in _declared_names(doc.get("topics"))}
@@ -506,9 +515,49 @@ class _Checker:
             self.error(_join(path, "subscriptions"), "expected at least one subscription, got none")
         elif subs is None and not (instances and all(i.subscriptions for i in instances)):
             self.error(_join(path, "subscriptions"), "missing (expected [{ topic = \"...\", expression = \"*\" }])")
+        backlog = self.backlog(g, path, name, subs or (), instances, topics)
         if name is None or strategy is None:
             return None
-        return Group(path, name, model, strategy, subs or (), tuple(instances))
+        return Group(path, name, model, strategy, subs or (), tuple(instances), backlog)
+
+    def backlog(self, g: dict, path: str, name: Optional[str], subs: tuple, instances: list,
+                topics: dict) -> tuple[tuple[Queue, int], ...]:
+        if "backlog" not in g:
+            return ()
+        p = _join(path, "backlog")
+        table = self.table(g["backlog"], p)
+        if table is None:
+            return ()
+        subscribed = {s.topic for s in subs} | {s.topic for i in instances for s in i.subscriptions or ()}
+        retry = f"%RETRY%{name}" if name is not None else None
+        out = []
+        for topic_name, per_broker in table.items():
+            tp = _key(p, topic_name)
+            topic = topics.get(topic_name)
+            if topic_name != retry and topic_name not in subscribed:
+                self.error(tp, f"not a topic the group subscribes to (nor its retry topic {retry})")
+                continue
+            brokers = self.table(per_broker, tp)
+            if brokers is None:
+                continue
+            for broker, counts in brokers.items():
+                bp = _key(tp, broker)
+                if topic_name == retry:
+                    limit = DEFAULT_RETRY_QUEUES if broker in self.broker_names else None
+                else:
+                    limit = topic.read_queues.get(broker) if topic is not None else 0
+                if limit is None:
+                    self.error(bp, f'unknown broker "{broker}" for {topic_name}')
+                    continue
+                if not isinstance(counts, list) or len(counts) > limit:
+                    got = f"{len(counts)} counts" if isinstance(counts, list) else _describe(counts)
+                    self.error(bp, f"expected a list of at most {limit} counts (one per read queue), got {got}")
+                    continue
+                for i, n in enumerate(counts):
+                    count = self.integer_value(n, f"{bp}[{i}]", minimum=0, maximum=MAX_BACKLOG)
+                    if count is not None:
+                        out.append((Queue(topic_name, broker, i), count))
+        return tuple(sorted(out))
 
     def scenario(self, s: dict, path: str, groups: dict, topics: dict, brokers: list[str],
                  has_generated: bool) -> Optional[Scenario]:

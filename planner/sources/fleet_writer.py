@@ -102,6 +102,7 @@ class PlannedGroup:
     instances: list[PlannedInstances]
     params: dict[str, Sourced] = field(default_factory=dict)  # virtual_nodes, consumer_idcs, nearby, queues, ...
     note: str = ""
+    backlog: Optional[Sourced[dict]] = None  # {topic: {broker: [messages behind by queue id]}}
 
 
 @dataclass
@@ -197,6 +198,7 @@ def fleet_document(fleet: PlannedFleet) -> dict:
             _put(table, key, getattr(group, key))
         for key, sourced in group.params.items():
             _put(table, key, sourced)
+        _put(table, "backlog", group.backlog)
         table["subscriptions"] = _subscriptions(group.subscriptions)
         instances = []
         for planned in group.instances:
@@ -266,6 +268,7 @@ def write_fleet(fleet: PlannedFleet) -> str:
             _line(out, key, getattr(group, key))
         for key, sourced in group.params.items():
             _line(out, key, sourced)
+        _line(out, "backlog", group.backlog)
         _subscription_lines(out, group.subscriptions)
         for instances in group.instances:
             out.append("")

@@ -12,8 +12,10 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
 - **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`rmqplan.sources.services`)
   and their processes' IPs (`process_layout`: with host networking, the worst case Kubernetes allows unless
   `nodes` says how many nodes there are).
-- **Cluster** (`--cluster DIR`): brokers, permissions and queue counts from saved `mqadmin` outputs; a group no
-  deployment runs but that is connected now is modelled as connected.
+- **Cluster** (`--cluster DIR`, saved `mqadmin` outputs, or `--namesrv ADDR`, the live cluster: a
+  `rmqplan.sources.cluster_source.ClusterSource`): brokers, permissions and queue counts; a group no deployment
+  runs but that is connected now is modelled as connected; a group's consume progress, when the cluster gives it,
+  is its `backlog`.
 
 Every value keeps where it came from; a value nothing said is `Sourced.unknown` with the default chosen. A value
 the code computes at run time (an instanceName from the environment) is unique per process, never guessed.
@@ -26,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional, Sequence
 
-from rmqplan.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
+from rmqplan.sources.cluster_source import ClusterSource
+from rmqplan.sources.fleet_entries import backlog_entry, cluster_entries, deployed_instances, live_instances
 from rmqplan.sources.fleet_writer import (
     PlannedBroker,
     PlannedFleet,
@@ -40,7 +43,7 @@ from rmqplan.model.identity import CPP_CLIENT
 from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
 from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
 from rmqplan.sources.deploy import DeployedService, read_deployments
-from rmqplan.sources.mqadmin import ClusterSnapshot, read_cluster_dir
+from rmqplan.sources.cluster import ClusterSnapshot
 from rmqplan.sources.services import (
     ProcessLayout,
     configured_nodes,
@@ -266,8 +269,15 @@ def _unique_names(sets: list[PlannedInstances], why: str) -> list[PlannedInstanc
 
 
 def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike] = (),
-                    cluster: Optional[str | os.PathLike] = None, nodes: Optional[int] = None) -> FleetFromCode:
-    """The fleet the code, its deployment and its cluster describe. Paths are shown from the current directory."""
+                    cluster: Optional[str | os.PathLike | ClusterSource] = None,
+                    nodes: Optional[int] = None) -> FleetFromCode:
+    """The fleet the code, its deployment and its cluster (a saved outputs directory or a `ClusterSource`)
+    describe. Paths are shown from the current directory. A live cluster that cannot be read raises
+    `rmqplan.sources.cluster_source.ClusterSourceError`."""
+    if cluster is not None and not isinstance(cluster, ClusterSource):
+        cluster = ClusterSource(directory=os.fspath(cluster))
+    if cluster is not None and not cluster.given():
+        cluster = None
     problems: list[str] = []
     root = Path(code)
     consumers, produced = _consumers(root, problems)
@@ -284,7 +294,13 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         problems += [str(p) for p in nodes_problems]
     matching = match_services(services, index.modules, root, explicit)
     problems += [str(p) for p in matching.problems]
-    snapshot: Optional[ClusterSnapshot] = read_cluster_dir(cluster) if cluster is not None else None
+    snapshot: Optional[ClusterSnapshot] = None
+    if cluster is not None:  # live: only what the code names (its groups, the topics it reads and writes)
+        named_groups = [g for g in (_lit(c.client.group) for c in consumers) if g is not None]
+        named_topics = [t for t in (_lit_value(sub.topic) for c in consumers for sub in c.client.subscriptions)
+                        if t is not None]
+        named_topics += [t for t in (_lit_value(tag.topic) for _, tag in produced) if t is not None]
+        snapshot = cluster.read(groups=named_groups, topics=named_topics)
     if snapshot is not None:
         problems += [str(p) for p in snapshot.problems]
 
@@ -356,6 +372,8 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                             "left out")
             del groups[name], origins[name]
             left_out.add(name)
+        elif snapshot is not None and name in snapshot.progress:
+            group.backlog = backlog_entry(snapshot.progress[name], [s.topic for s in group.subscriptions])
     topics_needed: list[str] = []
     for group in groups.values():
         for sub in group.subscriptions:
@@ -368,9 +386,15 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
     brokers, topics = _routes(topics_needed, snapshot)
     header = [f"Written by rmqplan fleet from {display(root)}"
               + (f", the deployment in {', '.join(map(display, deploy))}" if deploy else "")
-              + (f" and the cluster outputs in {display(cluster)}" if cluster else "") + "."]
+              + (f" and {_cluster_words(cluster)}" if cluster else "") + "."]
     planned = PlannedFleet(brokers, topics, list(groups.values()), header=header)
     return FleetFromCode(planned, origins, problems, left_out=len(left_out))
+
+
+def _cluster_words(cluster: ClusterSource) -> str:
+    if cluster.namesrv is not None:
+        return f"the live cluster of {cluster.namesrv}"
+    return f"the cluster outputs in {display(cluster.directory)}"
 
 
 def _instances(group: str, module: Optional[Module], module_dir: str, matching, snapshot, nodes, instance_name,

@@ -14,6 +14,11 @@ The directory holds what an operator saved, one file per command:
   hold spaces), `ConsumeType`, `MessageModel`. Both the current table and the older numbered form
   (`001  Topic: T  SubExpression: *`) are read. The `%RETRY%<group>` subscription that every clustering consumer
   adds is kept as printed; `retry` on the subscription says so.
+- `consumerProgress-<group>.txt`: `mqadmin consumerProgress -g <group>` (with or without `-s`): per queue the
+  topic, broker, queue id, broker offset and the group's offset (the columns after them, client IP, diff,
+  inflight and last time, vary with the release and are not needed): the group's backlog. Note that mqadmin asks
+  each broker for the topics the group has committed an offset on there, so a broker where it never consumed
+  anything (every queue orphaned) is missing from its output; `rmqplan status` asks per topic.
 
 Saved outputs are messy: log lines before the table (`RocketMQLog:WARN ...`), or the command's error when
 it was saved with `2>&1`. Lines before the output proper are skipped; a consumer group that is not online
@@ -28,124 +33,34 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
 from rmqplan.sources import relaxed_json
+from rmqplan.model.fleet import Queue
+from rmqplan.sources.cluster import (
+    RETRY_PREFIX,
+    ClusterBroker,
+    ClusterSnapshot,
+    ConnectedSubscription,
+    Connection,
+    ConsumeProgress,
+    ConsumerConnection,
+    QueueOffsets,
+    RouteBroker,
+    RouteQueues,
+    TopicRoute,
+)
 from rmqplan.sources.origin import Origin, SourceProblem
 
 ROUTE_PREFIX, ROUTE_SUFFIX = "topicRoute-", ".json"
 CONSUMER_PREFIX, CONSUMER_SUFFIX = "consumerConnection-", ".txt"
+PROGRESS_PREFIX, PROGRESS_SUFFIX = "consumerProgress-", ".txt"
 CLUSTER_LIST = "clusterList.txt"
 MAX_FILE_BYTES = 16 * 1024 * 1024
-PERM_READ, PERM_WRITE = 4, 2
-RETRY_PREFIX = "%RETRY%"
 _VERSION_NAME = re.compile(r"^V(\d+)_(\d+)_(\d+)(?:_(\w+))?$")
 NOT_ONLINE = ("not online", "Not found the consumer group connection")
 NO_ROUTE = "No topic route info in name server for the topic"
-
-
-@dataclass(frozen=True)
-class RouteQueues:
-    """One broker's queues of a topic."""
-
-    broker: str
-    read_queues: int
-    write_queues: int
-    perm: int
-    origin: Origin
-
-    @property
-    def readable(self) -> bool:
-        return bool(self.perm & PERM_READ)
-
-    @property
-    def writable(self) -> bool:
-        return bool(self.perm & PERM_WRITE)
-
-
-@dataclass(frozen=True)
-class RouteBroker:
-    name: str
-    cluster: str
-    addresses: dict  # broker id (0 = master) -> "ip:port"
-    origin: Origin
-
-
-@dataclass
-class TopicRoute:
-    topic: str
-    queues: list[RouteQueues]
-    brokers: list[RouteBroker]
-    origin: Origin
-
-
-@dataclass(frozen=True)
-class ClusterBroker:
-    cluster: str
-    name: str
-    broker_id: int  # 0: the master
-    address: str
-    version: str  # as printed, e.g. "V5_1_4"; "" when the broker did not answer mqadmin's stats request
-    origin: Origin
-
-
-@dataclass(frozen=True)
-class Connection:
-    client_id: str
-    address: str
-    language: str  # JAVA, CPP (the Python 2.x and C++ clients), GO, ...
-    version: Optional[str]  # "4.9.4", or None when the printed name is not a release
-    origin: Origin
-    version_name: str = ""  # as printed: "V4_9_4"
-
-    @property
-    def ip(self) -> str:
-        return self.client_id.split("@", 1)[0]
-
-    @property
-    def instance_name(self) -> str:
-        """What follows the IP in the client id: the instance name (pid, pid#nanoTime, or a fixed name),
-        with `@unitName` when the client set one."""
-        return self.client_id.split("@", 1)[1] if "@" in self.client_id else ""
-
-
-@dataclass(frozen=True)
-class ConnectedSubscription:
-    topic: str
-    expression: str
-    origin: Origin
-
-    @property
-    def retry(self) -> bool:
-        return self.topic.startswith(RETRY_PREFIX)
-
-
-@dataclass
-class ConsumerConnection:
-    group: str
-    connections: list[Connection]
-    subscriptions: list[ConnectedSubscription]
-    consume_type: Optional[str]  # CONSUME_PASSIVELY (push) | CONSUME_ACTIVELY (pull) | CONSUME_POP
-    message_model: Optional[str]  # CLUSTERING | BROADCASTING
-    origin: Origin
-    message_model_origin: Optional[Origin] = None
-    not_online: bool = False  # mqadmin said the group has no connection (the output is its error)
-
-    @property
-    def client_ids(self) -> list[str]:
-        """One entry per connection, duplicates kept: what the broker gives each client as `cidAll`."""
-        return [c.client_id for c in self.connections]
-
-
-@dataclass
-class ClusterSnapshot:
-    routes: dict[str, TopicRoute] = field(default_factory=dict)  # topic -> route
-    brokers: list[ClusterBroker] = field(default_factory=list)
-    consumers: dict[str, ConsumerConnection] = field(default_factory=dict)  # group -> connections
-    missing_topics: dict[str, Origin] = field(default_factory=dict)  # topics the name server has no route for
-    problems: list[SourceProblem] = field(default_factory=list)
 
 
 def mqadmin_error(text: str) -> Optional[tuple[int, str]]:
@@ -385,6 +300,42 @@ def parse_consumer_connection(text: str, group: str, path: str) -> tuple[Optiona
                               model_origin), problems
 
 
+# --- consumerProgress -----------------------------------------------------------------------------------------
+
+
+def parse_consumer_progress(text: str, group: str, path: str) -> tuple[Optional[ConsumeProgress],
+                                                                      list[SourceProblem]]:
+    """A group's offsets per queue from `mqadmin consumerProgress -g <group>`: rows under the `#Topic` header,
+    up to the `Consume TPS` / `Diff Total` lines."""
+    queues: dict[Queue, QueueOffsets] = {}
+    problems: list[SourceProblem] = []
+    header = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("#Topic"):
+            header = number
+            continue
+        if header is None or not line:
+            continue
+        if line.startswith(("Consume TPS", "Consume Diff", "Consume Inflight", "Diff Total")):
+            break
+        tokens = line.split()
+        if len(tokens) < 5 or not all(t.lstrip("-").isdigit() for t in tokens[2:5]):
+            problems.append(SourceProblem(Origin(path, number), "not a consumerProgress row"))
+            continue
+        topic, broker, qid, broker_offset, consumer_offset = tokens[0], tokens[1], *map(int, tokens[2:5])
+        queue = Queue(topic, broker, qid)
+        # the last consume time is printed in the local time of the machine that ran mqadmin: not read
+        queues[queue] = QueueOffsets(queue, broker_offset, max(consumer_offset, 0), 0, Origin(path, number))
+    if header is None:
+        error = mqadmin_error(text)
+        if error is not None:
+            return None, [SourceProblem(Origin(path, error[0]), f"mqadmin failed: {error[1]}")]
+        return None, [SourceProblem(Origin(path, 1), "not a consumerProgress -g output: no `#Topic` header"
+                                    if text.strip() else "empty: the command printed nothing")]
+    return ConsumeProgress(group, queues, Origin(path, header)), problems
+
+
 # --- the directory --------------------------------------------------------------------------------------------
 
 
@@ -456,6 +407,15 @@ def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
             snapshot.problems.extend(problems)
             if consumer is not None:
                 snapshot.consumers[group] = consumer
+        elif name.startswith(PROGRESS_PREFIX) and name.endswith(PROGRESS_SUFFIX):
+            group = name[len(PROGRESS_PREFIX):-len(PROGRESS_SUFFIX)]
+            text = _read_text(path, snapshot.problems)
+            if text is None or not group:
+                continue
+            progress, problems = parse_consumer_progress(text, group, label)
+            snapshot.problems.extend(problems)
+            if progress is not None:
+                snapshot.progress[group] = progress
         else:
             expected = next((e for p, e in _EXPECTED_NAMES if name.lower().startswith(p)), None)
             if expected is not None:
@@ -466,4 +426,5 @@ def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
 
 _EXPECTED_NAMES = (("topicroute", f"{ROUTE_PREFIX}<Topic>{ROUTE_SUFFIX}"),
                    ("consumerconnection", f"{CONSUMER_PREFIX}<group>{CONSUMER_SUFFIX}"),
+                   ("consumerprogress", f"{PROGRESS_PREFIX}<group>{PROGRESS_SUFFIX}"),
                    ("clusterlist", CLUSTER_LIST))

@@ -1,0 +1,232 @@
+"""A live cluster, read over RocketMQ's own remoting protocol (`rmqplan.sources.remoting`): the same facts as the
+saved mqadmin outputs give (`rmqplan.sources.cluster`), read now, plus each group's consume progress.
+
+What it asks, read-only (the name server first, then each broker's master):
+
+1. the name server: the brokers of every cluster (GET_BROKER_CLUSTER_INFO);
+2. each master broker: its configuration (GET_BROKER_CONFIG: its permission; the answer's `version` is its
+   release), and, when no groups are named, the consumer groups it knows (GET_ALL_SUBSCRIPTIONGROUP_CONFIG);
+3. each group's connections (GET_CONSUMER_CONNECTION_LIST), asked of a broker of the group's retry topic
+   `%RETRY%<group>` (where its consumers send their heartbeats), else of each master in turn: client ids (one per
+   connection, duplicates kept, as the broker hands them to a rebalance), client release, language, message
+   model, subscriptions, consume type. A group no broker knows a connection of is not online;
+4. the name server: the route of every topic a connected group subscribes to, its retry topic and the topics
+   named (GET_ROUTEINFO_BY_TOPIC); a topic it has no route for is a missing topic, as in mqadmin's outputs;
+5. with progress: each clustering group's consume stats (GET_CONSUME_STATS), per topic from every broker whose
+   queues of it are readable: per queue the broker offset, the group's offset and the time of the last message
+   consumed. `LiveCluster.progress` reads them again (the second read of `rmqplan status`).
+
+Several name servers (`a:9876;b:9876`) are tried in turn; the first that answers is asked first from then on.
+Any failure (refused, no answer in time, a malformed frame, an error code where an answer was expected) is a
+`LiveClusterError`: one line naming the server, its address and what failed. Nothing is returned half-read.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable, Optional
+
+from rmqplan.sources.cluster import (
+    PERM_READ,
+    RETRY_PREFIX,
+    ClusterBroker,
+    ClusterSnapshot,
+    ConsumeProgress,
+    ConsumerConnection,
+)
+from rmqplan.sources.origin import Origin
+from rmqplan.sources.remoting import bodies, codes
+from rmqplan.sources.remoting.acl import Credentials
+from rmqplan.sources.remoting.client import DEFAULT_TIMEOUT, Recorder, RemotingClient, RemotingError, split_address
+from rmqplan.sources.remoting.frame import Command
+
+CLUSTERING = "CLUSTERING"
+
+
+class LiveClusterError(Exception):
+    """The cluster could not be read: one line."""
+
+
+def parse_namesrv(text: str) -> list[str]:
+    """`a:9876;b:9876` -> the addresses, in order. Raises LiveClusterError for anything else."""
+    if "," in text or " " in text.strip():
+        raise LiveClusterError(f"--namesrv {text!r}: separate name servers with ';' (host:port;host:port)")
+    addresses = [a.strip() for a in text.split(";") if a.strip()]
+    if not addresses:
+        raise LiveClusterError("--namesrv: no address given (host:port, or host:port;host:port)")
+    for address in addresses:
+        try:
+            split_address(address)
+        except ValueError as e:
+            raise LiveClusterError(f"--namesrv: {e}") from None
+    return addresses
+
+
+class LiveCluster:
+    def __init__(self, namesrv: str, timeout: float = DEFAULT_TIMEOUT, credentials: Optional[Credentials] = None,
+                 recorder: Optional[Recorder] = None):
+        self.namesrv = parse_namesrv(namesrv)
+        self.client = RemotingClient(timeout, credentials, recorder)
+        self.masters: dict[str, str] = {}  # broker name -> the address asked (its master's)
+
+    def __enter__(self) -> "LiveCluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.client.close()
+
+    @property
+    def source(self) -> str:
+        return f"the name server{'s' if len(self.namesrv) > 1 else ''} {';'.join(self.namesrv)}"
+
+    # ------------------------------------------------------------------------------------------- asking
+
+    def _ask_namesrv(self, code: int, fields: Optional[dict] = None) -> tuple[str, Command]:
+        failures = []
+        for address in list(self.namesrv):
+            try:
+                response = self.client.request(address, code, fields)
+            except RemotingError as e:
+                failures.append(f"{address} ({e.what})")
+                continue
+            if address != self.namesrv[0]:  # it answers: ask it first from now on
+                self.namesrv.remove(address)
+                self.namesrv.insert(0, address)
+            return address, response
+        what = codes.request_name(code)
+        if len(failures) == 1:
+            raise LiveClusterError(f"name server {failures[0].replace(' (', ': ', 1)[:-1]} ({what})")
+        raise LiveClusterError(f"no name server answered {what}: {', '.join(failures)}")
+
+    def _ask_broker(self, broker: str, code: int, fields: Optional[dict] = None, what: str = "") -> Command:
+        address = self.masters[broker]
+        try:
+            return self.client.request(address, code, fields)
+        except RemotingError as e:
+            raise LiveClusterError(f"broker {broker} ({address}): {codes.request_name(code)}"
+                                   f"{' ' + what if what else ''}: {e.what}") from None
+
+    @staticmethod
+    def _failed(where: str, code: int, response: Command, what: str = "") -> LiveClusterError:
+        remark = " ".join((response.remark or "").split())[:300]
+        return LiveClusterError(f"{where}: {codes.request_name(code)}{' ' + what if what else ''}: "
+                                f"{codes.response_name(response.code)}{': ' + remark if remark else ''}")
+
+    def _broker_where(self, broker: str) -> str:
+        return f"broker {broker} ({self.masters[broker]})"
+
+    def _body(self, parse, where: str, *args):
+        try:
+            return parse(*args)
+        except bodies.BodyError as e:
+            raise LiveClusterError(f"{where}: malformed answer: {e}") from None
+
+    # --------------------------------------------------------------------------------------------- reads
+
+    def snapshot(self, groups: Optional[Iterable[str]] = None, topics: Iterable[str] = (),
+                 progress: bool = True) -> ClusterSnapshot:
+        """What the cluster says now: every broker, the connections of `groups` (every group the brokers know
+        when None), the routes of their topics and of `topics`, and (with `progress`) the consume progress of
+        every connected clustering group."""
+        snap = ClusterSnapshot(source=self.source)
+        snap.brokers = self._brokers()
+        names = sorted(set(groups)) if groups is not None else self._groups()
+        for group in names:
+            snap.consumers[group] = self._connections(group, snap)
+        wanted = list(dict.fromkeys([*topics, *(s.topic for c in snap.consumers.values() for s in c.subscriptions)]))
+        for topic in wanted:
+            self._route(topic, snap)
+        if progress:
+            snap.progress = self.progress(snap)
+        return snap
+
+    def _brokers(self) -> list[ClusterBroker]:
+        address, response = self._ask_namesrv(codes.GET_BROKER_CLUSTER_INFO)
+        if response.code != codes.SUCCESS:
+            raise self._failed(f"name server {address}", codes.GET_BROKER_CLUSTER_INFO, response)
+        origin = Origin(f"{address} cluster info")
+        brokers = self._body(bodies.cluster_brokers, f"name server {address}", response.body, origin)
+        self.masters = {}
+        for b in sorted(brokers, key=lambda b: (b.name, b.broker_id < 0, abs(b.broker_id))):
+            self.masters.setdefault(b.name, b.address)  # id 0 is the master; without one, the lowest id
+        out = []
+        for b in brokers:
+            if self.masters.get(b.name) != b.address:
+                out.append(b)
+                continue
+            response = self._ask_broker(b.name, codes.GET_BROKER_CONFIG)
+            if response.code != codes.SUCCESS:
+                raise self._failed(self._broker_where(b.name), codes.GET_BROKER_CONFIG, response)
+            version = codes.version_name(response.version) or ""
+            out.append(ClusterBroker(b.cluster, b.name, b.broker_id, b.address, version,
+                                     Origin(f"{b.address} broker config"), bodies.broker_permission(response.body)))
+        return out
+
+    def _groups(self) -> list[str]:
+        found: set[str] = set()
+        for broker in sorted(self.masters):
+            response = self._ask_broker(broker, codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
+            if response.code != codes.SUCCESS:
+                raise self._failed(self._broker_where(broker), codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG, response)
+            found.update(self._body(bodies.subscription_groups, self._broker_where(broker), response.body))
+        return sorted(found)
+
+    def _connections(self, group: str, snap: ClusterSnapshot) -> ConsumerConnection:
+        retry = RETRY_PREFIX + group
+        self._route(retry, snap)
+        route = snap.routes.get(retry)
+        candidates = [q.broker for q in route.queues if q.broker in self.masters] if route is not None else []
+        candidates += [b for b in sorted(self.masters) if b not in candidates]
+        for broker in candidates:
+            response = self._ask_broker(broker, codes.GET_CONSUMER_CONNECTION_LIST, {"consumerGroup": group},
+                                        f"of group {group}")
+            if response.code == codes.CONSUMER_NOT_ONLINE:
+                continue
+            if response.code != codes.SUCCESS:
+                raise self._failed(self._broker_where(broker), codes.GET_CONSUMER_CONNECTION_LIST, response,
+                                   f"of group {group}")
+            origin = Origin(f"{self.masters[broker]} connections of {group}")
+            return self._body(bodies.consumer_connection, self._broker_where(broker), response.body, group, origin)
+        origin = Origin(f"{';'.join(self.masters[b] for b in candidates) or self.namesrv[0]} connections of {group}")
+        return ConsumerConnection(group, [], [], None, None, origin, not_online=True)
+
+    def _route(self, topic: str, snap: ClusterSnapshot) -> None:
+        if topic in snap.routes or topic in snap.missing_topics:
+            return
+        fields = {"topic": topic, "acceptStandardJsonOnly": "true"}
+        address, response = self._ask_namesrv(codes.GET_ROUTEINFO_BY_TOPIC, fields)
+        origin = Origin(f"{address} route of {topic}")
+        if response.code == codes.TOPIC_NOT_EXIST:
+            snap.missing_topics[topic] = origin
+            return
+        if response.code != codes.SUCCESS:
+            raise self._failed(f"name server {address}", codes.GET_ROUTEINFO_BY_TOPIC, response, f"of {topic}")
+        snap.routes[topic] = self._body(bodies.topic_route, f"name server {address}", response.body, topic, origin)
+
+    def progress(self, snap: ClusterSnapshot) -> dict[str, ConsumeProgress]:
+        """Each connected clustering group's consume progress on its topics' readable queues, read now."""
+        out = {}
+        for group, consumer in snap.consumers.items():
+            if not consumer.connections or (consumer.message_model or CLUSTERING) != CLUSTERING:
+                continue  # a broadcasting group keeps its offsets in its processes, not on the brokers
+            queues = {}
+            for topic in dict.fromkeys(s.topic for s in consumer.subscriptions):
+                route = snap.routes.get(topic)
+                for q in route.queues if route is not None else ():
+                    if not q.perm & PERM_READ or q.broker not in self.masters:
+                        continue
+                    what = f"of group {group} on {topic}"
+                    response = self._ask_broker(q.broker, codes.GET_CONSUME_STATS,
+                                                {"consumerGroup": group, "topic": topic}, what)
+                    if response.code != codes.SUCCESS:
+                        raise self._failed(self._broker_where(q.broker), codes.GET_CONSUME_STATS, response, what)
+                    origin = Origin(f"{self.masters[q.broker]} consume stats of {group}")
+                    stats = self._body(bodies.consume_stats, self._broker_where(q.broker), response.body, group,
+                                       origin)
+                    queues.update({mq: o for mq, o in stats.items() if mq.topic == topic and mq.broker == q.broker})
+            out[group] = ConsumeProgress(group, queues, Origin(f"{self.source}: consume stats of {group}"),
+                                         read_at=time.time())
+        return out

@@ -1,0 +1,108 @@
+"""`rmqplan status --namesrv ADDR`: the incident happening now, from what is connected to a live cluster.
+
+1. Read the cluster (`rmqplan.sources.live`): every connected group, its client ids (one per connection), its
+   topics' routes and its consume progress.
+2. Model it (`rmqplan.sources.from_cluster`: the fleet `rmqplan fleet --namesrv` writes, with the backlog the
+   brokers report) and simulate it with the local engine: the allocation the connected clients compute now, with
+   the strategy rmqplan is told (`--strategy GROUP=NAME`) or the client's default.
+3. Read the consume progress again `--interval` seconds later and set the brokers' view beside the prediction
+   (`rmqplan.status_report.judge`): a queue predicted to be consumed by nobody whose offset stays put while
+   messages wait confirms it; one whose offset moves contradicts it (something rmqplan does not see consumes it);
+   a queue predicted held whose offset stays put with messages behind contradicts it too (a stuck consumer, or
+   another strategy).
+4. Report (`rmqplan.status_report`): text or JSON, and `--html` the simulate report page with the brokers' view.
+
+Exit 1 when an error-level problem (PLAN001, PLAN002, PLAN004, PLAN005) is live, 0 otherwise, 2 when the cluster
+cannot be read (one line: the server, its address and what failed) or the options are wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Optional, TextIO
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+DEFAULT_INTERVAL = 6.0  # seconds between the two reads: longer than the clients' offset commit (every 5 s)
+
+
+@dataclass
+class StatusOptions:
+    namesrv: str
+    format: str = "text"
+    html: Optional[str] = None
+    strategies: list[str] = field(default_factory=list)  # --strategy GROUP=NAME
+    groups: list[str] = field(default_factory=list)  # --group G: only these
+    interval: float = DEFAULT_INTERVAL
+    timeout: float = 3.0
+    acl_file: Optional[str] = None
+
+
+def credentials(acl_file: Optional[str]):
+    """The keys to sign with (`--acl-file`, else the environment), or None. Raises CredentialsError."""
+    from rmqplan.sources.remoting.acl import from_environment, from_file
+
+    return from_file(acl_file) if acl_file else from_environment()
+
+
+def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
+    from rmqplan.engines.local import simulate_hand_written
+    from rmqplan.report.findings import count_by_code, find, has_errors
+    from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
+    from rmqplan.sources.fleet_writer import write_fleet
+    from rmqplan.sources.from_cluster import StrategyOptionError, fleet_from_cluster, parse_strategy_option
+    from rmqplan.sources.live import LiveCluster, LiveClusterError
+    from rmqplan.sources.remoting.acl import CredentialsError
+    from rmqplan.status_report import StatusReport, render_status_html, render_status_text, status_json
+
+    if options.interval < 0 or options.timeout <= 0:
+        err.write("rmqplan: error: --interval must be 0 or more and --timeout more than 0\n")
+        return EXIT_USAGE
+    try:
+        told = parse_strategy_option(options.strategies)
+        keys = credentials(options.acl_file)
+        with LiveCluster(options.namesrv, options.timeout, keys) as live:
+            snapshot = live.snapshot(groups=options.groups or None)
+            connected = fleet_from_cluster(snapshot, told, only=options.groups or None)
+            second = None
+            if options.interval and connected.groups:
+                if err.isatty():
+                    err.write(f"rmqplan: reading the consume progress again in {options.interval:g} s\n")
+                time.sleep(options.interval)
+                second = live.progress(snapshot)
+    except (StrategyOptionError, CredentialsError, LiveClusterError) as e:
+        err.write(f"rmqplan: {e}\n")
+        return EXIT_USAGE
+    for line in connected.problems:
+        err.write(f"rmqplan: {line}\n")
+    for name in options.groups:
+        if name not in connected.groups:
+            err.write(f"rmqplan: group {name}: no consumer of it is connected now\n")
+    fleet = None
+    if connected.groups:
+        try:
+            fleet = parse_fleet_text(write_fleet(connected.planned), snapshot.source)
+        except FleetError as e:
+            err.write("".join(f"rmqplan: {line}\n" for line in e.errors))
+            return EXIT_USAGE
+    sim = simulate_hand_written(fleet) if fleet is not None else None
+    findings = find(sim) if sim is not None else []
+    counts = count_by_code(sim, findings) if sim is not None else {}
+    report = StatusReport(snapshot, connected, sim, findings, counts, second, options.interval)
+    if options.html and sim is not None:
+        from rmqplan.report.html import HtmlError, write_html
+
+        try:
+            write_html(options.html, render_status_html(report))
+        except HtmlError as e:
+            err.write(f"rmqplan: {e}\n")
+            return EXIT_USAGE
+    elif options.html:
+        err.write(f"rmqplan: --html {options.html}: not written: no consumer group is connected\n")
+    if options.format == "json":
+        import json
+
+        out.write(json.dumps(status_json(report), indent=2) + "\n")
+    else:
+        out.write(render_status_text(report))
+    return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
