@@ -235,13 +235,12 @@ def _by_client_id(r: GroupTopicResult, views: list[QueueView]) -> list[str]:
 def render_status_text(report: StatusReport) -> str:
     snap = report.snapshot
     first_read = min((p.read_at for p in snap.progress.values() if p.read_at), default=None)
+    groups = list(report.connected.groups)
+    if not groups:
+        return f"rmqplan status: {snap.source}: no consumer group is connected now\n"
     reads = (f"offsets read at {_when(first_read)} and again {report.interval:g} s later" if report.second
              else f"offsets read once at {_when(first_read)}")
     out = [f"rmqplan status: {snap.source}: {reads}"]
-    groups = list(report.connected.groups)
-    if not groups:
-        out.append("no consumer group is connected now")
-        return "\n".join(out) + "\n"
     errors = [f for f in report.findings if f.severity == "error"]
     troubled = sorted({f.group for f in errors if f.group})
     out.append(f"{len(groups)} consumer group{'s' if len(groups) != 1 else ''} connected; "

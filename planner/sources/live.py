@@ -135,7 +135,7 @@ class LiveCluster:
         snap.brokers = self._brokers()
         names = sorted(set(groups)) if groups is not None else self._groups()
         for group in names:
-            snap.consumers[group] = self._connections(group, snap)
+            snap.consumers[group] = self._connections(group, snap, groups is None)
         wanted = list(dict.fromkeys([*topics, *(s.topic for c in snap.consumers.values() for s in c.subscriptions)]))
         for topic in wanted:
             self._route(topic, snap)
@@ -174,7 +174,7 @@ class LiveCluster:
             found.update(self._body(bodies.subscription_groups, self._broker_where(broker), response.body))
         return sorted(found)
 
-    def _connections(self, group: str, snap: ClusterSnapshot) -> ConsumerConnection:
+    def _connections(self, group: str, snap: ClusterSnapshot, groups_listed: bool) -> ConsumerConnection:
         retry = RETRY_PREFIX + group
         self._route(retry, snap)
         route = snap.routes.get(retry)
@@ -186,8 +186,11 @@ class LiveCluster:
             if response.code == codes.CONSUMER_NOT_ONLINE:
                 continue
             if response.code != codes.SUCCESS:
-                raise self._failed(self._broker_where(broker), codes.GET_CONSUMER_CONNECTION_LIST, response,
-                                   f"of group {group}")
+                failed = self._failed(self._broker_where(broker), codes.GET_CONSUMER_CONNECTION_LIST, response,
+                                      f"of group {group}")
+                if response.code == codes.NO_PERMISSION and groups_listed:
+                    failed = LiveClusterError(f"{failed} (keys that may read only some groups: --group G)")
+                raise failed
             origin = Origin(f"{self.masters[broker]} connections of {group}")
             return self._body(bodies.consumer_connection, self._broker_where(broker), response.body, group, origin)
         origin = Origin(f"{';'.join(self.masters[b] for b in candidates) or self.namesrv[0]} connections of {group}")
