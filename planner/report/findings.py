@@ -85,13 +85,12 @@ def format_queues(queues: Sequence[Queue]) -> str:
 
 
 def id_ranges(ids: Sequence[int]) -> str:
-    """`0, 1, 3-7`: queue ids, runs of three or more as ranges."""
+    """`0, 3-7`: queue ids, consecutive ones as ranges."""
     out, ids = [], sorted(ids)
     start = prev = None
     for i in ids + [None]:
         if start is not None and (i is None or i != prev + 1):
-            out.append(f"{start}-{prev}" if prev > start + 1 else
-                       f"{start}, {prev}" if prev > start else str(start))
+            out.append(f"{start}-{prev}" if prev > start else str(start))
             start = None
         if i is not None and start is None:
             start = i

@@ -118,7 +118,7 @@ def test_check_speaks_the_reviewers_terms(shop):
     (line,) = [x for x in out.splitlines() if x.startswith(f"{CONSUMER}:") and "PLAN001" in x]
     instance = line_of(shop / CONSUMER, "setInstanceName")
     assert (f"group orders_cg (services/orders, Deployment orders, 3 replicas, hostNetwork, fixed instanceName at "
-            f"OrderConsumer.java:{instance}): 3 processes share client id orders-node-1@orders-node; queues 6, 7 "
+            f"OrderConsumer.java:{instance}): 3 processes share client id orders-node-1@orders-node; queues 6-7 "
             "(broker-a), 0-7 (broker-b) of OrderEvents would be consumed by nobody") in line
 
 
