@@ -6,6 +6,7 @@ from typing import Iterable
 
 from rmqlint.facts import ClientFact
 from rmqlint.findings import Finding, Related
+from rmqlint.fixes import UNSAFE, Fix, in_slot
 from rmqlint.project import Project
 from rmqlint.rules._consumers import GRPC_APIS, describe_group
 from rmqlint.rules._examples import line_of
@@ -192,6 +193,10 @@ consumer.setMaxReconsumeTimes(16);
 ```
 In Spring, `@RocketMQMessageListener(consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 16, ...)`. In Python 2.x,
 return `CONSUME_SUCCESS` (after recording the message) once `msg.reconsume_times` passes a bound.
+
+`rmqlint --fix --unsafe-fixes` writes the bound of 16 on the line after the consumer is created (Java, a local
+variable) or after its `consumeMode` attribute (Spring). It is unsafe: a message that fails that often then leaves
+its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not be the bound the team wants.
 """
 
     INVALID = [
@@ -240,7 +245,7 @@ return `CONSUME_SUCCESS` (after recording the message) once `msg.reconsume_times
                 if at != client.location else []
             related += [Related(listener.location, "its orderly listener") for listener in client.listeners
                         if listener.location.path != at.path or listener.location.line != at.line]
-            yield self.finding(self._message(client), at, related)
+            yield self.finding(self._message(client), at, related, fix=bound_fix(client))
 
     @staticmethod
     def _message(client: ClientFact) -> str:
@@ -251,3 +256,22 @@ return `CONSUME_SUCCESS` (after recording the message) once `msg.reconsume_times
                            "it; stop retrying in the callback once msg.reconsume_times passes a bound")
         return head + ("for orderly consumption the default -1 means Integer.MAX_VALUE retries in place, so one "
                        "message that always fails blocks its queue and every later message of it forever")
+
+
+# The bound the fix writes: the client's default for concurrent consumers, which the docs above advise.
+SUGGESTED_MAX_RECONSUME_TIMES = 16
+
+
+def bound_fix(client: ClientFact) -> Fix | None:
+    """Unsafe (a message that fails that often goes to the dead-letter queue instead of being retried forever, and
+    someone must watch `%DLQ%<group>`): the bound written next to the consumer's creation (Java) or its
+    `consumeMode` attribute (Spring). The 2.x Python API has no such setting."""
+    bound = str(SUGGESTED_MAX_RECONSUME_TIMES)
+    if client.api == "java" and client.group is not None and client.group.slot is not None \
+            and client.group.slot.kind == "call":
+        edit = in_slot(client.group.slot, "setMaxReconsumeTimes", bound)
+    elif client.api == "spring-listener" and client.consume_mode is not None and client.consume_mode.slot is not None:
+        edit = in_slot(client.consume_mode.slot, "maxReconsumeTimes", bound)
+    else:
+        return None
+    return Fix(f"give up on a message after {bound} attempts (it goes to %DLQ%<group>)", (edit,), UNSAFE)

@@ -222,7 +222,9 @@ class ClientExtractor:
         args = call_arguments(node)
         group_node = self._group_argument(args)
         if group_node is not None:
-            fact.group = Setting(java.value(group_node), java.location(group_node))
+            # The constructor sets the group: one more setter of the client can go after its statement.
+            fact.group = Setting(java.value(group_node), java.location(group_node),
+                                 slot=java_spans.creation_slot(java, node))
         elif len(args) >= 2:
             fact.group = Setting(Dynamic("cannot tell which constructor argument is the group"), fact.location)
         self.clients.append(fact)

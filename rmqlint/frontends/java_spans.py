@@ -1,6 +1,6 @@
 """The spans a fix needs around a Java setting: the argument of a setter (`written`), where one more setter of the
-same client goes (`slot`), an annotation attribute's value, the text whose deletion removes the attribute
-(`removal`) and where one more attribute goes.
+same client goes (`slot`: after a setter, or after the statement creating the client), an annotation attribute's
+value, the text whose deletion removes the attribute (`removal`) and where one more attribute goes.
 
 Every span is taken from the tree-sitter tree, never from a search of the text; a place the tree does not make
 certain (a setter that shares its line with other code, an attribute list holding comments) gets no span, and
@@ -42,6 +42,26 @@ def setter_slot(java: JavaTree, call: tree_sitter.Node) -> Slot | None:
     statement = call.parent
     if statement is None or statement.type != "expression_statement":
         return None
+    receiver = call.child_by_field_name("object")
+    return _after(java, statement, f"{java.text(receiver)}." if receiver is not None else "")
+
+
+def creation_slot(java: JavaTree, creation: tree_sitter.Node) -> Slot | None:
+    """After `Consumer c = new Consumer(..);` or `c = new Consumer(..);` in a method, a new line for `c.setY(..);`
+    (not after a field's initializer: no statement can follow it there)."""
+    parent = creation.parent
+    if parent is not None and parent.type == "variable_declarator" and parent.parent is not None \
+            and parent.parent.type == "local_variable_declaration":
+        name = parent.child_by_field_name("name")
+        return _after(java, parent.parent, f"{java.text(name)}.") if name is not None else None
+    if parent is not None and parent.type == "assignment_expression" and parent.parent is not None \
+            and parent.parent.type == "expression_statement":
+        left = parent.child_by_field_name("left")
+        return _after(java, parent.parent, f"{java.text(left)}.") if left is not None else None
+    return None
+
+
+def _after(java: JavaTree, statement: tree_sitter.Node, head: str) -> Slot | None:
     source = java.source
     line_start = source.rfind(b"\n", 0, statement.start_byte) + 1
     indent = source[line_start:statement.start_byte]
@@ -61,8 +81,6 @@ def setter_slot(java: JavaTree, call: tree_sitter.Node) -> Slot | None:
         return None
     after = source[end:end + 2]
     newline = "\r\n" if after.startswith(b"\r\n") else "\r" if after.startswith(b"\r") else "\n"
-    receiver = call.child_by_field_name("object")
-    head = f"{java.text(receiver)}." if receiver is not None else ""
     return Slot(span, "call", f"{newline}{indent.decode('utf-8', 'replace')}{head}", ";")
 
 

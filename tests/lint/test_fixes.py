@@ -568,3 +568,50 @@ def test_findings_merged_at_one_place_keep_the_edits_of_each():
     assert _joined(first, second).edits == (edit(3), edit(9))
     assert _joined(first, first) == first and _joined(None, second) == second
     assert _joined(first, Fix("other", (edit(3),), "unsafe")) == first
+
+
+# --- RMQ006 (unsafe): a bound on an orderly consumer's retries -------------------------------------------------
+
+def test_rmq006_java_and_spring(tmp_path):
+    consumer = """\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+
+public class Ledger {
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_consumer");
+        consumer.subscribe("LedgerTopic", "*");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+        DefaultMQPushConsumer bounded = new DefaultMQPushConsumer("bounded_consumer");
+        bounded.setMaxReconsumeTimes(3);
+        bounded.subscribe("LedgerTopic", "*");
+        bounded.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+    }
+}
+"""
+    listener = """\
+package com.app;
+
+import org.apache.rocketmq.spring.annotation.ConsumeMode;
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "AccountTopic", consumerGroup = "account", consumeMode = ConsumeMode.ORDERLY)
+public class AccountListener implements RocketMQListener<String> {
+    public void onMessage(String message) {
+    }
+}
+"""
+    files = {"src/main/java/com/app/Ledger.java": consumer, "src/main/java/com/app/AccountListener.java": listener}
+    assert fix(tmp_path, files) == {rel: text.encode() for rel, text in files.items()}  # unsafe: not with --fix
+    main([str(tmp_path / "p"), "--fix", "--unsafe-fixes"])
+    root = tmp_path / "p"
+    assert (root / "src/main/java/com/app/Ledger.java").read_text() == consumer.replace(
+        'new DefaultMQPushConsumer("ledger_consumer");\n',
+        'new DefaultMQPushConsumer("ledger_consumer");\n        consumer.setMaxReconsumeTimes(16);\n')
+    assert (root / "src/main/java/com/app/AccountListener.java").read_text() == listener.replace(
+        "consumeMode = ConsumeMode.ORDERLY", "consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 16")
+    assert codes_after(tmp_path) == []
