@@ -44,18 +44,18 @@ def run(options: LintOptions, run_options: RunOptions, say: Callable[[str], None
     entries = baseline.load(run_options.baseline) if run_options.baseline else None
     result = lint(options)
     if run_options.diff:
-        return RunOutcome(_reported(result, entries, say, quiet=True), _diff(result, entries, run_options, say))
+        return RunOutcome(_reported(result, entries), _diff(result, entries, run_options, say))
     if run_options.fix:
         result = _fix(options, result, run_options.unsafe_fixes, say)
     if run_options.add_suppressions:
-        result = _suppress(options, _reported(result, entries, say, quiet=True), say)
+        result = _suppress(options, result, _reported(result, entries).findings, say)
     if run_options.write_baseline:
         _write_baseline(result, options, run_options.write_baseline, say)
         entries = baseline.load(run_options.write_baseline)
-    return RunOutcome(_reported(result, entries, say))
+    return RunOutcome(_reported(result, entries))
 
 
-def _reported(result: LintResult, entries, say, quiet: bool = False) -> LintResult:
+def _reported(result: LintResult, entries) -> LintResult:
     """The result with the findings the baseline holds left out."""
     if entries is None:
         return result
@@ -69,7 +69,7 @@ def _diff(result: LintResult, entries, run_options: RunOptions, say) -> bytes:
     if run_options.add_suppressions:
         from rmqlint.suppress import suppression_edits
 
-        findings = _reported(result, entries, say, quiet=True).findings
+        findings = _reported(result, entries).findings
         fixes, problems = suppression_edits(result.root, findings)
         for problem in problems:
             say(f"rmqlint: {problem}")
@@ -80,7 +80,7 @@ def _diff(result: LintResult, entries, run_options: RunOptions, say) -> bytes:
         what = "fixes"
     for line in plan.skipped:
         say(f"rmqlint: {line}")
-    patch = b"".join(apply.unified_diff(display_path(result.root, change.path), change.before, change.after)
+    patch = b"".join(apply.unified_diff(_patch_path(result.root, change.path), change.before, change.after)
                      for change in plan.changes)
     if plan.changes and not run_options.add_suppressions:
         count = sum(len(change.findings) for change in plan.changes)
@@ -93,6 +93,13 @@ def _diff(result: LintResult, entries, run_options: RunOptions, say) -> bytes:
     if hidden:
         say(f"rmqlint: {hidden} more would be fixed with --unsafe-fixes")
     return patch
+
+
+def _patch_path(root, rel: str) -> str:
+    """A path as `git apply` run in the current directory reads it; relative to the project root when the file is
+    outside the current directory (apply the patch from the root then)."""
+    shown = display_path(root, rel)
+    return rel if shown.startswith("/") else shown
 
 
 def _hidden_unsafe(findings: list[Finding]) -> int:
@@ -134,21 +141,22 @@ def _write(root, plan: apply.Plan, say) -> list[apply.FileChange]:
     return written
 
 
-def _suppress(options: LintOptions, shown: LintResult, say) -> LintResult:
+def _suppress(options: LintOptions, result: LintResult, findings: list[Finding], say) -> LintResult:
+    """Comments for `findings` (those the baseline does not hold); the project linted again when any is written."""
     from rmqlint.suppress import suppression_edits
 
-    fixes, problems = suppression_edits(shown.root, shown.findings)
+    fixes, problems = suppression_edits(result.root, findings)
     for problem in problems:
         say(f"rmqlint: {problem}")
-    plan = apply.plan_fixes(shown.root, [(fix, _FileNote(fix)) for fix in fixes])
+    plan = apply.plan_fixes(result.root, [(fix, _FileNote(fix)) for fix in fixes])
     for line in plan.skipped:
         say(f"rmqlint: {line}")
-    written = _write(shown.root, plan, say)
+    written = _write(result.root, plan, say)
     if written:
         count = sum(len(fix.edits) for fix in fixes if fix.paths & {c.path for c in written})
         say(f"rmqlint: added suppression comments on {count} line{'s' if count != 1 else ''} in {len(written)} "
             f"file{'s' if len(written) != 1 else ''}")
-    return lint(options) if written else shown
+    return lint(options) if written else result
 
 
 class _FileNote:

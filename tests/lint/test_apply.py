@@ -125,6 +125,7 @@ def test_diff_applies_with_git_and_equals_fix(tmp_path):
                                                '        new DefaultMQProducer("pg").setNamesrvAddr(Mq.NAMESRV);\n'
                                                "    }\n}\n",
         "conf dir/application.properties": "# 注释\nrocketmq.name-server=a:9876 b:9876\n".encode("gbk"),
+        "配置/application.yml": "rocketmq:\n  name-server: c:9876,d:9876\n",  # git quotes such a path
         "consumer.py": 'from rocketmq.client import PushConsumer\n\nconsumer = PushConsumer("CID")\n'
                        'consumer.set_instance_name("node")\nconsumer.subscribe("T", print, "A,B")\n',
     }
@@ -325,3 +326,18 @@ def test_text_counts_the_fixes(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[-2] == "3 fixable with --fix (--diff shows them)."
     assert lines[-1].startswith("Found 3 findings")
+
+
+def test_fixes_from_a_warm_run_and_in_a_nested_project(tmp_path, capsys):
+    """The findings memo keeps fixes (a warm run answers from it), and a project nested in the linted tree is
+    fixed at its own paths."""
+    outer = write_project(tmp_path / "outer", {"README.md": "outer\n"}, git=True)
+    inner = write_project(outer / "svc", CONCURRENT, git=True)
+    assert main([str(outer)]) == 1  # fills the cache
+    capsys.readouterr()
+    assert main([str(outer), "--diff"]) == 1  # answered from the memo
+    patch = capsys.readouterr().out
+    assert "+++ b/svc/src/main/resources/application.yml" in patch and "+  name-server: a:9876;b:9876" in patch
+    assert main([str(outer), "--fix"]) == 0
+    assert (inner / "src/main/resources/application.yml").read_text() == CONCURRENT[
+        "src/main/resources/application.yml"].replace("a:9876 b:9876", "a:9876;b:9876")
