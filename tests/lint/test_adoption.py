@@ -189,3 +189,18 @@ def test_no_comment_line_inside_a_string_or_block_scalar(tmp_path):
     assert _no_comment_lines("A.java", java, java.split(b"\n")) == {3, 4}
     properties = b"k=a,\\\n  b\nc=1\n"
     assert _no_comment_lines("a.properties", properties, properties.split(b"\n")) == {2}
+
+
+def test_add_suppressions_on_the_repository_examples_leaves_nothing(tmp_path, capsys):
+    import shutil
+
+    copy = tmp_path / "examples"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples", copy)
+    (copy / ".rmqlint.toml").write_text("", encoding="utf-8")
+    code, _out, err = run(capsys, str(copy), "--add-suppressions")
+    assert code == 0 and "added suppression comments on 10 lines in 10 files" in err
+    assert lint(LintOptions(paths=[copy], use_cache=False)).findings == []
+    for path in copy.rglob("*"):
+        rel = path.relative_to(copy).as_posix()
+        if path.is_file() and frontend_for(rel) is not None:
+            assert not frontend_for(rel).parse(rel, path.read_bytes()).problems, rel
