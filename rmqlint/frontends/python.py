@@ -20,7 +20,7 @@ from rmqlint.values import ConstRef
 # An import statement of a RocketMQ client package, at the start of a line or after a `;` (a byte search, not a
 # parse: a docstring that happens to read like one only costs a parse).
 _IMPORTS_ROCKETMQ = re.compile(
-    rb"(?m)(?:^|;)[ \t]*(?:from[ \t]+rocketmq\b|import[ \t]+(?:[\w.]+[ \t]*(?:as[ \t]+\w+[ \t]*)?,[ \t]*)*rocketmq\b)")
+    rb"(?m)(?:^(?:\xef\xbb\xbf)?|;)[ \t]*(?:from[ \t]+rocketmq\b|import[ \t]+(?:[\w.]+[ \t]*(?:as[ \t]+\w+[ \t]*)?,[ \t]*)*rocketmq\b)")
 
 
 def imports_rocketmq(data: bytes) -> bool:

@@ -615,3 +615,17 @@ public class AccountListener implements RocketMQListener<String> {
     assert (root / "src/main/java/com/app/AccountListener.java").read_text() == listener.replace(
         "consumeMode = ConsumeMode.ORDERLY", "consumeMode = ConsumeMode.ORDERLY, maxReconsumeTimes = 16")
     assert codes_after(tmp_path) == []
+
+
+def test_files_with_a_byte_order_mark(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    java = bom + 'package a;\nimport org.apache.rocketmq.client.producer.DefaultMQProducer;\nclass A { void s() { ' \
+                 'new DefaultMQProducer("g").setNamesrvAddr("中:1,b:2"); } }\n'.encode()
+    yaml = bom + b'rocketmq:\n  name-server: "x:1 y:2"\n  producer:\n    group: g\n'
+    python = bom + 'from rocketmq.client import Producer\np = Producer("g")\np.set_name_server_address("é:1,b:2")\n' \
+        .encode()
+    after = fix(tmp_path, {"A.java": java, "application.yml": yaml, "p.py": python})
+    assert after == {"A.java": java.replace("中:1,b:2".encode(), "中:1;b:2".encode()),
+                     "application.yml": yaml.replace(b"x:1 y:2", b"x:1;y:2"),
+                     "p.py": python.replace("é:1,b:2".encode(), "é:1;b:2".encode())}
+    assert codes_after(tmp_path) == []
