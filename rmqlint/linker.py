@@ -254,9 +254,9 @@ class Linker:
         if entries:
             return self._config_entries_value(key, entries)
         if _is_runtime_key(ph.key):
-            return Dynamic(f"${{{ph.key}}} is set at run time")
+            return Dynamic(f"${{{ph.key}}} is set at run time", _runtime_per(ph.key))
         if _ENV_STYLE.match(ph.key):
-            return Dynamic(f"${{{ph.key}}} comes from the environment")
+            return Dynamic(f"${{{ph.key}}} comes from the environment", "host" if ph.key == "HOSTNAME" else "")
         if ph.default is not None:
             return self.resolve(ph.default, ctx)
         return Dynamic(f"${{{ph.key}}} is not set in the project's configuration")
@@ -378,6 +378,19 @@ def config_scope(config_path: str) -> str:
 
 def _in_scope(path: str, scope: str) -> bool:
     return not scope or path == scope or path.startswith(scope + "/")
+
+
+def _runtime_per(key: str) -> str:
+    """What a key Spring fills in at run time is unique per (`Dynamic.per`)."""
+    canon = canonical_key(key)
+    if canon.startswith("random."):
+        return "process"
+    if canon == "pid":
+        return "pid"
+    if canon in ("hostname", canonical_key("spring.cloud.client.hostname"),
+                 canonical_key("spring.cloud.client.ip-address")):
+        return "host"
+    return ""
 
 
 def _is_runtime_key(key: str) -> bool:

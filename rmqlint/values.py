@@ -33,9 +33,14 @@ class Lit:
 
 @dataclass(frozen=True)
 class Dynamic:
-    """A value that cannot be known statically; `reason` says why (shown in debug output, never guessed past)."""
+    """A value that cannot be known statically; `reason` says why (shown in debug output, never guessed past).
+
+    `per` says what the value is unique per, when its source tells: "host" (the host's name or address: on host
+    networking every replica on a node shares the node's), "pid" (a process id: unique on one host, but 1 in every
+    container), "process" (a random number or a start time: unique per process); "" when not known."""
 
     reason: str
+    per: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class OneOf:
 
 
 Value = Union[Lit, Dynamic, ConstRef, Param, Placeholder, Concat, OneOf]
+
+PER = ("", "host", "pid", "process")  # what a `Dynamic` value may be unique per
 
 VALUE_KINDS = (Lit, Dynamic, ConstRef, Param, Placeholder, Concat, OneOf)
 _KINDS = {cls.__name__: cls for cls in VALUE_KINDS}
@@ -173,7 +180,7 @@ def concat(parts: list[Value]) -> Value:
         items = part.parts if isinstance(part, Concat) else (part,)
         for item in items:
             if isinstance(item, Dynamic):
-                return item
+                return _dynamic_whole(parts)
             if flat and isinstance(item, Lit) and isinstance(flat[-1], Lit):
                 flat[-1] = Lit(flat[-1].text + item.text)
             else:
@@ -183,6 +190,16 @@ def concat(parts: list[Value]) -> Value:
     if len(flat) == 1:
         return flat[0]
     return Concat(tuple(flat))
+
+
+def _dynamic_whole(parts: list[Value]) -> Dynamic:
+    """A concatenation with unknown parts: unknown, said as its first unknown part says it, and unique per what its
+    most distinctive part is unique per (an unknown part may be as distinctive as any)."""
+    unknown = [item for part in parts for item in (part.parts if isinstance(part, Concat) else (part,))
+               if isinstance(item, Dynamic)]
+    pers = {item.per for item in unknown}
+    per = "process" if "process" in pers else "" if "" in pers else "pid" if "pid" in pers else "host"
+    return unknown[0] if unknown[0].per == per else Dynamic(unknown[0].reason, per)
 
 
 # Placeholders nested deeper than this (`${a:${b:${c:...}}}`) are not followed: real configuration nests two or
@@ -324,7 +341,7 @@ def to_json(value: "Value | None"):
             return {"k": "Lit", "text": value.text, "at": _span_to_json(value.origin)}
         return {"k": "Lit", "text": value.text}
     if isinstance(value, Dynamic):
-        return {"k": "Dynamic", "reason": value.reason}
+        return {"k": "Dynamic", "reason": value.reason, **({"per": value.per} if value.per else {})}
     if isinstance(value, ConstRef):
         return {"k": "ConstRef", "language": value.language, "scopes": list(value.scopes), "name": value.name,
                 "spring": value.spring}
@@ -348,7 +365,10 @@ def from_json(data) -> "Value | None":
         text = _str(data["text"])
         return Lit(text, _span_from_json(data["at"], text) if "at" in data else None)
     if kind == "Dynamic":
-        return Dynamic(_str(data["reason"]))
+        per = _str(data.get("per", ""))
+        if per not in PER:
+            raise ValueError(f"unknown uniqueness {per!r}")
+        return Dynamic(_str(data["reason"]), per)
     if kind == "ConstRef":
         spring = data.get("spring", False)
         if type(spring) is not bool:

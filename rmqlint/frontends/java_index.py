@@ -28,6 +28,12 @@ NUMBER_TYPES = frozenset({"int", "Integer", "long", "Long", "short", "Short", "b
 _INTEGER_LITERALS = frozenset(
     {"decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal"}
 )
+# Calls whose value is unique per host or process (`Dynamic.per`): (the receiver's last name, "" for any; method).
+_CALLS_UNIQUE_PER = {
+    ("UtilAll", "getPid"): "pid", ("", "pid"): "pid", ("getRuntimeMXBean()", "getName"): "pid",  # pid@host
+    ("System", "nanoTime"): "process", ("System", "currentTimeMillis"): "process", ("UUID", "randomUUID"): "process",
+    ("", "randomUUID"): "process",
+}
 MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic(TOO_DEEP_EXPRESSION), reported by java_parse
 TOO_DEEP_EXPRESSION = f"expression nested more than {MAX_EVAL_DEPTH} levels deep"
 
@@ -506,11 +512,41 @@ class JavaFile(JavaTree):
         if kind == "field_access":
             return self._eval_field_access(node, depth)
         if kind == "method_invocation":
-            name = node.child_by_field_name("name")
-            return Dynamic(f"call of {self.text(name) if name is not None else 'a method'}()"), "unknown"
+            return self._eval_call(node, depth)
         if kind == "object_creation_expression":
             return Dynamic("object creation"), "unknown"
         return Dynamic(f"{kind.replace('_', ' ')} is not a constant"), "unknown"
+
+    def _eval_call(self, node: tree_sitter.Node, depth: int) -> tuple[Value, str]:
+        """A call's value is not known; what it is unique per is, for the calls that name a host or a process
+        (`Dynamic.per`): `System.getenv("HOSTNAME")`, `InetAddress.getLocalHost().getHostName()`, a pid, a random
+        or time value, and `String.valueOf(..)` / `.toString()` of one of those."""
+        name_node = node.child_by_field_name("name")
+        name = self.text(name_node) if name_node is not None else ""
+        target = node.child_by_field_name("object")
+        written = _squash(self.text(target)) if target is not None else ""
+        args = [a for a in node.child_by_field_name("arguments").named_children] \
+            if node.child_by_field_name("arguments") is not None else []
+        if name == "getenv" and written.rpartition(".")[2] == "System" and len(args) == 1:
+            key, _kind = self._eval(args[0], depth + 1)
+            if isinstance(key, Lit):
+                return Dynamic(f"environment variable {key.text}", "host" if key.text == "HOSTNAME" else ""), "str"
+            return Dynamic("environment variable"), "str"
+        if name in ("getHostName", "getHostAddress", "getCanonicalHostName") and "getLocalHost" in written:
+            return Dynamic("the host's name or address", "host"), "str"
+        per = _CALLS_UNIQUE_PER.get((written.rpartition(".")[2], name)) or _CALLS_UNIQUE_PER.get(("", name))
+        if per is None and name in ("valueOf", "toString") and len(args) == 1:
+            inner, _kind = self._eval(args[0], depth + 1)
+            if isinstance(inner, Dynamic) and inner.per:
+                return inner, "str"
+        if per is None and name == "toString" and not args and target is not None \
+                and target.type == "method_invocation":
+            inner, _kind = self._eval(target, depth + 1)
+            if isinstance(inner, Dynamic) and inner.per:
+                return inner, "str"
+        if per is not None:
+            return Dynamic(f"call of {name}()", per), "unknown"
+        return Dynamic(f"call of {name or 'a method'}()"), "unknown"
 
     def _literal_origin(self, node: tree_sitter.Node, text: str):
         """Where a string literal's text is written exactly as it reads (quotes left out): no escape, one line."""

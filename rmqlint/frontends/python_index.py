@@ -517,11 +517,21 @@ class PythonIndex:
         if isinstance(node, cst.Attribute):
             return self._attribute(node, scope)
         if isinstance(node, cst.Call):
-            return Dynamic(call_reason(self.qualified(node.func, scope) or dotted(node.func)))
+            name = self.qualified(node.func, scope) or dotted(node.func)
+            if name in ("os.getenv", "os.environ.get") and node.args:
+                return environment_value(self.value(node.args[0].value, scope))
+            if name == "str" and len(node.args) == 1:  # str(os.getpid()): the same uniqueness
+                inner = self.value(node.args[0].value, scope)
+                if isinstance(inner, Dynamic):
+                    return inner
+            reason, per = call_reason(name)
+            return Dynamic(reason, per)
         if isinstance(node, cst.Subscript):
             target = self.qualified(node.value, scope) or dotted(node.value)
             if target == "os.environ":
-                return Dynamic("environment variable")
+                index = node.slice[0].slice if len(node.slice) == 1 else None
+                key = self.value(index.value, scope) if isinstance(index, cst.Index) else Dynamic("key")
+                return environment_value(key)
             return Dynamic("subscript")
         return Dynamic(f"{type(node).__name__} expression")
 
@@ -719,10 +729,19 @@ class ReturnsAndRaises:
                 stack.append((node.body, in_try))  # children are pushed last first: found in source order
 
 
-def call_reason(name: str | None) -> str:
-    reasons = {"os.getenv": "environment variable", "os.environ.get": "environment variable",
-               "socket.gethostname": "hostname", "platform.node": "hostname", "os.getpid": "process id",
-               "uuid.uuid4": "random", "uuid.uuid1": "random"}
+def call_reason(name: str | None) -> tuple[str, str]:
+    """Why a call's value is not known, and what it is unique per (`Dynamic.per`)."""
+    reasons = {"socket.gethostname": ("hostname", "host"), "platform.node": ("hostname", "host"),
+               "socket.getfqdn": ("hostname", "host"), "os.getpid": ("process id", "pid"),
+               "uuid.uuid4": ("random", "process"), "uuid.uuid1": ("random", "process"),
+               "time.time": ("start time", "process"), "time.time_ns": ("start time", "process")}
     if name in reasons:
         return reasons[name]
-    return f"call {name}()" if name else "call"
+    return (f"call {name}()" if name else "call"), ""
+
+
+def environment_value(key: Value) -> Dynamic:
+    """`os.getenv(key)`: the host name when the key is HOSTNAME (what it is unique per), else unknown."""
+    if isinstance(key, Lit):
+        return Dynamic(f"environment variable {key.text}", "host" if key.text == "HOSTNAME" else "")
+    return Dynamic("environment variable")

@@ -126,13 +126,14 @@ def test_module_constants_fold_or_stay_dynamic():
     assert c["ANNOTATED"] == Lit("annotated")
     assert c["COUNT"] == Lit("3")
     assert isinstance(c["REASSIGNED"], Dynamic)
-    assert c["FROM_ENV"] == Dynamic("environment variable")
-    assert c["FROM_GETENV"] == Dynamic("environment variable")
-    assert c["HOST"] == Dynamic("hostname")
-    assert isinstance(c["PID_NAME"], Dynamic)
+    assert c["FROM_ENV"] == Dynamic("environment variable INSTANCE")
+    assert c["FROM_GETENV"] == Dynamic("environment variable INSTANCE")
+    # What a value is unique per, where its source says: the host's name (the node's on host networking), a pid.
+    assert c["HOST"] == Dynamic("hostname", "host")
+    assert c["PID_NAME"] == Dynamic("process id", "pid")
     assert c["SUM"] == Dynamic("arithmetic")
     assert isinstance(c["FORMATTED"], Dynamic)
-    assert c["WITH_HOST"] == Dynamic("hostname")
+    assert c["WITH_HOST"] == Dynamic("hostname", "host")
     assert "os" not in c and "socket" not in c and "PushConsumer" not in c and "configure" not in c
 
 
@@ -146,7 +147,7 @@ def test_locals_parameters_and_calls_in_settings():
     producer = template.client
     assert (template.method, producer.name) == ("app.values.configure", "producer")
     assert producer.group.value == Param(0, "name_from_caller", "app.values.configure")
-    assert producer.instance_name.value == Dynamic("hostname")
+    assert producer.instance_name.value == Dynamic("hostname", "host")
     assert producer.instance_name.location == span(source, 'producer.set_instance_name(f"p-{socket.gethostname()}")',
                                                    path)
 

@@ -195,7 +195,7 @@ def test_python_conditionals_and_names_assigned_in_branches():
     tags = _tags(facts)
     assert tags["P1"] == OneOf((Lit("Refunded"), Lit("Big"), Lit("Settled")))  # "Default" never reaches
     assert tags["P2"] == OneOf((Lit("one"), Lit("other")))
-    assert tags["P3"] == OneOf((Dynamic("environment variable"), Lit("empty")))  # the loop's else is not run on break
+    assert tags["P3"] == OneOf((Dynamic("environment variable FOUND"), Lit("empty")))  # the loop's else is not run on break
     assert tags["P4"] == OneOf((Lit("vip"), Lit("normal")))
     # Read from a function, a module name is known only when every assignment may be the one left at the end.
     assert isinstance(tags["P5"], Dynamic)
@@ -242,3 +242,16 @@ class Ledger {
     # "Refunded" drifts on Pay and "settled" on Ship; "Settled" on Pay is not a drift of anything sent to Pay.
     assert [(f.location.line, f.message.split(" does not")[0]) for f in findings if f.code == "RMQ002"] == [
         (6, 'subscribed tag "refunded" on topic "Pay"'), (8, 'subscribed tag "Settled" on topic "Ship"')]
+
+
+def test_what_an_unknown_value_is_unique_per():
+    host, pid, run = Dynamic("hostname", "host"), Dynamic("process id", "pid"), Dynamic("random", "process")
+    assert concat([Lit("orders-"), host]) == host
+    assert concat([Lit("orders-"), host, Lit("-"), pid]) == Dynamic("hostname", "pid")
+    assert concat([host, Lit("#"), run]) == Dynamic("hostname", "process")
+    # An unknown part may be as distinctive as anything: the whole is not known to be per host.
+    assert concat([host, Dynamic("environment variable APP")]) == Dynamic("hostname")
+    for value in (host, pid, run, Dynamic("x")):
+        assert from_json(to_json(value)) == value
+    with pytest.raises(ValueError):
+        from_json({"k": "Dynamic", "reason": "x", "per": "galaxy"})
