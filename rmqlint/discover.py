@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rmqlint.modules import is_build_file, is_deployment_file
+
 ROOT_MARKERS = (".git", "pyproject.toml", ".rmqlint.toml")
 # Directories never worth reading: build output, dependencies, virtualenvs, our own cache.
 SKIPPED_DIRS = frozenset({"target", "build", "node_modules", ".venv", ".git", ".rmqlint_cache"})
@@ -33,6 +35,10 @@ class Discovery:
     kinds: dict[str, str] = field(default_factory=dict)  # path -> the name of the frontend that reads it
     # Projects nested below the root that the paths reach into (outermost only, relative): linted on their own.
     nested: list[str] = field(default_factory=list)
+    # Build files and YAML files that are no Spring configuration (deployments): what `rmqlint.modules` reads;
+    # those under the paths given are reported on too (a finding at a dependency's version).
+    others: list[str] = field(default_factory=list)
+    report_others: set[str] = field(default_factory=set)
 
 
 def find_root(paths: list[Path]) -> Path:
@@ -90,14 +96,18 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
     nested = nested_projects(root, listed, excluded)
     inside_nested = _under_any(nested)
     kinds: dict[str, str] = {}
+    others: list[str] = []
     for rel in listed:
         if _skipped(rel) or (excluded is not None and excluded.match_file(rel)) or inside_nested(rel):
             continue
         kind = source_kind(rel)
         if kind is not None:
             kinds[rel] = kind
+        elif is_build_file(rel) or is_deployment_file(rel):
+            others.append(rel)
 
     report: set[str] = set()
+    report_others: set[str] = set()
     reached: set[str] = set()
     for arg in paths:
         full = arg.resolve()
@@ -110,17 +120,22 @@ def discover(paths: list[Path], root: Path, exclude: list[str] | tuple[str, ...]
         if full.is_dir():
             prefix = "" if rel == "." else rel + "/"
             report.update(p for p in kinds if p.startswith(prefix))
+            report_others.update(p for p in others if p.startswith(prefix))
             reached.update(n for n in nested if not prefix or n.startswith(prefix) or (rel + "/").startswith(n + "/"))
         elif inside_nested(rel):
             reached.update(n for n in nested if rel.startswith(n + "/"))
         else:
             kind = source_kind(rel)
-            if kind is None or (excluded is not None and excluded.match_file(rel)):
+            if excluded is not None and excluded.match_file(rel):
+                continue
+            if kind is None:
+                if rel in others:
+                    report_others.add(rel)
                 continue
             kinds.setdefault(rel, kind)
             report.add(rel)
     return Discovery(root=root, files=sorted(kinds), report=report, kinds=kinds,
-                     nested=[n for n in nested if n in reached])
+                     nested=[n for n in nested if n in reached], others=sorted(others), report_others=report_others)
 
 
 # --- projects nested in the project --------------------------------------------------------------------------
@@ -295,5 +310,6 @@ def _walk(root: Path, record: dict | None = None) -> list[str]:
         dirnames[:] = [d for d in kept if d not in repositories]
         # Only names that can be source files are matched against the ignore rules (the slow part of a walk).
         files.extend(join(f) for f in filenames
-                     if (source_kind(f) is not None or (f in PROJECT_FILES and rel_dir)) and not ignored(join(f), False))
+                     if (source_kind(f) is not None or (f in PROJECT_FILES and rel_dir) or is_build_file(f)
+                         or is_deployment_file(f)) and not ignored(join(f), False))
     return files

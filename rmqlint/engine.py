@@ -19,6 +19,7 @@ from typing import Iterable
 from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
 from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, is_test_source, source_kind
+from rmqlint.modules import is_build_file
 from rmqlint.frontends import frontend_named
 from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
@@ -113,7 +114,8 @@ def load_project(path: Path, use_cache: bool = True) -> tuple[Project, set[str]]
     loader = SourceIndex(discovery, cache)
     loader.stat_all()
     loader.scan()
-    project = Linker(loader.facts, loader, root=str(root), callers=_callers(settings.tests)).link()
+    project = _with_modules(Linker(loader.facts, loader, root=str(root), callers=_callers(settings.tests)).link(),
+                            root, discovery.others)
     cache.save()
     return project, discovery.report
 
@@ -146,7 +148,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
     stats = loader.stat_all()
-    state = repr((sorted(r.CODE for r in rules), settings.tests, findings_stamp()))
+    state = repr((sorted(r.CODE for r in rules), settings.tests, findings_stamp(), _others_stamp(root, discovery)))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
     if findings is not None:
         cache.accept_memo()
@@ -155,12 +157,13 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
 
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root), callers=_callers(settings.tests)).link()
-        findings = run_rules(project, rules, tests=settings.tests)
+        findings = run_rules(_with_modules(project, root, discovery.others), rules, tests=settings.tests)
         if cache.enabled:  # the memo of the findings is only written to a cache
             cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
-    findings = [_within(f, discovery.report) for f in findings if f.location.path in discovery.report]
+    findings = [_within(f, discovery.report) for f in findings
+                if f.location.path in discovery.report or f.location.path in discovery.report_others]
     result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
     return result, discovery.nested
 
@@ -171,6 +174,31 @@ def _within(finding: Finding, report: set[str]) -> Finding:
     if finding.fix is None or finding.fix.paths <= report:
         return finding
     return dataclasses.replace(finding, fix=None)
+
+
+def _others_stamp(root: Path, discovery: Discovery) -> list:
+    """Size and modification time of each build and deployment file: a change to one is a change to the project
+    the memo of the findings describes."""
+    stamp = []
+    for rel in discovery.others:
+        try:
+            st = os.stat(root / rel)
+        except OSError:
+            continue
+        stamp.append((rel, st.st_size, st.st_mtime_ns))
+    return stamp
+
+
+def _with_modules(project: Project, root: Path, others: list[str]) -> Project:
+    """The project, with its build modules and deployments read when a rule first asks (`rmqlint.modules`)."""
+    from rmqlint.modules import ModuleReader, is_deployment_file
+
+    if not any(is_build_file(rel) for rel in others):
+        project.modules_loader, project.deploys_loader = (lambda: []), (lambda: False)
+        return project
+    reader = ModuleReader(root, [rel for rel in others if is_deployment_file(rel)])
+    project.modules_loader, project.deploys_loader = reader.modules, reader.deploys
+    return project
 
 
 def _callers(tests: str):
@@ -199,7 +227,8 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
     without_tests = project
     if tests == "quiet":
         without_tests = Project(root=project.root, config=project.config,
-                                files={p: f for p, f in project.files.items() if not is_test_source(p)})
+                                files={p: f for p, f in project.files.items() if not is_test_source(p)},
+                                modules_loader=lambda: project.modules, deploys_loader=lambda: project.deploys)
     findings: dict[tuple, Finding] = {}
     for rule in rules:
         for finding in rule.check(project if rule.IN_QUIET_TESTS else without_tests):
@@ -247,8 +276,27 @@ def lint_sources(files: dict[str, str | bytes], rules: Iterable | None = None) -
 
     index.scan()
     project = Linker(index.facts, index, root="").link()
+    project.modules_loader = lambda: _modules_in_memory(files)  # `deploys` then asks the modules
     chosen = [rule() for rule in ALL_RULES] if rules is None else list(rules)
     return run_rules(project, chosen)
+
+
+def _modules_in_memory(files: dict[str, str | bytes]):
+    """`rmqlint.modules` for an in-memory project: its build and deployment files, written to a scratch directory
+    (the readers read files), with paths as given."""
+    import tempfile
+
+    from rmqlint.modules import ModuleReader, is_deployment_file
+
+    others = {p: t for p, t in files.items() if (is_build_file(p) or is_deployment_file(p)) and source_kind(p) is None}
+    if not any(is_build_file(p) for p in others):
+        return []
+    with tempfile.TemporaryDirectory(prefix="rmqlint-modules-") as scratch:
+        for rel, text in others.items():
+            target = Path(scratch, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+        return ModuleReader(Path(scratch), sorted(p for p in others if is_deployment_file(p))).modules()
 
 
 # --- frontends ------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from rmqlint.fixes import UNSAFE, Fix, after, appended, in_slot, removal
 from rmqlint.project import Project
 from rmqlint.values import Lit, literal_texts
 from rmqlint.rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
+from rmqlint.rules._deployed_names import deployed_collisions
 from rmqlint.rules._examples import line_of
 from rmqlint.rules.base import Example, Rule
 
@@ -150,6 +151,108 @@ else:
 consumer = PushConsumer("regional_orders")
 consumer.set_instance_name(name)
 consumer.subscribe("OrderTopic", on_message)
+consumer.start()
+"""
+
+# Names no code writes: a starter release that makes the name the same in every container, deployed on host
+# networking with several replicas per node; a name made from the host name there; the Python 2.x client there.
+_STARTER_POM = """\
+<project>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>orders</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.rocketmq</groupId>
+      <artifactId>rocketmq-spring-boot-starter</artifactId>
+      <version>2.2.0</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+_HOST_NETWORK_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: orders
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: orders}
+  template:
+    metadata:
+      labels: {app: orders}
+    spec:
+      hostNetwork: true
+      containers:
+        - name: orders
+          image: registry.example.com/orders:1.4.2
+"""
+
+_POD_NETWORK_DEPLOYMENT = _HOST_NETWORK_DEPLOYMENT.replace("      hostNetwork: true\n", "")
+
+_SPRING_ORDERS = """\
+package com.example.orders;
+
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "OrderTopic", consumerGroup = "orders_consumer")
+public class OrderListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+        System.out.println(message);
+    }
+}
+"""
+
+_JAVA_CLIENT_POM = _STARTER_POM.replace("rocketmq-spring-boot-starter", "rocketmq-client").replace(
+    "<version>2.2.0</version>", "<version>4.9.4</version>")
+
+_JAVA_HOSTNAME = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class OrderConsumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("orders_consumer");
+        consumer.setInstanceName("orders-" + System.getenv("HOSTNAME"));
+        consumer.subscribe("OrderTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_PYTHON_REQUIREMENTS = "rocketmq-client-python==2.0.0\n"
+
+_PYTHON_COMPOSE = """\
+services:
+  worker:
+    image: registry.example.com/worker:2.1
+    network_mode: host
+    deploy:
+      replicas: 2
+"""
+
+_PYTHON_WORKER = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_message(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("worker_group")
+consumer.subscribe("TaskTopic", on_message)
 consumer.start()
 """
 
@@ -349,6 +452,23 @@ Finds clustering consumers (push consumers, lite pull consumers, Spring `@Rocket
 `rocketmq.consumer.*` configuration, Python 2.x `PushConsumer`s) whose `instanceName` is fixed in code or
 configuration: a string literal, a constant, or a Spring property that resolves to the same text in every replica.
 
+It also finds names no code writes, where the project's build and deployment files show the collision: a module
+whose build file (`pom.xml`, `build.gradle`, `requirements.txt`) names a release that gives consumers a name that is
+the same in every container, and whose deployment (a Kubernetes workload or docker-compose service among the
+project's files) lets several replicas share an IP (host networking with more than one replica per node, at worst):
+- rocketmq-client before 4.9.0: a consumer with no name gets the pid, which is 1 in every container;
+- rocketmq-spring-boot-starter 2.2.0: `nameServer@pid`; 2.0.2 to 2.1.1 with access keys:
+  `accessKey|secretKey|consumerGroup|pid`; earlier ones leave the client's default (2.2.1 adds the time, and from
+  2.2.3 the client names its consumers);
+- Spring Cloud Alibaba's RocketMQ binder (`spring-cloud-starter-stream-rocketmq`, Maven): 2.2.7 to 2.2.10 and
+  2021.0.1.0 to 2021.0.4.0 `[accessKey|secretKey|]group|pid`; earlier ones with keys
+  `accessKey|secretKey|topic|pid|pid` (from 2021.0.5.0 the time is added);
+- the Python 2.x client: `ip@pid#instanceName`;
+reported at the release in the build file (the Python client at the deployment's host networking line), and a name
+made from the host name (`System.getenv("HOSTNAME")`, `InetAddress.getLocalHost()`, `socket.gethostname()`,
+`${HOSTNAME}`) or the pid alone on such a deployment, reported where it is set: on host networking the host name is
+the node's.
+
 ## Why is this bad?
 A client id is `clientIP@instanceName` (plus `@unitName` when set). A clustering consumer that keeps the default
 `DEFAULT` replaces it at start with its pid (clients >= 4.9.0: `pid#nanoTime`), which is what makes two processes on
@@ -358,6 +478,15 @@ queues from the sorted list of client ids, and processes with the same id comput
 same queues twice, and the remaining queues are consumed by nobody. Their messages pile up silently: in a reported case,
 two consumers on one laptop both named `XUJIAN_MACBOOK` took queues 0 and 1, and queues 2 and 3 were never
 consumed.
+
+Where containers run on host networking, every replica on a node reports the node's IP, and its host name is the
+node's name; every container's process is pid 1. So a name made of the pid or the host name and fixed text, as the
+releases above make it, is shared by the replicas on one node. Clients before 4.9.0 do not skip bridge interfaces
+when they choose their address (`RemotingUtil.getLocalAddress`): on a node that also runs Docker they may report the
+bridge's 172.17.0.1, the same on every node. And containers on Docker's default bridge on different hosts get the
+same addresses (the first one 172.17.0.2 on each host). A name with the pod's name in it, or the time, keeps them
+apart. When several replicas share a secret-bearing name, the secret key is also in the client id that every
+broker logs.
 
 The Python 2.x client (the C++ core) puts the pid into the client id (`ip@pid#instanceName`); there, replicas
 collide when they also share the pid, as containers on host networking do (every container's process is pid 1),
@@ -452,6 +581,25 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             expect=(("consumer.py", line_of(_PYTHON2_BRANCHES, "set_instance_name")),),
             note="Python: a name assigned a fixed text in both branches of an if",
         ),
+        Example(
+            {"orders/pom.xml": _STARTER_POM, "deploy/orders.yaml": _HOST_NETWORK_DEPLOYMENT,
+             "orders/src/main/java/com/example/orders/OrderListener.java": _SPRING_ORDERS},
+            expect=(("orders/pom.xml", line_of(_STARTER_POM, "<version>2.2.0</version>")),),
+            note="no name in the code: starter 2.2.0 names it nameServer@pid, 3 replicas on host networking",
+        ),
+        Example(
+            {"orders/pom.xml": _JAVA_CLIENT_POM, "deploy/orders.yaml": _HOST_NETWORK_DEPLOYMENT,
+             "orders/src/main/java/com/example/orders/OrderConsumer.java": _JAVA_HOSTNAME},
+            expect=(("orders/src/main/java/com/example/orders/OrderConsumer.java",
+                     line_of(_JAVA_HOSTNAME, "setInstanceName")),),
+            note="a name made from HOSTNAME, the node's name on host networking",
+        ),
+        Example(
+            {"worker/requirements.txt": _PYTHON_REQUIREMENTS, "worker/docker-compose.yml": _PYTHON_COMPOSE,
+             "worker/worker.py": _PYTHON_WORKER},
+            expect=(("worker/docker-compose.yml", line_of(_PYTHON_COMPOSE, "network_mode: host")),),
+            note="Python 2.x: ip@pid#DEFAULT in 2 containers on the host's network",
+        ),
     ]
 
     VALID = [
@@ -485,6 +633,27 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             note="a fixed name in one branch, the host's in the other: the deployed branch may be the unique one",
         ),
         Example({"consumer.py": _PYTHON2_PARTLY_DYNAMIC}, note="Python: one branch of the name is the hostname"),
+        Example(
+            {"orders/pom.xml": _STARTER_POM.replace("2.2.0", "2.2.1"), "deploy/orders.yaml": _HOST_NETWORK_DEPLOYMENT,
+             "orders/src/main/java/com/example/orders/OrderListener.java": _SPRING_ORDERS},
+            note="starter 2.2.1 adds System.nanoTime() to the name it makes",
+        ),
+        Example(
+            {"orders/pom.xml": _STARTER_POM, "deploy/orders.yaml": _POD_NETWORK_DEPLOYMENT,
+             "orders/src/main/java/com/example/orders/OrderListener.java": _SPRING_ORDERS},
+            note="starter 2.2.0 on the pod network: each replica its own IP",
+        ),
+        Example(
+            {"orders/pom.xml": _JAVA_CLIENT_POM, "deploy/orders.yaml": _POD_NETWORK_DEPLOYMENT,
+             "orders/src/main/java/com/example/orders/OrderConsumer.java": _JAVA_HOSTNAME},
+            note="HOSTNAME on the pod network is the pod's name",
+        ),
+        Example(
+            {"worker/requirements.txt": _PYTHON_REQUIREMENTS,
+             "worker/docker-compose.yml": _PYTHON_COMPOSE.replace("    network_mode: host\n", ""),
+             "worker/worker.py": _PYTHON_WORKER},
+            note="Python 2.x in 2 containers on compose's own network: an IP each",
+        ),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -514,6 +683,9 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             related = [] if client.location == at else [Related(client.location, f"clustering consumer "
                                                                                     f"{describe_group(client)}")]
             yield self.finding(self._message(client, names), at, related, fix=unique_name_fix(facts, client))
+        # Names no code writes: what the client or framework release and the deployment make of them.
+        for collision in deployed_collisions(project):
+            yield self.finding(collision.message, collision.location, collision.related)
 
     @staticmethod
     def _message(client, names: list[str]) -> str:

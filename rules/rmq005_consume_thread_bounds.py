@@ -8,19 +8,20 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.fixes import UNSAFE, Fix, in_slot, replace
-from rmqlint.project import Project
+from rmqlint.client_releases import REMOTING_CLIENT, SPRING_STARTER, consume_thread_max_default, starter_pool
+from rmqlint.project import Module, Project
 from rmqlint.rules._consumers import describe_group
 from rmqlint.rules._examples import line_of
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
 
-# DefaultMQPushConsumer's defaults: consumeThreadMin 20; consumeThreadMax 20 since client 4.5.0 (64 before).
-# Without the client's release, the current default is assumed.
+# DefaultMQPushConsumer's defaults: consumeThreadMin 20; consumeThreadMax 20 from client 4.5.1 (64 up to 4.5.0),
+# by the release the module's build file names (`rmqlint.client_releases`); without one, the current default.
 JAVA_MIN_DEFAULT = 20
-JAVA_MAX_DEFAULT = 20
-# @RocketMQMessageListener's defaults; from rocketmq-spring-boot-starter 2.3.0 the container applies
-# consumeThreadNumber as consumeThreadMin and consumeThreadMax as consumeThreadMax (2.2.2 and 2.2.3 used
-# consumeThreadNumber for both; earlier releases had only consumeThreadMax and kept the client's min of 20).
+JAVA_MAX_DEFAULT = consume_thread_max_default(None)
+# @RocketMQMessageListener's defaults; how the starter applies them depends on its release (`starter_pool`): from
+# 2.3.0 consumeThreadNumber is the minimum and consumeThreadMax the maximum; 2.2.2 and 2.2.3 use consumeThreadNumber
+# for both; earlier releases have only consumeThreadMax, which lowers the client's minimum of 20 when below it.
 SPRING_NUMBER_DEFAULT = 20
 SPRING_MAX_DEFAULT = 64
 
@@ -53,21 +54,38 @@ def _number(setting: Setting | None) -> int | None | bool:
         return False
 
 
-def bounds(client: ClientFact) -> tuple[Bound, Bound] | None:
-    """The pool's (min, max) as the client applies them, when both are known."""
+def bounds(client: ClientFact, module: Module | None = None) -> tuple[Bound, Bound] | None:
+    """The pool's (min, max) as the client applies them, when both are known: with the defaults of the releases
+    the module's build file names (the current ones when it names none)."""
     spring = client.api == "spring-listener"
     low, high = _number(client.consume_thread_min), _number(client.consume_thread_max)
     if low is False or high is False:
         return None
     if spring:
+        starter = module.release(SPRING_STARTER) if module is not None else None
+        pool = starter_pool(starter.version if starter is not None else None)
+        named = f"rocketmq-spring-boot-starter {starter.version}" if starter is not None and starter.version else ""
+        if pool == "max":  # only consumeThreadMax, which lowers the client's minimum of 20 when below it
+            maximum = SPRING_MAX_DEFAULT if high is None else high
+            return (Bound(min(JAVA_MIN_DEFAULT, maximum), None, "consumeThreadMin",
+                          f"the client's 20, or consumeThreadMax when lower, as {named} applies it"),
+                    Bound(maximum, client.consume_thread_max, "consumeThreadMax", "the annotation's default"))
+        if pool == "number":  # consumeThreadNumber for both bounds; consumeThreadMax is not read
+            number = SPRING_NUMBER_DEFAULT if low is None else low
+            return (Bound(number, client.consume_thread_min, "consumeThreadNumber", "the annotation's default"),
+                    Bound(number, None, "consumeThreadMax", f"consumeThreadNumber, as {named} applies it"))
         return (Bound(SPRING_NUMBER_DEFAULT if low is None else low, client.consume_thread_min, "consumeThreadNumber",
                       "the annotation's default"),
                 Bound(SPRING_MAX_DEFAULT if high is None else high, client.consume_thread_max, "consumeThreadMax",
                       "the annotation's default"))
+    release = module.release(REMOTING_CLIENT, SPRING_STARTER) if module is not None else None
+    version = release.client_version if release is not None else None
+    default_max = consume_thread_max_default(version)
+    whose = (f"the default of rocketmq-client {version}" if version
+             else "the client's default from 4.5.1; 64 before")
     return (Bound(JAVA_MIN_DEFAULT if low is None else low, client.consume_thread_min, "consumeThreadMin",
                   "the client's default"),
-            Bound(JAVA_MAX_DEFAULT if high is None else high, client.consume_thread_max, "consumeThreadMax",
-                  "the client's default since 4.5.0"))
+            Bound(default_max if high is None else high, client.consume_thread_max, "consumeThreadMax", whose))
 
 
 _JAVA_MIN_ONLY = """\
@@ -128,6 +146,26 @@ public class MailListener implements RocketMQListener<String> {
     }
 }
 """
+
+_JAVA_MIN_ONLY_POM = """\
+<project>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>orders</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.rocketmq</groupId>
+      <artifactId>rocketmq-client</artifactId>
+      <version>4.4.0</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+_SPRING_222_POM = _JAVA_MIN_ONLY_POM.replace("<artifactId>rocketmq-client</artifactId>",
+                                             "<artifactId>rocketmq-spring-boot-starter</artifactId>").replace(
+    "<version>4.4.0</version>", "<version>2.2.2</version>")
 
 _SPRING_MAX_ONLY = """\
 package com.example.mail;
@@ -242,15 +280,17 @@ The consume service runs listeners on a `ThreadPoolExecutor` whose core size is 
 `consumeThreadMax`, and whose work queue is an unbounded `LinkedBlockingQueue`. Such a pool starts a thread above the
 core size only when the queue is full, which never happens: the pool never grows past `consumeThreadMin`. So
 raising only `consumeThreadMax` changes nothing, and a consumer that falls behind stays behind. Raising only
-`consumeThreadMin` past the default maximum ({JAVA_MAX_DEFAULT} since client 4.5.0, 64 before) makes the client's
-own check fail: `start()` throws `consumeThreadMin (..) is larger than consumeThreadMax (..)`, and the consumer
-never starts.
+`consumeThreadMin` past the default maximum ({JAVA_MAX_DEFAULT} from client 4.5.1, 64 up to 4.5.0) makes the
+client's own check fail: `start()` throws `consumeThreadMin (..) is larger than consumeThreadMax (..)`, and the
+consumer never starts.
 
-The Spring starter applies `consumeThreadNumber` as the minimum and `consumeThreadMax` as the maximum from release
-2.3.0 (2.2.2 and 2.2.3 used `consumeThreadNumber` for both and ignored `consumeThreadMax`; earlier releases had
-only `consumeThreadMax`, which left the pool at 20). The errors about Spring listeners assume 2.3.0 or later, and the
-Java default maximum assumes client 4.5.0 or later; a `consumeThreadMax` above the minimum has no effect in every
-release.
+The defaults are those of the release the module's build file names (`pom.xml`, `build.gradle`, the Spring
+starter's client): the client's maximum by its release, and how the Spring starter applies the annotation by its
+own. From 2.3.0 the starter applies `consumeThreadNumber` as the minimum and `consumeThreadMax` as the maximum;
+2.2.2 and 2.2.3 use `consumeThreadNumber` for both and do not read `consumeThreadMax` (a `consumeThreadMax`
+written there is a warning: it has no effect); earlier releases have only `consumeThreadMax`, which lowers the
+client's minimum of 20 when it is below it (so it can never make start() throw). Without a release in the build
+files, the current releases are assumed. A `consumeThreadMax` above the minimum has no effect in every release.
 
 ## Example
 ```java
@@ -301,12 +341,22 @@ its minimum), the minimum to the maximum when the maximum is never used (the adv
                      line_of(_SPRING_MAX_ONLY, "consumeThreadMax")),),
             note="Spring: consumeThreadMax raised alone",
         ),
+        Example(
+            {"pom.xml": _SPRING_222_POM, "src/main/java/com/example/mail/SmsListener.java": _SPRING_MAX_ONLY},
+            expect=(("src/main/java/com/example/mail/SmsListener.java",
+                     line_of(_SPRING_MAX_ONLY, "consumeThreadMax")),),
+            note="Spring: starter 2.2.2 does not read consumeThreadMax (consumeThreadNumber sets both bounds)",
+        ),
     ]
 
     VALID = [
         Example(
             {"src/main/java/com/example/orders/Consumers.java": _JAVA_OK},
             note="equal bounds, above or below the defaults; a minimum from a system property",
+        ),
+        Example(
+            {"pom.xml": _JAVA_MIN_ONLY_POM, "src/main/java/com/example/orders/OrderConsumer.java": _JAVA_MIN_ONLY},
+            note="a minimum of 32 alone on client 4.4.0, whose default maximum is 64",
         ),
         Example({"src/main/java/com/example/mail/MailListener.java": _SPRING_OK}, note="Spring: equal bounds"),
         Example({"src/main/java/com/example/mail/SmsListener.java": _SPRING_DEFAULTS},
@@ -327,7 +377,13 @@ its minimum), the minimum to the maximum when the maximum is never used (the adv
                 continue
             if client.configured_elsewhere and (client.consume_thread_min is None or client.consume_thread_max is None):
                 continue  # the other bound may be set where we cannot see
-            found = bounds(client)
+            module = project.module_of(client.location.path)
+            if client.api == "spring-listener" and client.consume_thread_max is not None and module is not None:
+                starter = module.release(SPRING_STARTER)
+                if starter is not None and starter_pool(starter.version) == "number":
+                    yield self._ignored_max(client, starter.version)
+                    continue
+            found = bounds(client, module)
             if found is None:
                 continue
             low, high = found
@@ -340,10 +396,21 @@ its minimum), the minimum to the maximum when the maximum is never used (the adv
         at = low.setting if low.written else high.setting
         other = high.setting if low.written else low.setting
         release = " (rocketmq-spring-boot-starter 2.3.0 and later)" if client.api == "spring-listener" else ""
+        if "as rocketmq-spring" in high.default:
+            release = ""  # the release is named in the bound
         text = (f"{low.describe()} is above {high.describe()} on consumer {describe_group(client)}: start() throws "
                 f"\"consumeThreadMin ({low.value}) is larger than consumeThreadMax ({high.value})\"{release} and the "
                 "consumer never starts")
         return self.finding(text, at.location, _related(other, at.location), fix=_fix(low, high, raise_max=True))
+
+    def _ignored_max(self, client: ClientFact, starter: str) -> Finding:
+        setting = client.consume_thread_max
+        number = _number(client.consume_thread_min)
+        pool = f"consumeThreadNumber ({number})" if isinstance(number, int) else "consumeThreadNumber (default 20)"
+        text = (f"consumeThreadMax is not read by rocketmq-spring-boot-starter {starter} on consumer "
+                f"{describe_group(client)}: that release sets both bounds of the pool to {pool}; set "
+                "consumeThreadNumber to the number of threads wanted")
+        return self.finding(text, setting.location, severity="warning")
 
     def _unused_max(self, client: ClientFact, low: Bound, high: Bound) -> Finding:
         text = (f"{high.describe()} is above {low.describe()} on consumer {describe_group(client)}: the consume "

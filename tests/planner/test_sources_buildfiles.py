@@ -514,3 +514,32 @@ def test_the_reader_imports_nothing_of_the_planner_but_origin():
     assert set(eval(out)) == {"rmqplan", "rmqplan.sources", "rmqplan.sources.origin", "rmqplan.sources.buildfiles",
                               "rmqplan.sources.buildfiles.gradle", "rmqplan.sources.buildfiles.maven",
                               "rmqplan.sources.buildfiles.module", "rmqplan.sources.buildfiles.python"}
+
+
+def test_maven_spring_cloud_alibaba_binder_takes_the_bom_release(tmp_path):
+    bom = """<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>shop</artifactId>
+  <version>1</version><packaging>pom</packaging>
+  <properties><sca.version>2021.0.4.0</sca.version></properties>
+  <dependencyManagement><dependencies>
+    <dependency><groupId>com.alibaba.cloud</groupId><artifactId>spring-cloud-alibaba-dependencies</artifactId>
+      <version>${sca.version}</version><type>pom</type><scope>import</scope></dependency>
+  </dependencies></dependencyManagement></project>"""
+    child = """<project><modelVersion>4.0.0</modelVersion>
+  <parent><groupId>a</groupId><artifactId>shop</artifactId><version>1</version></parent>
+  <artifactId>orders</artifactId>
+  <dependencies>
+    <dependency><groupId>com.alibaba.cloud</groupId><artifactId>spring-cloud-starter-stream-rocketmq</artifactId>
+    </dependency>
+  </dependencies></project>"""
+    other = child.replace("<artifactId>orders</artifactId>", "<artifactId>stock</artifactId>").replace(
+        "</artifactId>\n    </dependency>", "</artifactId><version>2.2.9.RELEASE</version>\n    </dependency>")
+    root = _write(tmp_path, {"pom.xml": bom, "orders/pom.xml": child, "stock/pom.xml": other})
+    index = read_build_files(root)
+    orders = next(m for m in index.modules if m.name == "orders")
+    (binder,) = orders.dependencies
+    assert (binder.artifact, binder.version, binder.via) == (
+        "spring-cloud-starter-stream-rocketmq", "2021.0.4.0", "the spring-cloud-alibaba-dependencies BOM")
+    assert binder.version_origin.line == 3  # the property that gives it
+    stock = next(m for m in index.modules if m.name == "stock")
+    assert _deps(stock) == [("spring-cloud-starter-stream-rocketmq", "2.2.9.RELEASE")]
+    assert orders.client is None  # the binder's rocketmq-client is not pinned: its release stays unknown

@@ -12,6 +12,9 @@ Maven builds the effective model.
   parent's `<dependencies>` are inherited. `test`-scoped ones do not run in production and are skipped.
 - Management also applies to transitive dependencies: a module declaring only the Spring starter runs the
   `rocketmq-client` that its `<dependencyManagement>` pins, if it pins one.
+- Spring Cloud Alibaba's RocketMQ binder (`com.alibaba.cloud:spring-cloud-starter-stream-rocketmq`) takes its
+  version from the imported `spring-cloud-alibaba-dependencies` BOM when it writes none: the binder's release is
+  the BOM's.
 - Unknown, with the reason: a property nothing on disk sets (a parent from a repository, `-D` on the command
   line, an environment variable), a version range or LATEST/RELEASE, a version managed by an imported BOM.
 """
@@ -26,6 +29,9 @@ from typing import Optional
 from xml.parsers import expat
 
 from rmqplan.sources.buildfiles.module import (
+    CLOUD_BINDER,
+    CLOUD_BOM,
+    CLOUD_GROUP,
     GRPC_CLIENT,
     JAVA_ARTIFACTS,
     REMOTING_CLIENT,
@@ -136,6 +142,7 @@ class _Effective:
     properties: dict[str, tuple[str, Origin]] = field(default_factory=dict)
     managed: dict[str, tuple[str, Origin, str]] = field(default_factory=dict)  # artifactId -> (raw, origin, pom)
     boms: list[str] = field(default_factory=list)  # imported BOMs, "groupId:artifactId"
+    bom_versions: dict[str, tuple[str, Origin]] = field(default_factory=dict)  # imported BOM -> (raw version, where)
     missing_parent: str = ""  # the declared parent that is not on disk, if any
 
 
@@ -189,6 +196,8 @@ def _effective(module: _Pom) -> _Effective:
             group, artifact = _text(dep, "groupId"), _text(dep, "artifactId")
             if _text(dep, "scope") == "import":
                 eff.boms.append(f"{group}:{artifact}")
+                if _text(dep, "version"):
+                    eff.bom_versions[f"{group}:{artifact}"] = (_text(dep, "version"), pom.origin(_child(dep, "version")))
             elif group == ROCKETMQ_GROUP and artifact and _text(dep, "version"):
                 eff.managed[artifact] = (_text(dep, "version"), pom.origin(_child(dep, "version")), str(pom.path))
     parent_elem = _child(module.root, "parent")
@@ -251,6 +260,28 @@ def _resolve(raw: str, raw_origin: Origin, eff: _Effective) -> tuple[Optional[st
     return version, why, origin or raw_origin
 
 
+def _cloud_binder(pom: _Pom, eff: _Effective) -> Optional[ClientDependency]:
+    """Spring Cloud Alibaba's RocketMQ binder, with its version written, managed, or that of the imported Spring
+    Cloud Alibaba BOM (the binder's release is the BOM's)."""
+    for owner in pom.chain()[::-1]:
+        for dep in _children(_child(owner.root, "dependencies"), "dependency"):
+            if _text(dep, "groupId") != CLOUD_GROUP or _text(dep, "artifactId") != CLOUD_BINDER \
+                    or _text(dep, "scope") == "test":
+                continue
+            raw = _text(dep, "version")
+            via = "" if owner is pom else f"inherited from {owner.path}"
+            if raw is not None:
+                version, why, version_origin = _resolve(raw, owner.origin(_child(dep, "version")), eff)
+            elif f"{CLOUD_GROUP}:{CLOUD_BOM}" in eff.bom_versions:
+                raw, bom_origin = eff.bom_versions[f"{CLOUD_GROUP}:{CLOUD_BOM}"]
+                version, why, version_origin = _resolve(raw, bom_origin, eff)
+                via = f"the {CLOUD_BOM} BOM"
+            else:
+                version, why, version_origin = None, "no version here or in an imported Spring Cloud Alibaba BOM", None
+            return ClientDependency(CLOUD_BINDER, version, why, owner.origin(dep), version_origin, via)
+    return None
+
+
 def read_pom(path: Path, problems: list[SourceProblem]) -> Optional[Module]:
     """The module of one pom.xml (its parents read from disk as Maven would), or None when it cannot be read."""
     pom = _load(path, problems, {path.resolve()})
@@ -285,6 +316,9 @@ def read_pom(path: Path, problems: list[SourceProblem]) -> Optional[Module]:
             why = ("managed by an imported BOM (" + ", ".join(eff.boms) + ")" if eff.boms
                    else "no version here or in a parent's dependencyManagement")
         module.dependencies.append(ClientDependency(artifact, version, why, origin, version_origin, via))
+    binder = _cloud_binder(pom, eff)
+    if binder is not None:
+        module.dependencies.append(binder)
     # Management pins transitive dependencies too: the client a starter brings.
     for starter, client in ((SPRING_STARTER, REMOTING_CLIENT), (SPRING_V5_STARTER, GRPC_CLIENT)):
         if starter in declared and client not in declared and client in eff.managed:

@@ -19,6 +19,11 @@ SPRING_STARTER = "rocketmq-spring-boot-starter"  # brings rocketmq-client
 SPRING_V5_STARTER = "rocketmq-v5-client-spring-boot-starter"  # brings rocketmq-client-java
 GRPC_CLIENT = "rocketmq-client-java"  # the 5.x gRPC client (through a proxy)
 JAVA_ARTIFACTS = (REMOTING_CLIENT, SPRING_STARTER, GRPC_CLIENT, SPRING_V5_STARTER)
+# Spring Cloud Alibaba's RocketMQ binder (Spring Cloud Stream): it builds the consumers and names them itself. Its
+# release is the Spring Cloud Alibaba release, usually pinned by that project's BOM. Read from Maven poms.
+CLOUD_GROUP = "com.alibaba.cloud"
+CLOUD_BINDER = "spring-cloud-starter-stream-rocketmq"
+CLOUD_BOM = "spring-cloud-alibaba-dependencies"
 PYTHON_REMOTING_CLIENT = "rocketmq-client-python"  # 2.x, a binding of the C++ remoting client
 PYTHON_GRPC_CLIENT = "rocketmq-python-client"  # 5.x, gRPC
 PYTHON_PACKAGES = (PYTHON_REMOTING_CLIENT, PYTHON_GRPC_CLIENT)
@@ -42,7 +47,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 class ClientDependency:
     """A RocketMQ client a module depends on, with the version resolved or the reason it is unknown."""
 
-    artifact: str  # one of JAVA_ARTIFACTS or PYTHON_PACKAGES
+    artifact: str  # one of JAVA_ARTIFACTS, CLOUD_BINDER (Maven) or PYTHON_PACKAGES
     version: Optional[str]  # one release, as resolved; None when unknown
     unknown: str  # why the version is unknown ("" when it is known)
     origin: Origin  # where the dependency is declared
