@@ -183,6 +183,8 @@ def _run_stream(name: str, stream: IO, out: TextIO, err: TextIO) -> int:
     lines = _lines(stream)
     try:
         for text in lines:
+            if getattr(out, "reader_gone", False):  # `| head` has read enough (rmqlint.output)
+                break
             if text.strip():
                 case = parse_case(_decode(text))
                 # ensure_ascii: any client id (even a lone surrogate) comes out as valid JSON on any stream

@@ -1,6 +1,7 @@
-"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases), `simulate --fleet F`, `fleet --from-code
+"""`rmqplan`: `allocate FILE|-` (exact strategies on JSON Lines cases), `simulate --fleet F|-`, `fleet --from-code
 PATH` (a fleet.toml from code, deployment and cluster; from the cluster alone without --from-code), `check PATH`
-(lint + fleet + simulate) and `status --namesrv ADDR` (the live cluster's allocation and its problems now).
+(lint + fleet + simulate), `status --namesrv ADDR` (the live cluster's allocation and its problems now) and
+`explain [CODE]` (what a plan code finds, why it loses messages, an example, the fix).
 
 Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
 `--engine auto` picks the engine (`rmqplan.engines.choice`); the Spark engine is imported only when it runs, so
@@ -24,6 +25,11 @@ from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
 from rmqplan.report.progress import Progress
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# --engine's help; docs/engines-and-clusters.md quotes it (tests/test_docs.py holds them together)
+ENGINE_HELP = ("auto (default): the local engine for every fleet, Spark when --master or --conf is given; "
+               "local: numpy, in this process (a large generated fleet also in a helper process per other usable "
+               "CPU); "
+               "spark: PySpark, local[*] unless --master names a cluster (needs Java 17+)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,6 +39,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rmqplan", description="Predict how RocketMQ consumer groups split their queues.")
+    parser.add_argument("--version", action="version", version=f"rmqplan {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     alloc = sub.add_parser("allocate", help="run the exact allocation strategies on JSON Lines cases")
     alloc.add_argument("source", metavar="FILE|-", help="JSON Lines cases, or - for standard input")
@@ -41,11 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"A [generate] fleet of more than {FULL_RESULTS_GROUPS:,} groups is summarised: the totals and the "
                f"findings' counts cover every group, the first {DETAIL_LIMIT} groups with a problem are reported in "
                "full (with their findings), and --out writes every assignment and every finding.")
-    sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate")
-    sim.add_argument("--engine", choices=("auto", "local", "spark"), default="auto",
-                     help="auto (default): the local engine, Spark for a generated fleet that this machine's "
-                          "cores finish sooner on Spark, or when --master/--conf is given; local: in this process "
-                          "(numpy); spark: PySpark, needs Java 17+")
+    sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate (- reads standard input)")
+    sim.add_argument("--engine", choices=("auto", "local", "spark"), default="auto", help=ENGINE_HELP)
     sim.add_argument("--format", choices=("text", "json"), default="text")
     sim.add_argument("--assignments", action="store_true", help="list every process's queues")
     sim.add_argument("--out", metavar="DIR", help="write every assignment and finding: Parquet tables (assignments, "
@@ -106,7 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="read the consume offsets again after this long to see them move (default 6, longer "
                              "than the clients' 5 s offset commit); 0 reads them once")
     _add_connection(status)
+    explain = sub.add_parser("explain", help="what a plan code finds, why it loses messages, an example, the fix",
+                             description="Print a plan code's documentation; without CODE, list the codes.")
+    explain.add_argument("code", nargs="?", metavar="CODE", help="PLAN001, or its name (orphaned-queues)")
     return parser
+
+
+def _version() -> str:
+    from rmqlint.cache import package_version
+
+    return package_version()
 
 
 def _add_connection(parser: argparse.ArgumentParser) -> None:
@@ -132,8 +145,10 @@ def _add_sources(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    code = run(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
-    sys.exit(code)
+    from rmqlint.output import run_command
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    sys.exit(run_command("rmqplan", lambda: run(args, sys.stdout, sys.stderr)))
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
@@ -152,6 +167,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
                                   compare_strategies=args.compare_strategies, plan=args.plan)
         return simulate_command(args.fleet, options, out, err)
+    if args.command == "explain":
+        return explain_command(args.code, out, err)
     if args.command in ("fleet", "check"):
         if args.nodes is not None and args.nodes < 1:
             err.write("rmqplan: error: --nodes must be 1 or more\n")
@@ -188,8 +205,24 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return status_command(StatusOptions(args.namesrv, args.format, args.html, args.strategy, args.group,
                                             args.interval, args.timeout, args.acl_file), out, err)
     parser.print_usage(err)
-    err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check or status)\n")
+    err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check, status or explain)\n")
     return EXIT_USAGE
+
+
+def explain_command(code: Optional[str], out: TextIO, err: TextIO) -> int:
+    from rmqplan.report.codes import CODES, code_named
+
+    if code is None:
+        width = max(len(c.name) for c in CODES)
+        out.write("".join(f"{c.code}  {c.name:<{width}}  {c.severity:<7}  {c.summary}\n" for c in CODES))
+        return EXIT_OK
+    found = code_named(code)
+    if found is None:
+        err.write(f"rmqplan: unknown code {code!r} (rmqplan explain lists them: "
+                  f"{', '.join(c.code for c in CODES)})\n")
+        return EXIT_USAGE
+    out.write(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{found.docs.strip()}\n")
+    return EXIT_OK
 
 
 def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err: TextIO) -> int:

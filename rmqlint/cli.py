@@ -24,7 +24,7 @@ from rmqlint.reporters import FORMATS
 _EPILOG = """\
 commands:
   rmqlint rules            list the rules (code, name, severity, summary)
-  rmqlint explain CODE     print a rule's documentation
+  rmqlint explain CODE     print a rule's documentation (CODE: RMQ001, or its name: fixed-instance-name)
   rmqlint graph [PATH]     the topology: producers -> topics and tags -> consumer groups -> services
                            (--format mermaid|dot|graphml|json, -o FILE)
   ('rules', 'explain' and 'graph' as the first argument are these commands; to lint a directory of that name,
@@ -115,7 +115,15 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rmqlint.output import run_command
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    return run_command("rmqlint", lambda: _main(argv))
+
+
+def _main(argv: list[str]) -> int:
+    from rmqlint.output import OutputFailed
+
     try:
         if argv and argv[0] == "rules":
             return _rules_command(argv[1:])
@@ -126,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         return _lint_command(argv)
     except SystemExit as stop:  # argparse: --help, --version, usage errors (already printed)
         return stop.code if isinstance(stop.code, int) else 2
+    except OutputFailed:
+        raise  # one line and exit 2 (rmqlint.output.run_command)
     except KeyboardInterrupt:
         _emit_err("rmqlint: interrupted")
         return 130
@@ -229,15 +239,10 @@ def _service_namer(root: Path):
 
 
 def _write_atomically(target: str, text: str) -> int:
-    import os
-    import tempfile
+    from rmqlint.output import write_atomically
 
-    directory = os.path.dirname(os.path.abspath(target))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".rmqlint-", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
+        write_atomically(target, text)
     except OSError as err:
         _emit_err(f"rmqlint graph: {target}: {err.strerror or err}")
         return 2
@@ -260,16 +265,16 @@ def _rules_command(argv: list[str]) -> int:
 
 def _explain_command(argv: list[str]) -> int:
     parser = _Parser(prog="rmqlint explain", description="Print a rule's documentation.")
-    parser.add_argument("code", metavar="CODE")
+    parser.add_argument("code", metavar="CODE", help="a rule's code (RMQ001) or name (fixed-instance-name)")
     args = parser.parse_args(argv)
-    from rmqlint.rules import rule_by_code
+    from rmqlint.rules import ALL_RULES, rule_by_code
 
-    code = args.code.strip().upper()
-    rule = rule_by_code(code)
+    wanted = args.code.strip()
+    rule = rule_by_code(wanted) or next((r for r in ALL_RULES if r.NAME == wanted.lower()), None)
     if rule is None:
         _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
         return 2
-    _emit(f"# {code} {rule.NAME} ({rule.severity_label()})\n\n{rule.DOCS.strip()}\n")
+    _emit(f"# {rule.CODE} {rule.NAME} ({rule.severity_label()})\n\n{rule.DOCS.strip()}\n")
     return 0
 
 
@@ -289,15 +294,9 @@ def _printable(text: str, stream) -> str:
 
 
 def _emit(text: str) -> None:
-    """Write the whole output at once; a closed pipe (| head) is not an error."""
-    try:
-        sys.stdout.write(_printable(text, sys.stdout))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        try:
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter from failing at exit
-        except OSError:
-            pass
+    """Write the whole output at once (a closed pipe or a full disk: `rmqlint.output`)."""
+    sys.stdout.write(_printable(text, sys.stdout))
+    sys.stdout.flush()
 
 
 def _emit_bytes(data: bytes) -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import html
 import os
-import tempfile
 from typing import Optional, Sequence
 
 from rmqplan.report.findings import PlanFinding
@@ -385,33 +384,16 @@ def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, 
 
 
 def write_html(path: str, text: str) -> None:
-    """Write `text` to `path` atomically (a temporary file in the same directory, renamed over `path`).
-    Raises HtmlError with one line."""
-    target = os.path.abspath(path)
-    folder = os.path.dirname(target)
-    if os.path.isdir(target):
+    """Write `text` to `path` atomically (a temporary file in the same directory, renamed over `path`), with the
+    permissions the umask gives a new file. Raises HtmlError with one line."""
+    from rmqlint.output import write_atomically
+
+    if os.path.isdir(path):
         raise HtmlError(f"--html {path}: is a directory")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+        write_atomically(path, text, newline=None)
     except OSError as exc:
-        raise HtmlError(f"--html {path}: cannot write there: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
         raise HtmlError(f"--html {path}: cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
 
 
 LEGEND = ('<footer><h2>Legend</h2><table class="grid legend"><tr>'

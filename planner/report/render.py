@@ -317,6 +317,8 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
     fails. Raises OutputError (one line) for a DIR that is someone else's (not empty, no `marker` file of a
     previous run) or cannot be written."""
+    from rmqlint.output import as_created
+
     target = Path(out_dir)
     if target.exists() and not target.is_dir():
         raise OutputError(f"{option} {out_dir}: exists and is not a directory")
@@ -327,6 +329,7 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+        as_created(tmp, directory=True)  # it becomes DIR: the umask's permissions, not mkdtemp's 0700
     except OSError as e:
         raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
     try:

@@ -16,7 +16,6 @@ change here.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Generic, Optional, TypeVar
 
@@ -290,16 +289,7 @@ def save_fleet(fleet: PlannedFleet, path: str | os.PathLike) -> Fleet:
     write atomically: the target is either the old file or the whole new one. Returns the parsed fleet."""
     text = write_fleet(fleet)
     parsed = parse_fleet_text(text, os.fspath(path))
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".fleet-", suffix=".toml", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from rmqlint.output import write_atomically
+
+    write_atomically(path, text)
     return parsed

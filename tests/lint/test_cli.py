@@ -101,6 +101,13 @@ def test_explain(capsys):
     assert code == 2 and out == "" and "unknown rule 'RMQ777'" in err
 
 
+def test_explain_takes_the_names_rules_shows(capsys):
+    for rule in ALL_RULES:
+        by_code = cli(capsys, "explain", rule.CODE)
+        assert cli(capsys, "explain", rule.NAME) == by_code and by_code[0] == 0
+    assert cli(capsys, "explain", "fixed-instance-name")[1].startswith("# RMQ001 fixed-instance-name (error)\n")
+
+
 def test_module_entry_point_runs_without_traceback(tmp_path):
     root = java_project(tmp_path)
     env = dict(os.environ, PYTHONPATH=str(REPO))

@@ -1,0 +1,146 @@
+"""What both commands write, written as a command-line tool should: standard output and the files of `-o`,
+`--out`, `--plan` and `--html`.
+
+- A reader that goes away (`rmqlint . | head`) ends the output quietly: the rest is dropped, no message, and the
+  command's exit status is what it would have been.
+- A write that fails (a full disk, `> /dev/full`) is one line on stderr, `PROG: cannot write the output: REASON`,
+  and exit status 2 (`OutputFailed`, turned into that line by `run_command`).
+- A file or directory we create gets the permissions any other tool's would: 0666 or 0777 less the umask (a
+  temporary file from `tempfile` is 0600, a temporary directory 0700, which a shared file system's other users
+  cannot read). Files are written atomically: a temporary file beside the target, renamed over it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from typing import Callable, Optional
+
+EXIT_OUTPUT = 2
+
+
+class OutputFailed(Exception):
+    """Standard output cannot be written (not a closed pipe: that is quiet); `reason` says why, for one line."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class GuardedOutput:
+    """A text stream (standard output) whose write errors are `OutputFailed`, and whose reader going away makes
+    every later write a no-op. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        if self.reader_gone:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop()
+            return len(text)
+        except OSError as e:
+            self._fail(e)
+
+    def flush(self) -> None:
+        if self.reader_gone:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._drop()
+        except OSError as e:
+            self._fail(e)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+    def _drop(self) -> None:
+        self.reader_gone = True
+        self._silence()
+
+    def _fail(self, error: OSError):
+        self._silence()
+        raise OutputFailed(error.strerror or str(error)) from None
+
+    def _silence(self) -> None:
+        """Point the stream's descriptor at /dev/null, so that the interpreter's last flush of what is still
+        buffered does not fail again at exit."""
+        try:
+            fd = self._stream.fileno()
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, fd)
+            os.close(null)
+        except (OSError, AttributeError, ValueError):
+            pass
+
+
+def run_command(prog: str, body: Callable[[], int]) -> int:
+    """Run `body` (a command writing to `sys.stdout`) with standard output guarded; its exit status, or 2 with
+    one line on stderr when the output could not be written."""
+    guarded = sys.stdout if isinstance(sys.stdout, GuardedOutput) else GuardedOutput(sys.stdout)
+    previous, sys.stdout = sys.stdout, guarded
+    try:
+        code = body()
+        guarded.flush()
+        return code
+    except OutputFailed as e:
+        write_error(f"{prog}: cannot write the output: {e.reason}")
+        return EXIT_OUTPUT
+    finally:
+        sys.stdout = previous
+
+
+def write_error(line: str) -> None:
+    """One line on stderr; stderr itself failing is not reported anywhere."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def current_umask() -> int:
+    """The process's umask (read without changing it where /proc says it; else set and restored at once)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def as_created(path: str | os.PathLike, directory: bool = False) -> None:
+    """Give a file or directory made by `tempfile` the permissions a plain `open` or `mkdir` would have."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~current_umask())
+
+
+def write_atomically(target: str | os.PathLike, text: str, *, encoding: str = "utf-8",
+                     newline: Optional[str] = "\n") -> None:
+    """Write `text` to `target` all at once: a temporary file in the same directory, renamed over it. Raises
+    OSError (nothing left behind) when it cannot."""
+    path = os.fspath(target)
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a directory", path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline=newline) as fh:
+            fh.write(text)
+        as_created(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
