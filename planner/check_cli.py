@@ -56,7 +56,10 @@ def _write(planned, output: Optional[str], out: TextIO, err: TextIO) -> int:
     try:
         if output:
             save_fleet(planned, output)
-            err.write(f"rmqplan: wrote {output}: {len(planned.groups)} group(s), {len(planned.topics)} topic(s)\n")
+            from rmqplan.model.words import count
+
+            err.write(f"rmqplan: wrote {output}: {count(len(planned.groups), 'group')}, "
+                      f"{count(len(planned.topics), 'topic')}\n")
         else:
             text = write_fleet(planned)
             parse_fleet_text(text, "the written fleet")

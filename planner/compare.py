@@ -8,6 +8,7 @@ from typing import Optional
 
 from rmqplan.allocation.comparison import Comparison, compare, run_name
 from rmqplan.model.fleet import Fleet
+from rmqplan.model.words import count
 
 
 def to_json(comparisons: list[Comparison]) -> list[dict]:
@@ -79,8 +80,8 @@ class StrategiesReport:
             if self.generated:
                 lines.append("  (generated groups are not compared)")
         if self.plan_dir is not None:
-            lines.append(f"plan: the fewest moves of {len(self.comparisons)} scenario/group pair(s) as CONFIG lists, "
-                         f"{self.plan_files} files in {self.plan_dir} (index: plan.json)")
+            lines.append(f"plan: the fewest moves of {count(len(self.comparisons), 'scenario/group pair')} as "
+                         f"CONFIG lists, {count(self.plan_files, 'file')} in {self.plan_dir} (index: plan.json)")
         return lines
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rmqplan.model.fleet import Fleet, GenerateSpec
+from rmqplan.model.words import count
 
 # Measured (BENCHMARKS.md, "Which engine": four fleet shapes from 200k to 10M groups, within 10% on one core):
 # the local engine's seconds per million groups, process entries and queues on one core, and its start
@@ -103,5 +104,5 @@ def choose_engine(fleet: Fleet, engine: str = "auto", master: Optional[str] = No
         return EngineChoice("spark", "auto: --conf given", expected)
     if generated is None:
         n = len(fleet.groups)
-        return EngineChoice("local", f"auto: a hand-written fleet of {n:,} group{'s' if n != 1 else ''}", expected)
-    return EngineChoice("local", f"auto: {generated.groups:,} generated groups", expected)
+        return EngineChoice("local", f"auto: a hand-written fleet of {count(n, 'group', separators=True)}", expected)
+    return EngineChoice("local", f"auto: {count(generated.groups, 'generated group', separators=True)}", expected)

@@ -116,9 +116,12 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
         return join(text, pc.if_else(pa.array(more > 0), join(pa.scalar(" and "), number_text(more),
                                                                pa.scalar(" more")), pa.scalar("")))
 
-    def plural(values, word):
-        return join(number_text(values), pa.scalar(f" {word}"), pc.if_else(pa.array(values == 1), pa.scalar(""),
-                                                                           pa.scalar("s")))
+    def plural(values, word, many=None):
+        """"1 queue", "2 queues" (`rmqplan.model.words.count`), per row."""
+        return join(number_text(values), pa.scalar(" "), noun(values, word, many))
+
+    def noun(values, word, many=None):
+        return pc.if_else(pa.array(values == 1), pa.scalar(word), pa.scalar(many or word + "s"))
 
     # more processes than queues: PLAN003 names the idle processes
     idle_rows = np.flatnonzero(~colliding)
@@ -132,8 +135,9 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
         rows = pa.array(idle_rows)
         t_idle = pc.take(topic, rows)
         count = np.bincount(owner, minlength=len(idle_rows))
-        text = join(head("PLAN003", rows), number_text(count), pa.scalar(" of "), number_text(n[idle_rows]),
-                    pa.scalar(" processes of group "), pc.take(group, rows), pa.scalar(" hold no queue of "), t_idle,
+        text = join(head("PLAN003", rows), number_text(count), pa.scalar(" of "),
+                    plural(n[idle_rows], "process", "processes"), pa.scalar(" of group "), pc.take(group, rows),
+                    pa.scalar(" "), noun(count, "holds", "hold"), pa.scalar(" no queue of "), t_idle,
                     pa.scalar(" ("), listed(generated_labels(a, i), owner, idle_rows), pa.scalar("): "), t_idle,
                     pa.scalar(" has "), plural(q[idle_rows], "readable queue"), pa.scalar(" for "),
                     plural(n[idle_rows], "distinct client id"), pa.scalar(' (a queue is never split)"}'))
@@ -151,14 +155,15 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
                               shared_rows),
                        pa.scalar(" all report client id "), host, pa.scalar(f"@1 ({source}), so each computes the "
                                                                              "same share; their messages "))
-        what = pc.if_else(pa.array(retry[shared_rows]), pa.scalar("retry queues"), pa.scalar("queues"))
+        what = pc.if_else(pa.array(retry[shared_rows]), noun(q[shared_rows], "retry queue"),
+                          noun(q[shared_rows], "queue"))
         queues, q_owner = concat_ranges(batch.q_off[which[shared_rows]], q[shared_rows])
         holders = t.holders[queues]
         brokers = pa.array(list(batch.brokers), type=pa.string())
         parts = []
         for code, picked, verb, outcome in (
-                ("PLAN001", holders == 0, " are consumed by no process of group ", "pile up unread"),
-                ("PLAN002", holders > 1, " are held by two or more processes of group ", "are consumed twice")):
+                ("PLAN001", holders == 0, " consumed by no process of group ", "pile up unread"),
+                ("PLAN002", holders > 1, " held by two or more processes of group ", "are consumed twice")):
             at, own = queues[picked], q_owner[picked]
             held = np.bincount(own, minlength=len(shared_rows))
             some = np.flatnonzero(held > 0)
@@ -182,7 +187,8 @@ def _written(batch: Batch, t: Tally, which: np.ndarray) -> dict[int, list[str]]:
             s = pa.array(some)
             parts.append((some, join(head(code, sel), number_text(held[some]), pa.scalar(" of "),
                                      number_text(q[shared_rows][some]), pa.scalar(" "), pc.take(what, s),
-                                     pa.scalar(" of "), pc.take(topic, sel), pa.scalar(verb), pc.take(group, sel),
+                                     pa.scalar(" of "), pc.take(topic, sel), pa.scalar(" "),
+                                     noun(held[some], "is", "are"), pa.scalar(verb), pc.take(group, sel),
                                      pa.scalar(" ("), formatted, pa.scalar("): "), pc.take(because, s),
                                      pa.scalar(f'{outcome}", "queues": ['), listed_queues, pa.scalar("]}"))))
         for some, text in parts:  # PLAN001 before PLAN002 within a rebalance

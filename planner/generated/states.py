@@ -2,8 +2,8 @@
 rebalances of the same kind (the same kernel and tally run them; Spark runs them in the same tasks, no job per
 state).
 
-Which scenarios touch generated groups: those that name no group and restart (`rolling_restart = "group"`: every
-generated group rolls, each one at a time in declaration order, all in parallel, as hand-written groups do) or take
+Which scenarios touch generated groups: those that restart every group (`rolling_restart = true` in a scenario
+that names no group: every generated group rolls, each one at a time in declaration order, all in parallel, as hand-written groups do) or take
 a generated broker out of consumers' routes (`remove_brokers`, or `broker_perm` without the read bit: every
 generated topic and retry topic is on every generated broker, so every generated group is in the change step).
 `set_queues`, `add_instances` and the other group keys name hand-written topics and groups.
@@ -71,7 +71,7 @@ def generated_scenarios(fleet, sequences) -> list[GeneratedScenario]:
         writable = tuple(b not in down and bool(perm.get(b, PERM_READ | PERM_WRITE) & PERM_WRITE) for b in names)
         change = not all(readable)  # a broker down is down for every group, whichever group the scenario names
         restart_from = 0
-        if s.group is None and s.rolling_restart is not None:
+        if s.restarts_every_group:
             restart_from = 2 if (s.changes_routes() or s.changes_processes()) else 1
         if change or restart_from or (any(b in names for b in down | set(perm))):
             out.append(GeneratedScenario(s.name, first, step_names, change, readable, writable, restart_from))
@@ -580,7 +580,7 @@ def restart_processes(fleet) -> int:
     for them), else 0."""
     from rmqplan.generated.generate import largest_group
 
-    if fleet.generate is None or not any(s.rolling_restart is not None and s.group is None for s in fleet.scenarios):
+    if fleet.generate is None or not any(s.restarts_every_group for s in fleet.scenarios):
         return 0
     return largest_group(fleet.generate)
 

@@ -117,9 +117,6 @@ class QueueResize:
     write_queues: Optional[dict] = None
 
 
-ROLLING_RESTART_GROUP = "group"  # rolling_restart = "group": every process of the group, one at a time
-
-
 @dataclass(frozen=True)
 class Scenario:
     """A what-if (`rmqplan.model.states` turns it into the states it goes through)."""
@@ -133,7 +130,11 @@ class Scenario:
     remove_brokers: tuple[str, ...] = ()  # brokers that go down: their queues leave every route
     broker_perm: tuple[tuple[str, int], ...] = ()  # (broker, RocketMQ perm bits: 4 read, 2 write)
     set_queues: tuple[QueueResize, ...] = ()
-    rolling_restart: Optional[str] = None  # ROLLING_RESTART_GROUP: the group (or every group) restarts
+    rolling_restart: tuple[str, ...] = ()  # the hand-written groups that restart, process by process, in fleet order
+    restarts_every_group: bool = False  # every group restarts, generated ones included (rolling_restart = true, no group)
+
+    def restarts(self) -> bool:
+        return bool(self.rolling_restart) or self.restarts_every_group
 
     def changes_routes(self) -> bool:
         return bool(self.remove_brokers or self.broker_perm or self.set_queues)

@@ -13,8 +13,8 @@ baseline):
   consumers' routes, one that cannot be written leaves producers') and `set_queues` applied; the scenario's group
   with `remove_hosts`, `remove_instances` and `add_instances` applied (`scenario_processes`); and every other group
   whose routes the view changes (a topic or retry topic it rebalances has other readable queues).
-- **rolling restart** (`rolling_restart = "group"`): every process of the group (of every group when the scenario
-  names none), as the change left them, restarts one at a time in the order they are listed: `down 1`, `up 1`,
+- **rolling restart** (`rolling_restart = true`, a group name or a list of them): every process of the restarting
+  groups (true: the scenario's group, or every group when the scenario names none), as the change left them, restarts one at a time in the order they are listed: `down 1`, `up 1`,
   `down 2`, `up 2`, ... While down, a process is gone (its client id leaves cidAll). It returns under the same label
   with the client id a new JVM reports: a fixed instanceName, a declared `pid` (containers: pid 1) and a
   broadcasting `DEFAULT` stay; a synthetic pid is new; on clients >= 4.9.0 its nanoTime is later than that of every
@@ -160,17 +160,18 @@ def scenario_states(fleet: Fleet, scenario: Scenario, generated_processes: int =
     view = fleet_view(fleet, scenario)
     started = {g.name: _scenario_started(g, scenario) for g in fleet.groups}
     steps: list[Step] = []
-    if scenario.rolling_restart is None or scenario.changes_routes() or scenario.changes_processes():
+    if not scenario.restarts() or scenario.changes_routes() or scenario.changes_processes():
         touched = []
         for g in fleet.groups:
             processes = [s.process for s in started[g.name][0]]
             if g.name == scenario.group or (view is not fleet and _routes_changed(fleet, view, g, processes)):
                 touched.append(GroupState(g, tuple(processes)))
         steps.append(Step(1, CHANGE, view, tuple(touched)))
-    if scenario.rolling_restart is not None:
-        groups = [g for g in fleet.groups if scenario.group in (None, g.name)]
-        steps += _rolling_restart(view, groups, started, len(steps), single=scenario.group is not None,
-                                  at_least=generated_processes if scenario.group is None else 0)
+    if scenario.restarts():
+        every = scenario.restarts_every_group
+        groups = [g for g in fleet.groups if every or g.name in scenario.rolling_restart]
+        steps += _rolling_restart(view, groups, started, len(steps), single=len(groups) == 1 and not every,
+                                  at_least=generated_processes if every else 0)
     return ScenarioStates(scenario, tuple(steps))
 
 

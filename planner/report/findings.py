@@ -40,13 +40,8 @@ from rmqplan.model.routes import (
 from rmqplan.allocation.backlog import percent, shares
 from rmqplan.allocation.strategies import describe, strategy_of
 
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"
-SEVERITY = {
-    "PLAN001": ERROR, "PLAN002": ERROR, "PLAN003": WARNING, "PLAN004": ERROR,
-    "PLAN005": ERROR, "PLAN006": WARNING, "PLAN007": WARNING, "PLAN008": INFO,
-}
+from rmqplan.report.codes import ERROR, INFO, SEVERITY, WARNING  # noqa: F401  (the codes' one table)
+from rmqplan.model.words import count, noun
 MAX_LISTED = 6  # processes named in one message before "and N more"
 
 
@@ -117,10 +112,6 @@ def _names(items: Sequence[str]) -> str:
     return f"{text} and {more} more" if more > 0 else text
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _strategy_text(p: Process) -> str:
     return describe(p.strategy)
 
@@ -133,7 +124,7 @@ def shared_id_text(instances: Sequence[str], client_id: str, id_source: str) -> 
 
 
 def too_few_queues_text(topic: str, queues: int, distinct: int) -> str:
-    return (f"{topic} has {_plural(queues, 'readable queue')} for {_plural(distinct, 'distinct client id')} "
+    return (f"{topic} has {count(queues, 'readable queue')} for {count(distinct, 'distinct client id')} "
             f"(a queue is never split)")
 
 
@@ -213,8 +204,8 @@ def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
 
 
 def orphaned_message(group: str, topic: str, orphaned: Sequence[Queue], queues: int, because: str) -> str:
-    what = "retry queues" if is_retry_topic(topic) else "queues"
-    return (f"{len(orphaned)} of {queues} {what} of {topic} are consumed by no process of group {group} "
+    what = noun(queues, "retry queue" if is_retry_topic(topic) else "queue")
+    return (f"{len(orphaned)} of {queues} {what} of {topic} {noun(len(orphaned), 'is', 'are')} consumed by no process of group {group} "
             f"({format_queues(orphaned)}): {because}; their messages pile up unread")
 
 
@@ -229,8 +220,8 @@ def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
 
 
 def duplicated_message(group: str, topic: str, duplicated: Sequence[Queue], queues: int, because: str) -> str:
-    what = "retry queues" if is_retry_topic(topic) else "queues"
-    return (f"{len(duplicated)} of {queues} {what} of {topic} are held by two or more processes of group {group} "
+    what = noun(queues, "retry queue" if is_retry_topic(topic) else "queue")
+    return (f"{len(duplicated)} of {queues} {what} of {topic} {noun(len(duplicated), 'is', 'are')} held by two or more processes of group {group} "
             f"({format_queues(duplicated)}): {because}; their messages are consumed twice")
 
 
@@ -254,7 +245,8 @@ def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
 
 
 def idle_message(group: str, topic: str, idle: Sequence[str], subscribers: int, because: str) -> str:
-    return (f"{len(idle)} of {subscribers} processes of group {group} hold no queue of {topic} ({_names(idle)}): "
+    return (f"{len(idle)} of {count(subscribers, 'process')} of group {group} {noun(len(idle), 'holds', 'hold')} "
+            f"no queue of {topic} ({_names(idle)}): "
             f"{because}")
 
 
@@ -267,7 +259,7 @@ def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:
     proc = {p.instance: p for p in r.processes}
     parts = [f"{_strategy_text(proc[instances[0]])} throws {error} on {_names(instances)}"
              for error, instances in by_error.items()]
-    msg = (f"the rebalance of {r.topic} fails for {_plural(len(r.errored), 'process')} of group {r.group}: "
+    msg = (f"the rebalance of {r.topic} fails for {count(len(r.errored), 'process')} of group {r.group}: "
            f"{'; '.join(parts)}; a failed rebalance keeps what it had, which at start is nothing")
     return _finding("PLAN005", r.scenario, r.group, r.topic, msg)
 
@@ -323,7 +315,7 @@ def _unreadable(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
             continue
         brokers = list(dict.fromkeys(q.broker for q in lost))
         why = "; ".join(why_unreadable(fleet, topic, b) for b in brokers)
-        msg = (f"{len(lost)} written queue(s) of {topic.name} cannot be read by any consumer "
+        msg = (f"{count(len(lost), 'written queue')} of {topic.name} cannot be read by any consumer "
                f"({format_queues(lost)}): {why}; messages sent there are never consumed")
         out.append(_finding("PLAN004", scenario, None, topic.name, msg, lost))
     return out
@@ -337,7 +329,8 @@ def _unwritten(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
             continue
         brokers = list(dict.fromkeys(q.broker for q in empty))
         why = "; ".join(why_unwritten(fleet, topic, b) for b in brokers)
-        msg = (f"{len(empty)} readable queue(s) of {topic.name} receive no new message ({format_queues(empty)}): "
+        msg = (f"{count(len(empty), 'readable queue')} of {topic.name} {noun(len(empty), 'receives', 'receive')} "
+               f"no new message ({format_queues(empty)}): "
                f"{why}; consumers still hold them, and once drained they stay empty, so the processes holding "
                f"them get less than their share of the traffic (shrinking a topic: lower write_queues, let those "
                f"queues drain, then lower read_queues)")

@@ -38,6 +38,7 @@ from rmqplan.model.fleet import BROADCASTING, Queue
 from rmqplan.model.simulation import GroupTopicResult, Move, Simulation
 from rmqplan.model.routes import is_retry_topic
 from rmqplan.model.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
+from rmqplan.model.words import count, noun
 
 STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
 
@@ -145,7 +146,7 @@ def _where_the_rest_are(omitted: int, counts: dict, out_dir: Optional[str]) -> s
     by_code = ", ".join(f"{code} {n}" for code, n in counts.items() if n)
     where = (f"every finding is in {_findings_file(out_dir)}" if out_dir
              else "--out DIR writes every finding to DIR/findings.json")
-    return f"  ... and {omitted} more findings not shown (all findings by code: {by_code}); {where}"
+    return f"  ... and {omitted} more {noun(omitted, 'finding')} not shown (all findings by code: {by_code}); {where}"
 
 
 def totals(sim: Simulation) -> dict:
@@ -270,8 +271,8 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         out.append(_where_the_rest_are(omitted, counts, out_dir))
     t = totals(sim)
     out.append("")
-    out.append(f"totals: {t['groups']} groups, {t['instances']} processes, {t['queues']} queues, "
-               f"{t['assignments']} assignments, {t['orphaned_queues']} orphaned, "
+    out.append(f"totals: {count(t['groups'], 'group')}, {count(t['instances'], 'process')}, "
+               f"{count(t['queues'], 'queue')}, {count(t['assignments'], 'assignment')}, {t['orphaned_queues']} orphaned, "
                f"{t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
     for c in churn(sim):
         out.append(_churn_line(c))
@@ -297,12 +298,16 @@ def _step_lines(steps, counts) -> list[str]:
 def _churn_line(c: dict) -> str:
     r = c.get("rollout")
     if r is None:
-        return f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner"
+        return f"scenario {c['name']}: {_change_owner(c['moved_queues'])}"
     if r["steps"] <= 1:
-        return f"scenario {c['name']}: {c['moved_queues']} queue(s) change owner ({_kinds(r)})"
-    return (f"scenario {c['name']}: {r['steps']} steps, {r['moves']} moves ({_kinds(r)}), worst step "
-            f"{r['worst_orphaned']} orphaned and {r['worst_duplicated']} duplicated; after the last step "
-            f"{c['moved_queues']} queue(s) differ from the baseline")
+        return f"scenario {c['name']}: {_change_owner(c['moved_queues'])} ({_kinds(r)})"
+    return (f"scenario {c['name']}: {count(r['steps'], 'step')}, {count(r['moves'], 'move')} ({_kinds(r)}), worst "
+            f"step {r['worst_orphaned']} orphaned and {r['worst_duplicated']} duplicated; after the last step "
+            f"{count(c['moved_queues'], 'queue')} {noun(c['moved_queues'], 'differs', 'differ')} from the baseline")
+
+
+def _change_owner(moved: int) -> str:
+    return f"{count(moved, 'queue')} {noun(moved, 'changes', 'change')} owner"
 
 
 # ------------------------------------------------------------------------------------------------------ --out

@@ -17,7 +17,8 @@ Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
   2.x under the Python 2.x client), which name processes differently (`rmqplan.model.identity`);
 - a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
   `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
-  need the scenario's `group`; `rolling_restart = "group"` without one restarts every group of the fleet;
+  need the scenario's `group`; `rolling_restart` is `true` (the scenario's group; without one, every group of the
+  fleet, generated ones included), a group name or a list of names (those groups restart in parallel);
 - `remove_brokers` and `broker_perm` name brokers of the fleet (generated ones too); `broker_perm` values are
   RocketMQ permission bits (4 read, 2 write; 0 to 7 as `PermName.isValid`); `set_queues` items name a topic and
   give `read_queues` and/or `write_queues` as an integer (every broker of the topic) or a table naming some of the
@@ -34,10 +35,11 @@ import difflib
 import json
 import math
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, BinaryIO, Optional
 
 from rmqplan.model.identity import CLIENTS, JAVA_CLIENT
 from rmqplan.model.fleet import (
@@ -52,7 +54,6 @@ from rmqplan.model.fleet import (
     InstanceSpec,
     Queue,
     QueueResize,
-    ROLLING_RESTART_GROUP,
     Scenario,
     StrategySpec,
     SubscriptionSpec,
@@ -88,6 +89,7 @@ SUBSCRIPTION_KEYS = ("topic", "expression")
 SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts", "remove_brokers", "broker_perm",
                  "set_queues", "rolling_restart")
 SET_QUEUES_KEYS = ("topic", "read_queues", "write_queues")
+ROLLING_RESTART_GROUP = "group"  # the older spelling of rolling_restart = true
 PERM_READ, PERM_WRITE = 4, 2  # RocketMQ PermName bits; PermName.isValid accepts 0 <= perm < 8
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
@@ -112,8 +114,22 @@ class StrategySettings:
 DEFAULT_STRATEGY = StrategySettings("AVG", {})
 
 
-def load_fleet(path: str | Path) -> Fleet:
-    """Read and validate a fleet file. Raises FleetError (never another exception for bad input)."""
+STDIN = "-"  # `--fleet -`: the fleet on standard input
+STDIN_LABEL = "<stdin>"
+
+
+def load_fleet(path: str | Path, stdin: Optional[BinaryIO] = None) -> Fleet:
+    """Read and validate a fleet file (`-`: standard input, or `stdin`). Raises FleetError (never another
+    exception for bad input)."""
+    if str(path) == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        try:
+            data = stream.read(MAX_FLEET_BYTES + 1)
+        except OSError as e:
+            raise FleetError([f"{STDIN_LABEL}: cannot read: {e.strerror or e}"]) from None
+        if len(data) > MAX_FLEET_BYTES:
+            raise FleetError([f"{STDIN_LABEL}: larger than {MAX_FLEET_BYTES} bytes; use [generate]"])
+        return parse_fleet_bytes(data, STDIN_LABEL)
     label = str(path)
     try:
         p = Path(path)
@@ -506,7 +522,12 @@ class _Checker:
             self.group_strategies[name] = settings
         subs = self.subscriptions(g, path, topics)
         instances = []
-        if "instances" in g:
+        if "instances" not in g:
+            self.error(_join(path, "instances"), "missing: a group needs its processes, at least one "
+                                                 "[[groups.instances]] entry (hosts = [...])")
+        elif g["instances"] == []:
+            self.error(_join(path, "instances"), "expected at least one instance set, got an empty array")
+        else:
             for p, t in self.tables(g["instances"], _join(path, "instances")):
                 inst = self.instance(t, p, topics, settings or DEFAULT_STRATEGY)
                 if inst is not None:
@@ -570,8 +591,6 @@ class _Checker:
         if "group" not in s and process_keys:
             self.error(_join(path, "group"), f"missing: {', '.join(process_keys)} change the processes of a group; "
                                              f"name it (group = \"...\")")
-        if "group" not in s and "rolling_restart" in s and not groups and not has_generated:
-            self.error(_join(path, "group"), "missing: the fleet has no group to restart")
         group = groups.get(group_name) if group_name is not None else None
         if group_name is not None and group_name not in groups:
             self.error(_join(path, "group"),
@@ -602,21 +621,44 @@ class _Checker:
         down = self.remove_brokers(s, path, brokers)
         perms = self.broker_perm(s, path, brokers, down)
         resized = self.set_queues(s, path, topics)
-        restart = None
-        if "rolling_restart" in s:
-            value = s["rolling_restart"]
-            if value == ROLLING_RESTART_GROUP:
-                restart = value
-            else:
-                hint = (f'; to restart group "{value}", write group = "{value}" and rolling_restart = "group"'
-                        if isinstance(value, str) and value in groups else "")
-                self.error(_join(path, "rolling_restart"),
-                           f'expected "group" (every process of the group restarts, one at a time, in the order '
-                           f'they are listed), got {_describe(value)}{hint}')
+        restart, every = self.rolling_restart(s, path, groups, group_name, has_generated)
         if name is None or (group_name is not None and group is None):
             return None
         return Scenario(path, name, group.name if group is not None else None, tuple(added), removed,
-                        tuple(dict.fromkeys(failed_hosts)), down, perms, resized, restart)
+                        tuple(dict.fromkeys(failed_hosts)), down, perms, resized, restart, every)
+
+    def rolling_restart(self, s: dict, path: str, groups: dict, group_name: Optional[str],
+                        has_generated: bool) -> tuple[tuple[str, ...], bool]:
+        """(the hand-written groups that restart, whether every group does): `true` is the scenario's group, or
+        every group when it names none; a group name or a list of names; `false` none. "group", the older
+        spelling of `true`, is accepted unless a group has that name."""
+        if "rolling_restart" not in s:
+            return (), False
+        p = _join(path, "rolling_restart")
+        value = s["rolling_restart"]
+        if value == ROLLING_RESTART_GROUP and ROLLING_RESTART_GROUP not in groups:
+            value = True
+        if value is False:
+            return (), False
+        if value is True:
+            if group_name is not None:
+                return (group_name,), False
+            if not groups and not has_generated:
+                self.error(_join(path, "group"), "missing: the fleet has no group to restart")
+            return (), True
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            self.error(p, f"expected true (the scenario's group, or every group when it names none), a group name "
+                          f"or a list of group names, got {_describe(value)}")
+            return (), False
+        for i, n in enumerate(names):
+            where = p if isinstance(value, str) else f"{p}[{i}]"
+            if n not in groups:
+                self.error(where, f'unknown group "{n}" (groups are: {", ".join(groups) or "none"})')
+            elif names.index(n) != i:
+                self.error(where, f'group "{n}" is listed twice')
+        order = [g for g in groups if g in names]  # fleet order: groups restarting together step in parallel
+        return tuple(order), False
 
     def remove_brokers(self, s: dict, path: str, brokers: list[str]) -> tuple[str, ...]:
         listed = self.string_list(s, "remove_brokers", path) or []

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from rmqplan.sources.buildfiles import Module
+from rmqplan.model import words
 from rmqplan.sources.deploy import DeployedService
 from rmqplan.sources.origin import Origin, SourceProblem
 
@@ -222,30 +223,31 @@ def process_layout(service: DeployedService, nodes: Optional[int] = None,
         labels = service.pod_names if service.pod_names and len(service.pod_names) == count else [
             f"{name}-pod-{i}" for i in range(1, count + 1)]
         return ProcessLayout(tuple(HostSet(label, 1) for label in labels),
-                             f"{count} replicas, each with its own {'pod ' if service.kind != 'compose' else ''}IP")
+                             f"{words.count(count, 'replica')}, each with its own {'pod ' if service.kind != 'compose' else ''}IP")
     if service.kind == "compose" and service.replicas_note != "global: one per node":
         return ProcessLayout((HostSet(f"{name}-host", count),),
-                             f"{count} replicas on network_mode: host: docker compose runs them on one machine")
+                             f"{words.count(count, 'replica')} on network_mode: host: docker compose runs them on one machine")
     one_per_node = service.one_per_node or service.replicas_note == "global: one per node"
     rule = service.max_per_node_why if service.max_per_node == 1 else (
         "a DaemonSet runs one per node" if service.kind == "DaemonSet" else "one per node")
     if one_per_node:
         placed = count if nodes is None else min(count, nodes)
         pending = count - placed
-        why = f"{count} replicas on host networking, one per node ({rule})"
+        why = f"{words.count(count, 'replica')} on host networking, one per node ({rule})"
         if pending:
-            why += f": only {placed} of {count} can be scheduled on {nodes} nodes, {pending} stay Pending"
+            why += (f": only {placed} of {count} can be scheduled on {words.count(nodes, 'node')}, {pending} "
+                    f"{words.noun(pending, 'stays', 'stay')} Pending")
         return ProcessLayout(tuple(HostSet(f"{name}-node-{i}", 1) for i in range(1, placed + 1)), why,
                              pending=pending)
     if nodes is None or nodes <= 1:
         if nodes is None:
             spread = (f" (the spread constraint's maxSkew {service.spread_max_skew} allows it when one node is "
                       "eligible)" if service.spread_max_skew else "")
-            why = (f"{count} replicas on host networking: all on one node, the worst case Kubernetes allows"
+            why = (f"{words.count(count, 'replica')} on host networking: all on one node, the worst case Kubernetes allows"
                    f"{spread}; --nodes N spreads them")
         else:
-            why = f"{count} replicas on host networking on the one node"
+            why = f"{words.count(count, 'replica')} on host networking on the one node"
         return ProcessLayout((HostSet(f"{name}-node-1", count),), why, worst_case=nodes is None)
     counts = [c for c in _even(count, nodes) if c]
     return ProcessLayout(tuple(HostSet(f"{name}-node-{i}", c) for i, c in enumerate(counts, 1)),
-                         f"{count} replicas on host networking spread over {len(counts)} of {nodes} nodes")
+                         f"{words.count(count, 'replica')} on host networking spread over {len(counts)} of {nodes} nodes")

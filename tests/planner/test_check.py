@@ -59,7 +59,7 @@ def test_fleet_writes_what_the_code_and_deployment_make_and_simulate_takes_it(sh
     code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster",
                              "-o", "fleet.toml")
     assert code == 0, err
-    assert "wrote fleet.toml: 2 group(s)" in err
+    assert "wrote fleet.toml: 2 groups" in err
     text = (shop / "fleet.toml").read_text()
     instance = line_of(shop / CONSUMER, "setInstanceName")
     # every value says where it came from

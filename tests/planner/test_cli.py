@@ -32,7 +32,7 @@ def test_example_text_report_shows_seed_004_map_and_findings():
                for line in lines)
     assert any(line.split() == ["(nobody)", "broker-a:", "2,", "3"] for line in lines)
     assert any("PLAN001 [baseline consumer_group TopicTest]" in line for line in lines)
-    assert "scenario scale-out: 5 queue(s) change owner (5 duplicate risk, 0 pause)" in lines
+    assert "scenario scale-out: 5 queues change owner (5 duplicate risk, 0 pause)" in lines
     assert lines[-2].startswith("totals: 3 groups, 8 processes,")
 
 
@@ -180,3 +180,52 @@ def test_a_few_hundred_generated_groups_give_the_same_json_on_both_engines(spark
     assert code == 1 and len(entries) == 600  # a main and a retry topic per group
     assert sum(len(i["queues"]) for e in entries for i in e["instances"]) > 0
     assert {f["code"] for f in doc["findings"]} >= {"PLAN001", "PLAN002", "PLAN003"}
+
+
+def test_version_says_which_rmqplan_this_is():
+    done = subprocess.run([str(Path(sys.executable).parent / "rmqplan"), "--version"], capture_output=True, text=True)
+    from rmqlint.cache import package_version
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"rmqplan {package_version()}\n", "")
+
+
+def test_explain_prints_a_codes_documentation_by_code_or_name():
+    from rmqplan.report.codes import CODES, DOC_HEADINGS
+    from rmqplan.report.findings import SEVERITY
+
+    assert [c.code for c in CODES] == list(SEVERITY) == [f"PLAN00{i}" for i in range(1, 9)]
+    for c in CODES:
+        code, out, err = rmqplan("explain", c.code.lower())
+        assert code == 0 and err == "" and out.startswith(f"# {c.code} {c.name} ({c.severity})\n")
+        positions = [out.index(h + "\n") for h in DOC_HEADINGS]
+        assert positions == sorted(positions), f"{c.code}: the four headings, in order"
+        assert rmqplan("explain", c.name)[1] == out
+    code, out, err = rmqplan("explain")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == [c.code for c in CODES]
+    code, out, err = rmqplan("explain", "PLAN099")
+    assert code == 2 and out == "" and err.startswith("rmqplan: unknown code 'PLAN099' (rmqplan explain lists them")
+
+
+def test_the_fleet_can_come_from_standard_input():
+    text = Path(EXAMPLE).read_text(encoding="utf-8")
+    done = subprocess.run([str(Path(sys.executable).parent / "rmqplan"), "simulate", "--fleet", "-"], input=text,
+                          capture_output=True, text=True, cwd=ROOT)
+    from_file = subprocess.run([str(Path(sys.executable).parent / "rmqplan"), "simulate", "--fleet",
+                                "examples/fleet.toml"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == from_file.returncode == 1
+    assert done.stdout == from_file.stdout.replace("examples/fleet.toml", "<stdin>")
+    bad = subprocess.run([str(Path(sys.executable).parent / "rmqplan"), "simulate", "--fleet", "-"],
+                         input='[[groups]]\nname = 3\n', capture_output=True, text=True)
+    assert bad.returncode == 2 and "<stdin>: groups[0].name: expected a string, got 3\n" in bad.stderr
+
+
+def test_a_group_without_processes_is_an_error(tmp_path):
+    base = '[[brokers]]\nname = "a"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n' \
+           'subscriptions = [{ topic = "T" }]\n'
+    for extra, expected in (("", "groups[0].instances: missing: a group needs its processes"),
+                            ("instances = []\n", "groups[0].instances: expected at least one instance set, got an "
+                                                 "empty array")):
+        path = tmp_path / "fleet.toml"
+        path.write_text(base + extra, encoding="utf-8")
+        code, out, err = rmqplan("simulate", "--fleet", str(path))
+        assert code == 2 and out == "" and err.startswith(f"{path}: {expected}")

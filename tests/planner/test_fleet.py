@@ -85,6 +85,8 @@ name = "cfg"
 strategy = "CONFIG"
 queues = [["T", "broker-a", 0]]
 subscriptions = [{ topic = "T" }]
+[[groups.instances]]
+hosts = ["10.0.0.4"]
 """)
     u = fleet.topics[1]
     assert u.brokers == ("broker-b",) and u.read_queues == {"broker-b": 8} and u.write_queues == {"broker-b": 16}
@@ -106,10 +108,14 @@ def test_machine_room_nearby_accepts_java_getname_form():
 name = "g"
 strategy = "MACHINE_ROOM_NEARBY-AVG_BY_CIRCLE"
 subscriptions = [{ topic = "T" }]
+[[groups.instances]]
+hosts = ["10.0.0.1"]
 [[groups]]
 name = "h"
 strategy = "AllocateMachineRoomNearby"
 subscriptions = [{ topic = "T" }]
+[[groups.instances]]
+hosts = ["10.0.0.1"]
 """)
     assert fleet.groups[0].strategy.nearby.name == "AVG_BY_CIRCLE"
     assert fleet.groups[1].strategy.nearby.name == "AVG"  # the default delegate
@@ -194,7 +200,8 @@ def test_generate_only_fleet_needs_no_brokers():
 
 
 def test_generate_beside_hand_written_groups_is_kept():
-    fleet = parse('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[generate]\ngroups = 3\n')
+    fleet = parse('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+                  '[generate]\ngroups = 3\n')
     assert len(fleet.groups) == 1 and fleet.generate.groups == 3
 
 
@@ -238,5 +245,6 @@ def test_example_fleet_and_golden_fleet_are_valid():
 
 def test_a_utf8_bom_is_accepted(tmp_path):
     path = tmp_path / "bom.toml"
-    path.write_bytes(b"\xef\xbb\xbf" + (BASE + '[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n').encode())
+    path.write_bytes(b"\xef\xbb\xbf" + (BASE + '[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n'
+                                        '[[groups.instances]]\nhosts = ["h"]\n').encode())
     assert load_fleet(path).groups[0].name == "g"

@@ -264,6 +264,29 @@ def test_rolling_restart_of_every_group_steps_them_in_parallel():
                                              "pause_moves": 16, "worst_orphaned": 6, "worst_duplicated": 0}
 
 
+
+@pytest.mark.parametrize("restart, groups, names", [
+    # true: the scenario's group; without one, every group; "group" is the older spelling of true
+    ('group = "g"\nrolling_restart = true', ["g"], ["down h#1", "up h#1", "down h#2", "up h#2"]),
+    ('group = "g"\nrolling_restart = "group"', ["g"], ["down h#1", "up h#1", "down h#2", "up h#2"]),
+    ("rolling_restart = true", ["g", "k", "u"], ["down process 1", "up process 1", "down process 2", "up process 2"]),
+    # a group's own name, and a list of names: those groups, in parallel, in fleet order
+    ('rolling_restart = "k"', ["k"], ["down k1#1", "up k1#1"]),
+    ('rolling_restart = ["u", "k"]', ["k", "u"], ["down process 1", "up process 1"]),
+    # a list beside a group whose processes change: the change first, then the listed groups restart
+    ('group = "g"\nremove_instances = 1\nrolling_restart = ["k"]', ["g", "k"], ["change", "down k1#1", "up k1#1"]),
+    ("rolling_restart = false", [], []),
+])
+def test_rolling_restart_takes_true_a_group_name_or_a_list(restart, groups, names):
+    sim = sim_of(TWO_BROKERS + f'[[scenarios]]\nname = "r"\n{restart}\n'
+                 + ('' if names else 'remove_brokers = ["broker-b"]\n'))
+    steps = sim.steps.get("r", [])
+    if not names:
+        assert [s.name for s in steps] == ["change"]  # no restart: the broker change alone
+        return
+    assert [s.name for s in steps] == names
+    assert sorted({r.group for s in steps for r in s.results}) == groups
+
 def cli_json(text: str, *args: str, tmp=None):
     import io
     import tempfile
@@ -308,7 +331,7 @@ def test_text_lists_the_steps_and_the_rollout():
     lines = out.getvalue().splitlines()
     assert "  step 1  down h#1  moved 4 (1 duplicate risk, 3 pause)" in lines
     assert lines[-1] == ("scenario rolling: 6 steps, 21 moves (12 duplicate risk, 9 pause), worst step 0 orphaned "
-                         "and 0 duplicated; after the last step 0 queue(s) differ from the baseline")
+                         "and 0 duplicated; after the last step 0 queues differ from the baseline")
 
 
 def test_out_tables_have_a_row_per_step(tmp_path):
@@ -343,14 +366,19 @@ def test_out_tables_have_a_row_per_step(tmp_path):
     ('set_queues = [{ topic = "T", read_queues = 2 }, { topic = "T", read_queues = 3 }]',
      "scenarios[0].set_queues[1].topic", 'topic "T" is resized twice'),
     ('set_queues = [{ topic = "T", reads = 2 }]', "scenarios[0].set_queues[0].reads", "did you mean 'read_queues'?"),
-    ('group = "g"\nrolling_restart = true', "scenarios[0].rolling_restart", 'expected "group"'),
-    ('rolling_restart = "g"', "scenarios[0].rolling_restart",
-     'to restart group "g", write group = "g" and rolling_restart = "group"'),
+    ('rolling_restart = 1', "scenarios[0].rolling_restart",
+     "expected true (the scenario's group, or every group when it names none), a group name or a list of group "
+     "names, got 1"),
+    ('rolling_restart = "h"', "scenarios[0].rolling_restart", 'unknown group "h" (groups are: g)'),
+    ('rolling_restart = ["g", "h"]', "scenarios[0].rolling_restart[1]", 'unknown group "h"'),
+    ('rolling_restart = ["g", "g"]', "scenarios[0].rolling_restart[1]", 'group "g" is listed twice'),
+    ('rolling_restart = []', "scenarios[0].rolling_restart", "a list of group names, got an array"),
     ('remove_instances = 1', "scenarios[0].group", "missing: remove_instances change the processes of a group"),
 ])
 def test_each_scenario_mistake_names_its_key_path(scenario, path, expected):
     text = ('[[brokers]]\nname = "broker-a"\n[[brokers]]\nname = "broker-b"\n[[topics]]\nname = "T"\n'
             'read_queues = 4\nbrokers = ["broker-a"]\n[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n'
+            '[[groups.instances]]\nhosts = ["h"]\n'
             f'[[scenarios]]\nname = "s"\n{scenario}\n')
     with pytest.raises(FleetError) as e:
         parse_fleet_text(text, "fleet.toml")
@@ -360,7 +388,8 @@ def test_each_scenario_mistake_names_its_key_path(scenario, path, expected):
 
 def test_every_scenario_error_at_once():
     text = ('[[brokers]]\nname = "broker-a"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
-            'subscriptions = [{ topic = "T" }]\n[[scenarios]]\nname = "s"\nremove_brokers = ["x"]\n'
+            'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+            '[[scenarios]]\nname = "s"\nremove_brokers = ["x"]\n'
             'broker_perm = { "broker-a" = 8 }\nset_queues = [{ topic = "T", read_queues = "8" }]\n'
             'rolling_restart = "host"\n')
     with pytest.raises(FleetError) as e:

@@ -18,6 +18,7 @@ from rmqplan.allocation.batch import Rows, concat_ranges, offsets
 from rmqplan.allocation.byte_rows import ByteRows
 from rmqplan.allocation.md5 import md5_head
 from rmqplan.model.fleet import Queue
+from rmqplan.model.words import count
 from rmqplan.allocation.strategies.base import (
     VIRTUAL_NODES,
     Strategy,
@@ -86,7 +87,7 @@ class ConsistentHash(Strategy):
     generatable = True  # with the default 10 virtual nodes
 
     def describe(self, spec):
-        return f"CONSISTENT_HASH ({spec.virtual_nodes} virtual nodes)"
+        return f"CONSISTENT_HASH ({count(spec.virtual_nodes, 'virtual node')})"
 
     def unassigned_reason(self, spec):
         if spec.virtual_nodes == 0:
