@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,19 +161,11 @@ def write(path: str, entries: list[Entry], kept: Iterable[Entry] = ()) -> None:
                       "message": e.message} for e in every],
     }
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    target = os.path.abspath(path)
-    tmp = None
+    from rmqlint.output import write_atomically
+
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", dir=os.path.dirname(target))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
+        write_atomically(path, text)  # the umask's permissions, like any other file the user writes
     except OSError as err:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         raise BaselineError(f"{path}: {err.strerror or err}") from None
 
 

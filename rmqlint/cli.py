@@ -300,16 +300,8 @@ def _emit(text: str) -> None:
 
 
 def _emit_bytes(data: bytes) -> None:
-    """A patch, byte for byte (files in any encoding, with their own line ends)."""
-    try:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    except BrokenPipeError:
-        try:
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - keep the interpreter from failing at exit
-        except OSError:
-            pass
+    """A patch, byte for byte (files in any encoding, with their own line ends; errors: `rmqlint.output`)."""
+    sys.stdout.write_bytes(data)
 
 
 def _emit_err(text: str) -> None:

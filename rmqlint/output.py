@@ -47,6 +47,19 @@ class GuardedOutput:
         except OSError as e:
             self._fail(e)
 
+    def write_bytes(self, data: bytes) -> None:
+        """Bytes as they are (a patch in the files' own encodings), after the text written so far."""
+        self.flush()
+        if self.reader_gone:
+            return
+        try:
+            self._stream.buffer.write(data)
+            self._stream.buffer.flush()
+        except BrokenPipeError:
+            self._drop()
+        except OSError as e:
+            self._fail(e)
+
     def flush(self) -> None:
         if self.reader_gone:
             return

@@ -20,6 +20,7 @@ ORDERS = "examples/orders-on-host-network"
 COMMANDS = [
     (1, "rmqlint", "examples/fixed-instance-name", "--no-cache"),
     (1, "rmqlint", "examples/tag-case-drift", "--no-cache", "--format", "sarif"),
+    (1, "rmqlint", "examples/fixed-instance-name", "--no-cache", "--diff", "--unsafe-fixes"),
     (0, "rmqlint", "rules"),
     (0, "rmqlint", "explain", "RMQ001"),
     (0, "rmqlint", "graph", "examples/tag-case-drift", "--no-cache"),
@@ -82,6 +83,8 @@ def test_written_files_and_directories_follow_the_umask(tmp_path, umask):
         "written.toml": ("rmqplan", "fleet", "--from-code", ORDERS, "--deploy", f"{ORDERS}/deploy", "-o",
                          str(tmp_path / "written.toml")),
         "graph.mmd": ("rmqlint", "graph", "examples/tag-case-drift", "--no-cache", "-o", str(tmp_path / "graph.mmd")),
+        "baseline.json": ("rmqlint", "examples/tag-case-drift", "--no-cache", "--write-baseline",
+                          str(tmp_path / "baseline.json")),
     }
     for name, args in written.items():
         done = _run(args, subprocess.PIPE, preexec_fn=lambda: os.umask(umask))
