@@ -32,7 +32,7 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, node
     try:
         result = fleet_from_code(code, deploy, cluster, nodes)
     except (ConfigError, DiscoveryError, ClusterSourceError) as e:
-        err.write(f"rmqplan: {e}\n")
+        err.write("".join(f"rmqplan: {line}\n" for line in str(e).splitlines()))
         return EXIT_USAGE
     for line in result.problems:
         err.write(f"rmqplan: {line}\n")
@@ -113,7 +113,7 @@ def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, node
         err.write("".join(f"rmqplan: {line}\n" for line in e.lines))
         return EXIT_USAGE
     except (ConfigError, DiscoveryError) as e:
-        err.write(f"rmqplan: {e}\n")
+        err.write("".join(f"rmqplan: {line}\n" for line in str(e).splitlines()))
         return EXIT_USAGE
     for line in result.fleet.problems:
         err.write(f"rmqplan: {line}\n")

@@ -171,7 +171,7 @@ def _lint_command(argv: list[str]) -> int:
         try:
             outcome = run(options, run_options, _emit_err)
         except (ConfigError, DiscoveryError, BaselineError) as err:
-            _emit_err(f"rmqlint: {err}")
+            _emit_lines("rmqlint", err)
             return 2
         if outcome.diff is not None:
             _emit_bytes(outcome.diff)
@@ -183,7 +183,7 @@ def _lint_command(argv: list[str]) -> int:
         try:
             result = lint(options)
         except (ConfigError, DiscoveryError) as err:
-            _emit_err(f"rmqlint: {err}")
+            _emit_lines("rmqlint", err)
             return 2
     result.offers_fixes = True
     _emit(render(args.format, result))
@@ -211,7 +211,7 @@ def _graph_command(argv: list[str]) -> int:
     try:
         project, under_path = load_project(path, use_cache=not args.no_cache)
     except (ConfigError, DiscoveryError) as err:
-        _emit_err(f"rmqlint graph: {err}")
+        _emit_lines("rmqlint graph", err)
         return 2
     graph = build_topology(project, _service_namer(Path(project.root)), only=under_path)
     text = render(graph, args.format)
@@ -302,6 +302,11 @@ def _emit(text: str) -> None:
 def _emit_bytes(data: bytes) -> None:
     """A patch, byte for byte (files in any encoding, with their own line ends; errors: `rmqlint.output`)."""
     sys.stdout.write_bytes(data)
+
+
+def _emit_lines(prog: str, err: Exception) -> None:
+    """An error of several lines (a configuration's every problem), each as `PROG: line`."""
+    _emit_err("\n".join(f"{prog}: {line}" for line in str(err).splitlines()))
 
 
 def _emit_err(text: str) -> None:

@@ -4,7 +4,8 @@ exist), at the project root. Command-line options override them key by key.
 Keys: `select`, `ignore` (lists of codes or code prefixes such as "RMQ0"), `exclude` (gitignore-style globs
 relative to the root), `fail-on` ("error" | "warning" | "info"), `tests` ("quiet": in test sources only the rules
 that matter there, hard-coded credentials; "lint": test sources like any other). Anything else is a
-configuration error: one line naming the file and the key, exit 2.
+configuration error: one line per problem, every problem of the file at once, each naming the file as the user
+can open it from the current directory (relative to it, or absolute outside it) and the key; exit 2.
 """
 
 from __future__ import annotations
@@ -23,7 +24,21 @@ _SELECTOR = re.compile(r"^[A-Z]+[0-9]*$")
 
 
 class ConfigError(Exception):
-    """A configuration problem, already phrased as the one line the user sees."""
+    """Configuration problems, each already phrased as the line the user sees (`lines`; str() joins them)."""
+
+    def __init__(self, *lines: str):
+        super().__init__("\n".join(lines))
+        self.lines = list(lines)
+
+
+def shown(path: Path) -> str:
+    """`path` as the user opens it from the current directory: relative to it, or absolute outside it."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute)
+    except ValueError:  # another drive
+        return absolute
+    return absolute if relative == os.pardir or relative.startswith(os.pardir + os.sep) else relative
 
 
 @dataclass
@@ -50,7 +65,7 @@ def load_settings(root: Path, known_codes: set[str], cache=None) -> Settings:
     dedicated = root / ".rmqlint.toml"
     if dedicated.is_file():
         table = _read_toml(dedicated, cache, lambda doc: doc)
-        return _settings_from(table, dedicated.name, "", known_codes)
+        return _settings_from(table, shown(dedicated), "", known_codes)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         table = _read_toml(pyproject, cache, _rmqlint_section).get("tool", {})
@@ -58,8 +73,8 @@ def load_settings(root: Path, known_codes: set[str], cache=None) -> Settings:
             return Settings()
         section = table["rmqlint"]
         if not isinstance(section, dict):
-            raise ConfigError(f"{pyproject.name}: [tool.rmqlint] must be a table")
-        return _settings_from(section, pyproject.name, "tool.rmqlint.", known_codes)
+            raise ConfigError(f"{shown(pyproject)}: [tool.rmqlint] must be a table")
+        return _settings_from(section, shown(pyproject), "tool.rmqlint.", known_codes)
     return Settings()
 
 
@@ -75,7 +90,7 @@ def _read_toml(path: Path, cache=None, keep=lambda doc: doc) -> dict:
     try:
         st = os.stat(path)
     except OSError as err:
-        raise ConfigError(f"{path.name}: cannot read: {err.strerror or err}") from None
+        raise ConfigError(f"{shown(path)}: cannot read: {err.strerror or err}") from None
     if cache is not None:
         table = cache.settings_table(path.name, st)
         if table is not None:
@@ -87,9 +102,9 @@ def _read_toml(path: Path, cache=None, keep=lambda doc: doc) -> dict:
         with open(path, "rb") as fh:
             table = keep(tomllib.load(fh))
     except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path.name}: invalid TOML: {err}") from None
+        raise ConfigError(f"{shown(path)}: invalid TOML: {err}") from None
     except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path.name}: cannot read: {err}") from None
+        raise ConfigError(f"{shown(path)}: cannot read: {err}") from None
     if cache is not None:
         cache.remember_settings(path.name, st, table)
     return table
@@ -99,24 +114,31 @@ _KEYS = ("select", "ignore", "exclude", "fail-on", "tests")
 
 
 def _settings_from(table: dict, source: str, prefix: str, known_codes: set[str]) -> Settings:
+    """The settings of one file's table; every problem of it at once (ConfigError)."""
     settings = Settings(source=source)
+    problems: list[str] = []
     for key, value in table.items():
         where = f"{source}: {prefix}{key}"
-        if key == "select":
-            settings.select = parse_codes(_string_list(value, where), known_codes, where)
-        elif key == "ignore":
-            settings.ignore = parse_codes(_string_list(value, where), known_codes, where)
-        elif key == "exclude":
-            settings.exclude = _string_list(value, where)
-        elif key in ("fail-on", "fail_on"):
-            settings.fail_on = parse_severity(value, where)
-        elif key == "tests":
-            if value not in TESTS_MODES:
-                shown = repr(value) if isinstance(value, str) else _toml_type(value)
-                raise ConfigError(f"{where}: expected one of {', '.join(TESTS_MODES)}, got {shown}")
-            settings.tests = value
-        else:
-            raise ConfigError(f"{where}: unknown key (expected one of: {', '.join(_KEYS)})")
+        try:
+            if key == "select":
+                settings.select = parse_codes(_string_list(value, where), known_codes, where)
+            elif key == "ignore":
+                settings.ignore = parse_codes(_string_list(value, where), known_codes, where)
+            elif key == "exclude":
+                settings.exclude = _string_list(value, where)
+            elif key in ("fail-on", "fail_on"):
+                settings.fail_on = parse_severity(value, where)
+            elif key == "tests":
+                if value not in TESTS_MODES:
+                    got = repr(value) if isinstance(value, str) else _toml_type(value)
+                    raise ConfigError(f"{where}: expected one of {', '.join(TESTS_MODES)}, got {got}")
+                settings.tests = value
+            else:
+                raise ConfigError(f"{where}: unknown key (expected one of: {', '.join(_KEYS)})")
+        except ConfigError as err:
+            problems += err.lines
+    if problems:
+        raise ConfigError(*problems)
     return settings
 
 
@@ -128,7 +150,7 @@ def _string_list(value, where: str) -> list[str]:
 
 def parse_codes(selectors: list[str], known_codes: set[str], where: str) -> list[str]:
     """Validate code selectors: a full code, a prefix of at least one known code, or ALL."""
-    out = []
+    out, unknown = [], []
     for raw in selectors:
         selector = raw.strip().upper()
         if not selector:
@@ -136,8 +158,10 @@ def parse_codes(selectors: list[str], known_codes: set[str], where: str) -> list
         if not _SELECTOR.match(selector) or (
             selector != "ALL" and not any(code.startswith(selector) for code in known_codes)
         ):
-            raise ConfigError(f"{where}: unknown rule code or prefix {raw.strip()!r}")
+            unknown.append(f"{where}: unknown rule code or prefix {raw.strip()!r}")
         out.append(selector)
+    if unknown:
+        raise ConfigError(*unknown)
     return out
 
 

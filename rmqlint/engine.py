@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable
 
 from rmqlint.cache import Entry, FactsCache, content_hash, findings_stamp
-from rmqlint.config import ConfigError, Settings, load_settings, parse_codes, parse_severity
+from rmqlint.config import Settings, load_settings, parse_codes, parse_severity
 from rmqlint.discover import Discovery, discover, find_root, is_test_source, source_kind
 from rmqlint.modules import is_build_file
 from rmqlint.frontends import frontend_named
@@ -87,12 +87,7 @@ def lint(options: LintOptions) -> LintResult:
     pending = [("", root, list(options.paths))]
     while pending:
         prefix, project_root, paths = pending.pop(0)
-        try:
-            result, nested = _lint_project(project_root, paths, options)
-        except ConfigError as err:
-            if not prefix:
-                raise
-            raise ConfigError(f"{prefix}/{err}") from None  # name the nested project's settings file
+        result, nested = _lint_project(project_root, paths, options)  # a ConfigError names its file itself
         runs.append((prefix, result))
         for rel in nested:
             nested_root = project_root / rel

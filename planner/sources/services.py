@@ -22,6 +22,7 @@ docker compose runs every replica on one machine: with `network_mode: host` they
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from rmqplan.sources.origin import Origin, SourceProblem
 
 SUFFIXES = ("-service", "-svc", "-app", "-server", "-worker", "_service", "_app")
 NAME_LABELS = ("app", "app.kubernetes.io/name")
+RMQPLAN_KEYS = ("nodes", "services")  # the keys of [tool.rmqplan] in the code's pyproject.toml
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,12 @@ def explicit_services(pyproject: Path) -> tuple[dict[str, tuple[str, Origin]], l
         return 0
 
     out, problems = {}, []
+    for key in rmqplan:
+        if key not in RMQPLAN_KEYS:
+            hint = difflib.get_close_matches(key, RMQPLAN_KEYS, n=1)
+            problems.append(SourceProblem(Origin(str(pyproject)), f"[tool.rmqplan] {key}: unknown key "
+                                          + (f"(did you mean {hint[0]!r}?)" if hint else
+                                             f"(expected one of: {', '.join(RMQPLAN_KEYS)})")))
     for key, value in table.items():
         origin = Origin(str(pyproject), line_of(key))
         if not isinstance(value, str) or not value.strip():

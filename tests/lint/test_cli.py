@@ -80,7 +80,7 @@ def test_configuration_error_exit_2(tmp_path, capsys):
     (root / ".rmqlint.toml").write_text('fail_on = "sometimes"\n', encoding="utf-8")
     code, out, err = cli(capsys, str(root))
     assert code == 2 and out == ""
-    assert err == "rmqlint: .rmqlint.toml: fail_on: expected one of error, warning, info, got 'sometimes'\n"
+    assert err == f"rmqlint: {root / '.rmqlint.toml'}: fail_on: expected one of error, warning, info, got 'sometimes'\n"
 
 
 def test_rules_table(capsys):

@@ -86,7 +86,7 @@ def test_tests_setting(tmp_path):
     write(tmp_path / "pyproject.toml", '[tool.rmqlint]\ntests = "lint"\n')
     assert load_settings(tmp_path, CODES).tests == "lint"
     write(tmp_path / "pyproject.toml", '[tool.rmqlint]\ntests = true\n')
-    with pytest.raises(ConfigError, match=r"^pyproject.toml: tool.rmqlint.tests: expected one of quiet, lint, "
+    with pytest.raises(ConfigError, match=r"/pyproject.toml: tool.rmqlint.tests: expected one of quiet, lint, "
                                           r"got a boolean$"):
         load_settings(tmp_path, CODES)
 
@@ -101,3 +101,28 @@ def test_test_sources(path, test):
     from rmqlint.discover import is_test_source
 
     assert is_test_source(path) is test
+
+
+def test_every_problem_at_once_naming_the_file_as_it_opens_from_here(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    (tmp_path / "svc").mkdir()
+    write(tmp_path / "svc" / "pyproject.toml",
+          '[tool.rmqlint]\nselct = ["RMQ001"]\nignore = ["RMQ999", "XYZ"]\nfail-on = "fatal"\ntests = "skip"\n')
+    write(tmp_path / "svc" / "A.java", "class A {}\n")
+    done = subprocess.run([str(Path(sys.executable).parent / "rmqlint"), "svc", "--no-cache"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "rmqlint: svc/pyproject.toml: tool.rmqlint.selct: unknown key (expected one of: select, ignore, exclude, "
+        "fail-on, tests)",
+        "rmqlint: svc/pyproject.toml: tool.rmqlint.ignore: unknown rule code or prefix 'RMQ999'",
+        "rmqlint: svc/pyproject.toml: tool.rmqlint.ignore: unknown rule code or prefix 'XYZ'",
+        "rmqlint: svc/pyproject.toml: tool.rmqlint.fail-on: expected one of error, warning, info, got 'fatal'",
+        "rmqlint: svc/pyproject.toml: tool.rmqlint.tests: expected one of quiet, lint, got 'skip'",
+    ]
+    monkeypatch.chdir(tmp_path / "svc")
+    with pytest.raises(ConfigError) as err:
+        load_settings(tmp_path / "svc", CODES)
+    assert err.value.lines[0].startswith("pyproject.toml: tool.rmqlint.selct: ")  # from inside: its own name

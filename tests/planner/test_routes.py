@@ -36,6 +36,8 @@ perm = "w"
 [[groups]]
 name = "g"
 subscriptions = [{ topic = "T" }, { topic = "W" }]
+[[groups.instances]]
+hosts = ["10.0.0.1"]
 """, "fleet.toml")
 T, W, SEALED = FLEET.topics
 
