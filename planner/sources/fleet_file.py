@@ -7,7 +7,8 @@ the first). Bad TOML gives `FILE:LINE:COL: invalid TOML: ...` from tomllib's own
 Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
 - a topic's `read_queues`/`write_queues` are an integer (the same on each of its brokers) or a table per broker;
   `brokers` defaults to the table's keys when `read_queues` is a table, else to every broker, in file order;
-- `write_queues` defaults to `read_queues`; `perm` is "rw" (default), "r", "w" or "";
+- `write_queues` defaults to `read_queues`; a `perm` (brokers, topics, a scenario's `broker_perm`) is a string,
+  "rw" (the default), "r", "w" or "", or RocketMQ's permission bits from 0 to 7 (4 read, 2 write);
 - a group's `strategy` defaults to "AVG", `model` to "clustering"; `nearby` defaults to "AVG";
   the strategy parameters (`virtual_nodes`, `consumer_idcs`, `nearby`, `queues`) may also be set on an instance
   set, next to its `strategy` override; an override without them inherits the group's parameters;
@@ -19,8 +20,7 @@ Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
   `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
   need the scenario's `group`; `rolling_restart` is `true` (the scenario's group; without one, every group of the
   fleet, generated ones included), a group name or a list of names (those groups restart in parallel);
-- `remove_brokers` and `broker_perm` name brokers of the fleet (generated ones too); `broker_perm` values are
-  RocketMQ permission bits (4 read, 2 write; 0 to 7 as `PermName.isValid`); `set_queues` items name a topic and
+- `remove_brokers` and `broker_perm` name brokers of the fleet (generated ones too); `set_queues` items name a topic and
   give `read_queues` and/or `write_queues` as an integer (every broker of the topic) or a table naming some of the
   topic's brokers; what is not given keeps its count;
 - a group's optional `backlog` (what `rmqplan fleet` reads from a cluster's consume stats) is a table by topic
@@ -167,6 +167,11 @@ def parse_fleet_text(text: str, label: str) -> Fleet:
         raise FleetError([_toml_error_line(label, str(e), text)]) from None
     except RecursionError:
         raise FleetError([f"{label}: invalid TOML: nested too deeply"]) from None
+    return parse_fleet_document(doc, label)
+
+
+def parse_fleet_document(doc: dict, label: str) -> Fleet:
+    """A fleet from its TOML document as `tomllib` reads it. Raises FleetError."""
     checker = _Checker(label)
     fleet = checker.fleet(doc)
     if checker.errors:
@@ -292,11 +297,23 @@ class _Checker:
         return value
 
     def perm(self, table: dict, path: str) -> tuple[bool, bool]:
-        value = self.string(table, "perm", path, default="rw")
-        if value not in PERMS:
-            self.error(_join(path, "perm"), f'expected "rw", "r", "w" or "", got {_describe(value)}')
+        """A broker's or topic's `perm`: (readable, writable); "rw" when absent."""
+        if "perm" not in table:
             return True, True
-        return PERMS[value]
+        bits = self.perm_bits(table["perm"], _join(path, "perm"))
+        return (True, True) if bits is None else (bool(bits & PERM_READ), bool(bits & PERM_WRITE))
+
+    def perm_bits(self, value: Any, path: str) -> Optional[int]:
+        """A permission as a string ("rw", "r", "w", "") or RocketMQ's PermName bits (0 to 7: 4 read, 2 write), as
+        bits; None (reported) when it is neither."""
+        if isinstance(value, str) and value in PERMS:
+            readable, writable = PERMS[value]
+            return (PERM_READ if readable else 0) | (PERM_WRITE if writable else 0)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 7:
+            return value
+        self.error(path, f'expected "rw", "r", "w", "" or permission bits from 0 to 7 ({PERM_READ} read, '
+                         f'{PERM_WRITE} write, {PERM_READ | PERM_WRITE} both), got {_describe(value)}')
+        return None
 
     def version(self, table: dict, path: str, default: str) -> str:
         value = self.string(table, "client_version", path, default=default)
@@ -683,11 +700,9 @@ class _Checker:
                 self.error(where, f'broker "{broker}" is also in remove_brokers: a broker that is down has no '
                                   f'permission to change')
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 7:
-                self.error(where, f"expected RocketMQ permission bits from 0 to 7 ({PERM_READ} read, "
-                                  f"{PERM_WRITE} write, {PERM_READ | PERM_WRITE} both), got {_describe(value)}")
-                continue
-            out.append((broker, value))
+            bits = self.perm_bits(value, where)
+            if bits is not None:
+                out.append((broker, bits))
         return tuple(out)
 
     def set_queues(self, s: dict, path: str, topics: dict) -> tuple[QueueResize, ...]:

@@ -129,7 +129,8 @@ def test_every_error_is_reported_one_per_line_with_its_key_path():
     assert all(line.startswith(label + ": ") and "\n" not in line for line in lines)
     text = "\n".join(lines)
     assert f"{label}: groups[0].instances[0].count: expected an integer >= 1, got -3" in lines
-    assert 'brokers[0].perm: expected "rw", "r", "w" or "", got "rx"' in text
+    assert 'brokers[0].perm: expected "rw", "r", "w", "" or permission bits from 0 to 7 (4 read, 2 write, 6 both), ' \
+           'got "rx"' in text
     assert 'topics[0].brokers[1]: unknown broker "broker-z"' in text
     assert 'groups[0].strategy: unknown strategy "AVERAGE"' in text
     assert 'groups[0].subscriptions[0].topic: unknown topic "NoSuchTopic" (topics are: TopicTest)' in text
@@ -248,3 +249,40 @@ def test_a_utf8_bom_is_accepted(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + (BASE + '[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n'
                                         '[[groups.instances]]\nhosts = ["h"]\n').encode())
     assert load_fleet(path).groups[0].name == "g"
+
+
+@pytest.mark.parametrize("written, readable, writable", [
+    ('"rw"', True, True), ('"r"', True, False), ('"w"', False, True), ('""', False, False),
+    ("6", True, True), ("4", True, False), ("2", False, True), ("0", False, False), ("7", True, True),
+])
+def test_a_permission_is_a_string_or_bits_wherever_it_is_written(written, readable, writable):
+    fleet = parse_fleet_text(f"""
+[[brokers]]
+name = "a"
+perm = {written}
+[[topics]]
+name = "T"
+read_queues = 4
+perm = {written}
+[[groups]]
+name = "g"
+subscriptions = [{{ topic = "T" }}]
+[[groups.instances]]
+hosts = ["h"]
+[[scenarios]]
+name = "s"
+broker_perm = {{ "a" = {written} }}
+""", "fleet.toml")
+    assert (fleet.brokers[0].readable, fleet.brokers[0].writable) == (readable, writable)
+    assert (fleet.topics[0].readable, fleet.topics[0].writable) == (readable, writable)
+    (_, bits), = fleet.scenarios[0].broker_perm
+    assert (bool(bits & 4), bool(bits & 2)) == (readable, writable)
+
+
+def test_a_permission_that_is_neither_lists_what_is_allowed():
+    with pytest.raises(FleetError) as e:
+        parse_fleet_text('[[brokers]]\nname = "a"\nperm = 8\n[[topics]]\nname = "T"\nread_queues = 1\nperm = true\n'
+                         '[generate]\ngroups = 1\n', "fleet.toml")
+    allowed = 'expected "rw", "r", "w", "" or permission bits from 0 to 7 (4 read, 2 write, 6 both)'
+    assert e.value.errors == [f"fleet.toml: brokers[0].perm: {allowed}, got 8",
+                              f"fleet.toml: topics[0].perm: {allowed}, got true"]

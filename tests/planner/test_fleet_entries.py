@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from rmqplan.report.findings import find
 from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.sources.fleet_entries import cluster_entries, deployed_instances, live_instances
-from rmqplan.sources.fleet_writer import PlannedFleet, PlannedGroup, PlannedSubscription, Sourced, write_fleet
+from rmqplan.sources.fleet_writer import (PlannedFleet, PlannedGroup, PlannedInstances, PlannedSubscription, Sourced,
+                                          write_fleet)
 from rmqplan.engines.local import simulate
 from rmqplan.sources.deploy import read_deployments
 from rmqplan.sources.mqadmin import ClusterSnapshot, RouteQueues, TopicRoute, read_cluster_dir
@@ -126,7 +127,8 @@ def test_any_route_becomes_a_topic_with_the_same_readable_and_writable_queues(qu
         routes["U"] = _route("U", [("a", 1, 1, 6), ("b", 1, 1, 6), ("c", 1, 1, 6)])
     brokers, topics = cluster_entries(ClusterSnapshot(routes=routes))
     group = PlannedGroup(Sourced("g", "x"), Sourced("clustering", "x"), Sourced("AVG", "x"),
-                         [PlannedSubscription("T", "*", Sourced("", "x"))], [])
+                         [PlannedSubscription("T", "*", Sourced("", "x"))],
+                         [PlannedInstances(hosts=Sourced(["10.0.0.1"], "x"))])
     fleet = parse_fleet_text(write_fleet(PlannedFleet(brokers, topics, [group])), "fleet.toml")
     topic = next(t for t in fleet.topics if t.name == "T")
     readable = {b: r for b, r, _, p in queues if p & 4 and r}

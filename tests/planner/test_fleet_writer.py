@@ -175,7 +175,7 @@ def planned_fleets(draw):
     for g in draw(st.lists(names, min_size=1, max_size=3, unique=True)):
         strategy, params = draw(strategies(topic_names, broker_names))
         instances = []
-        for _ in range(draw(st.integers(0, 3))):
+        for _ in range(draw(st.integers(1, 3))):  # a group has at least one instance set
             override, override_params = draw(st.none() | strategies(topic_names, broker_names)) or (None, {})
             instances.append(PlannedInstances(
                 hosts=_sourced(draw(st.lists(names, min_size=1, max_size=3)), draw),

@@ -54,6 +54,15 @@ def test_explicit_mapping_wins_and_a_bad_one_is_reported(tmp_path):
     assert len(matching.problems) == 1 and "ghost = 'nowhere': no module" in matching.problems[0].message
 
 
+
+def test_an_unknown_key_of_tool_rmqplan_is_reported_not_ignored(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.rmqplan]\nnode = 3\nservice = {}\nreplicas = 2\n')
+    _, problems = explicit_services(tmp_path / "pyproject.toml")
+    assert [str(p) for p in problems] == [
+        f"{tmp_path}/pyproject.toml: [tool.rmqplan] node: unknown key (did you mean 'nodes'?)",
+        f"{tmp_path}/pyproject.toml: [tool.rmqplan] service: unknown key (did you mean 'services'?)",
+        f"{tmp_path}/pyproject.toml: [tool.rmqplan] replicas: unknown key (expected one of: nodes, services)"]
+
 def test_ambiguous_names_are_not_guessed_but_an_exact_name_is_not_ambiguous():
     a = _module("/r/a/orders", "orders")
     b = _module("/r/b/orders-app", "x")
@@ -93,7 +102,7 @@ def test_what_keeps_replicas_apart():
     assert [(h.host, h.count) for h in layout.hosts] == [("audit-node-1", 1), ("audit-node-2", 1),
                                                          ("audit-node-3", 1)]
     short = process_layout(ports, nodes=2)
-    assert (short.processes, short.pending) == (2, 1) and "1 stay Pending" in short.why
+    assert (short.processes, short.pending) == (2, 1) and "1 stays Pending" in short.why
     skew = process_layout(_service("s", 4, spread_max_skew=1))
     assert [h.count for h in skew.hosts] == [4] and "maxSkew 1" in skew.why
     daemon = _service("agent", None, kind="DaemonSet")
