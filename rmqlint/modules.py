@@ -43,8 +43,8 @@ class ModuleReader:
         if self._services is None:
             from rmqplan.sources.deploy import read_deployments
 
-            self._services = read_deployments(*(self.root / rel for rel in self.deployment_files)).services \
-                if self.deployment_files else []
+            files = [self.root / rel for rel in self.deployment_files if _may_deploy(self.root / rel)]
+            self._services = read_deployments(*files).services if files else []
         return self._services
 
     def deploys(self) -> bool:
@@ -52,6 +52,20 @@ class ModuleReader:
 
     def modules(self) -> list[Module]:
         return read_modules(self.root, self.services())
+
+
+# Bytes without which a YAML file holds no workload (a Kubernetes kind, a compose file's services): the others (CI
+# workflows, configuration) are not parsed.
+_WORKLOAD_MARKERS = (b"Deployment", b"StatefulSet", b"DaemonSet", b"ReplicaSet", b"Rollout", b"services:")
+
+
+def _may_deploy(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(8 * 1024 * 1024)
+    except OSError:
+        return False
+    return any(marker in data for marker in _WORKLOAD_MARKERS)
 
 
 def read_modules(root: Path, services: list) -> list[Module]:

@@ -377,7 +377,8 @@ its minimum), the minimum to the maximum when the maximum is never used (the adv
                 continue
             if client.configured_elsewhere and (client.consume_thread_min is None or client.consume_thread_max is None):
                 continue  # the other bound may be set where we cannot see
-            module = project.module_of(client.location.path)
+            # The build files are read only when the releases could change the verdict.
+            module = project.module_of(client.location.path) if _release_matters(client) else None
             if client.api == "spring-listener" and client.consume_thread_max is not None and module is not None:
                 starter = module.release(SPRING_STARTER)
                 if starter is not None and starter_pool(starter.version) == "number":
@@ -443,6 +444,16 @@ def _fix(low: Bound, high: Bound, raise_max: bool) -> Fix | None:
     name = _WRITTEN_AS[(missing, slot.kind)]
     return Fix(f"add {name} {written.value}, the number written for the other bound",
                (in_slot(slot, name, str(written.value)),))
+
+
+def _release_matters(client: ClientFact) -> bool:
+    """Whether the releases' defaults could change what is said of this client: a Java minimum written alone above
+    the current default maximum (64 before client 4.5.1), or a Spring consumeThreadMax (read differently by each
+    starter release) or consumeThreadNumber above the annotation's maximum."""
+    low, high = _number(client.consume_thread_min), _number(client.consume_thread_max)
+    if client.api == "spring-listener":
+        return high is not None or (isinstance(low, int) and low > SPRING_MAX_DEFAULT)
+    return high is None and isinstance(low, int) and low > JAVA_MAX_DEFAULT
 
 
 def _related(setting: Setting | None, at: Location) -> list[Related]:

@@ -24,18 +24,21 @@ _RESULT_TYPES = frozenset({"SendResult", "TransactionSendResult"})
 _REGISTRATIONS = frozenset({"registerMessageListener", "setMessageListener"})
 _LISTENER_TYPES = frozenset({"MessageListenerConcurrently", "MessageListenerOrderly", "MessageListener",
                              "RocketMQListener", "RocketMQReplyListener"})
-_QUERY = tree_sitter.Query(
-    LANGUAGE,
-    '(method_invocation name: (identifier) @name (#any-of? @name "getOffsetMsgId" "getCommitLogOffset" '
-    '"getQueueOffset")) @read',
-)
+_QUERY_TEXT = ('(method_invocation name: (identifier) @name (#any-of? @name "getOffsetMsgId" "getCommitLogOffset" '
+               '"getQueueOffset")) @read')
+_QUERY: list[tree_sitter.Query] = []  # compiled on first use
+# A read counts only in listener code or on a send result: files without these names hold no use.
+_CONTEXT_MARKERS = (b"MessageListener", b"RocketMQListener", b"RocketMQReplyListener", b"SendResult")
 
 
 def identity_uses(java: JavaFile) -> list[IdentityUse]:
-    if not any(getter.encode() in java.source for getter in _GETTERS):
+    if not any(getter.encode() in java.source for getter in _GETTERS) or \
+            not any(marker in java.source for marker in _CONTEXT_MARKERS):
         return []
+    if not _QUERY:
+        _QUERY.append(tree_sitter.Query(LANGUAGE, _QUERY_TEXT))
     found = []
-    for read in tree_sitter.QueryCursor(_QUERY).captures(java.tree.root_node).get("read", []):
+    for read in _reads(java):
         arguments = read.child_by_field_name("arguments")
         receiver = read.child_by_field_name("object")
         if receiver is None or (arguments is not None and arguments.named_children):
@@ -50,6 +53,20 @@ def identity_uses(java: JavaFile) -> list[IdentityUse]:
                 found.append(IdentityUse(f"{getter}()", use, where, java.location(read), java.location(call), "java",
                                          sent=side == "sent"))
     return sorted(found, key=lambda u: (u.location.line, u.location.column, u.call_location.line))
+
+
+def _reads(java: JavaFile) -> list[tree_sitter.Node]:
+    """The getter calls, found by running the query only around the getters' names (a byte search first)."""
+    reads: dict[int, tree_sitter.Node] = {}
+    for getter in _GETTERS:
+        start = java.source.find(getter.encode())
+        while start >= 0:
+            cursor = tree_sitter.QueryCursor(_QUERY[0])
+            cursor.set_byte_range(start, start + len(getter))
+            for node in cursor.captures(java.tree.root_node).get("read", []):
+                reads[node.id] = node
+            start = java.source.find(getter.encode(), start + len(getter))
+    return sorted(reads.values(), key=lambda node: node.start_byte)
 
 
 def _side(java: JavaFile, receiver: tree_sitter.Node, getter: str) -> str | None:

@@ -15,6 +15,8 @@ finds the calls of a template of another file, for the linker.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -108,7 +110,10 @@ def _templates(java: JavaFile, extractor: ClientExtractor) -> list[_Template]:
         if method is None or method.type != "method_declaration" or _is_bean_method(java, method):
             continue
         if variable:
-            returned = any(_returns_name(java, ret, variable, method) for ret in _returns(method))
+            # A byte search first: walking every method body for its returns costs more than the search.
+            text = java.source[method.start_byte:method.end_byte]
+            returned = re.search(rb"\breturn\s+" + re.escape(variable.encode()) + rb"\s*;", text) is not None and \
+                any(_returns_name(java, ret, variable, method) for ret in _returns(method))
         else:
             returned = _returned_directly(node)
         key = java.method_key(method)
@@ -199,8 +204,7 @@ def _calls(java: JavaFile, templates: list[_Template],
     by_name: dict[tuple[str, int], list[_Template]] = {}
     for template in templates:
         by_name.setdefault((template.name, template.arity), []).append(template)
-    names = " ".join(f'"{name}"' for name in sorted({t.name for t in templates}))
-    query = tree_sitter.Query(LANGUAGE, f"(method_invocation name: (identifier) @m (#any-of? @m {names})) @call")
+    query = _calls_query(tuple(sorted({t.name for t in templates})))
     found = []
     for call in tree_sitter.QueryCursor(query).captures(java.tree.root_node).get("call", []):
         candidates = by_name.get((java.text(call.child_by_field_name("name")), len(call_arguments(call))), ())
@@ -215,6 +219,13 @@ def _calls(java: JavaFile, templates: list[_Template],
         found.extend((call, template) for template in candidates)
     found.sort(key=lambda item: item[0].start_byte)
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _calls_query(names: tuple[str, ...]) -> tree_sitter.Query:
+    """The query for calls of these method names (compiling one costs more than running it)."""
+    quoted = " ".join(f'"{name}"' for name in names)
+    return tree_sitter.Query(LANGUAGE, f"(method_invocation name: (identifier) @m (#any-of? @m {quoted})) @call")
 
 
 def _overloaded(java: JavaFile, template: _Template) -> bool:
