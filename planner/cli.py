@@ -68,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--plan", metavar="DIR", help="write the assignments that make the fewest moves, per scenario "
                                                   "and group, as AllocateMessageQueueByConfig lists (one JSON file "
                                                   "per process, and DIR/plan.json)")
+    sim.add_argument("--balance", choices=("queues", "backlog"), default="queues",
+                     help="what the fewest moves of --compare-strategies and --plan balance: queues (each process "
+                          "holds its fair share of queues, default) or backlog (for the groups whose backlog the "
+                          "fleet holds, from rmqplan fleet: no process holds more than its fair share of the "
+                          "messages behind plus one queue's worth)")
     fleet = sub.add_parser(
         "fleet", help="write a fleet.toml from the code, its deployment and the live cluster",
         description="Write the fleet.toml that the code (rmqlint's facts: consumer groups, subscriptions, model, "
@@ -165,7 +170,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     if args.command == "simulate":
         options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
-                                  compare_strategies=args.compare_strategies, plan=args.plan)
+                                  compare_strategies=args.compare_strategies, plan=args.plan,
+                                  balance=args.balance)
         return simulate_command(args.fleet, options, out, err)
     if args.command == "explain":
         return explain_command(args.code, out, err)

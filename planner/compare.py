@@ -23,7 +23,7 @@ def to_json(comparisons: list[Comparison]) -> list[dict]:
                             "orphaned": r.orphaned, "duplicated": r.duplicated, "idle": r.idle, "failed": r.failed,
                             "unbalanced_states": r.unbalanced}
                            for r in c.runs],
-            "minimum_moves": c.minimum, "minimum_exact": c.exact,
+            "minimum_moves": c.minimum, "minimum_exact": c.exact, "balance": c.balance,
             "summary": c.summary(),
         })
     return out
@@ -108,7 +108,8 @@ def strategies_report(fleet: Fleet, options) -> "StrategiesReport | str":
             return spark.run_batch(session, batch)
     from rmqplan.generated.states import restart_processes
 
-    comparisons = compare(fleet, run_batch, plan=options.plan is not None, generated_processes=restart_processes(fleet))
+    comparisons = compare(fleet, run_batch, plan=options.plan is not None, generated_processes=restart_processes(fleet),
+                          balance=options.balance)
     report = StrategiesReport(comparisons, options.compare_strategies, generated=fleet.generate is not None)
     if options.plan is not None:
         try:

@@ -14,6 +14,11 @@ any balanced assignment could make.
   current assignment costs. Its assignments are the plan `--plan DIR` writes (`rmqplan.report.plan_out`).
 Broadcasting groups are not compared (every process reads every queue); generated groups neither (the
 comparison is for hand-written fleets).
+
+`balance="backlog"` (`--balance backlog`): for a group whose backlog the fleet knows (and is not all zero),
+"balanced" means no process holds more backlog than its fair share plus one queue's worth
+(`rmqplan.allocation.min_moves.fewest_moves_by_backlog`): the minimum and each strategy's unbalanced states are
+judged so; other groups keep the balance by queue count.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ class Comparison:
     minimum: int
     plan: list[PlanStep] = field(default_factory=list)
     exact: bool = True  # False: a topic left the group's routes mid-way, solved step by step (`rmqplan.allocation.min_moves`)
+    balance: str = "queues"  # what balanced means for this group: "queues" (count) or "backlog"
 
     def per_step(self, moves: int) -> float:
         return moves / self.steps if self.steps > 1 else moves
@@ -83,20 +89,25 @@ class Comparison:
     def summary(self) -> str:
         """What the user gains, in one line."""
         where = f"{self.scenario} ({self.group})"
+        balanced = "balanced by backlog" if self.balance == "backlog" else "balanced"
         if self.steps == 0:
             own = next(r for r in self.runs if r.own)
             if not self.minimum:
-                return f"{where}: {run_name(own)} is balanced already"
+                return f"{where}: {run_name(own)} is {balanced} already"
             trouble = f" ({own.problems()})" if own.problems() else ""
-            return (f"{where}: {run_name(own)}{trouble} is {self.minimum} move(s) away from a balanced assignment "
+            article = "an assignment balanced by backlog" if self.balance == "backlog" else "a balanced assignment"
+            return (f"{where}: {run_name(own)}{trouble} is {self.minimum} move(s) away from {article} "
                     f"(--plan DIR writes it as CONFIG lists)")
         ranked = sorted(self.runs, key=lambda r: (r.moves, r.orphaned + r.duplicated + r.failed, not r.own))
         unit = " per step" if self.steps > 1 else ""
         best, rest = ranked[0], ranked[1:]
         text = (f"{where}: {run_name(best)} moves {_number(self.per_step(best.moves))} of {self.queues} queues{unit}"
                 + "".join(f", {run_name(r)} {_number(self.per_step(r.moves))}" for r in rest)
-                + f"; the minimum is {_number(self.per_step(self.minimum))}"
-                + ("" if self.exact else " (or less: a topic leaves the group's routes mid-way, planned step by step)"))
+                + f"; the minimum{' by backlog' if self.balance == 'backlog' else ''} is "
+                  f"{_number(self.per_step(self.minimum))}"
+                + ("" if self.exact else " (or less: a topic leaves the group's routes mid-way, planned step by step)"
+                   if self.balance != "backlog" else " (at most: balanced by backlog step by step, each step "
+                                                     "exactly)"))
         troubled = [r for r in ranked if r.problems()]
         if troubled:  # the minimum is over balanced assignments: an unbalanced strategy may move fewer
             text += " (" + "; ".join(f"{run_name(r)}: {r.problems()}" for r in troubled) + ")"
@@ -124,9 +135,11 @@ def variant(fleet: Fleet, spec: StrategySpec) -> Fleet:
     return replace(fleet, groups=groups, scenarios=scenarios)
 
 
-def compare(fleet: Fleet, run_batch: RunBatch, *, plan: bool = False, generated_processes: int = 0) -> list[Comparison]:
+def compare(fleet: Fleet, run_batch: RunBatch, *, plan: bool = False, generated_processes: int = 0,
+            balance: str = "queues") -> list[Comparison]:
     """Every clustering hand-written group in every scenario (baseline first) under each strategy, with the
-    minimum (and, with `plan`, the minimum's assignments). `generated_processes`: as `scenario_states` takes it."""
+    minimum (and, with `plan`, the minimum's assignments). `generated_processes`: as `scenario_states` takes it.
+    `balance`: "queues", or "backlog" for the groups whose backlog the fleet knows."""
     from rmqplan.allocation.rebalances import build_batch, state_rebalances
     from rmqplan.allocation.results import Described, results_of, scenario_results
     from rmqplan.model.states import scenario_states
@@ -154,13 +167,15 @@ def compare(fleet: Fleet, run_batch: RunBatch, *, plan: bool = False, generated_
         if g.model != CLUSTERING:
             continue
         names = _strategy_names(fleet, g.name)
+        # nothing behind anywhere: every assignment would be balanced by backlog; the queue counts still tell
+        weights = g.backlog_of() if balance == "backlog" and any(n for _, n in g.backlog) else None
         for scenario in [BASELINE, *(s.name for s in fleet.scenarios)]:
-            compared = [_run(g.name, scenario, base, steps, name, own)
+            compared = [_run(g.name, scenario, base, steps, name, own, weights)
                         for (base, steps), (name, own) in zip(runs, names)]
             if compared[0] is None:  # the scenario does not touch the group
                 continue
             own_base, own_steps = runs[0]
-            comparison = _minimum(g.name, scenario, own_base, own_steps, plan)
+            comparison = _minimum(g.name, scenario, own_base, own_steps, plan, weights)
             kept = [r for r, (_, own) in zip(compared, names) if own is not None]
             comparison.runs = kept
             out.append(comparison)
@@ -183,12 +198,12 @@ def _strategy_names(fleet: Fleet, group: str) -> list[tuple[str, Optional[bool]]
 
 
 def _run(group: str, scenario: str, base: list[GroupTopicResult], steps: dict, name: str,
-         own: Optional[bool]) -> Optional[StrategyRun]:
+         own: Optional[bool], weights: Optional[dict] = None) -> Optional[StrategyRun]:
     mine = [r for r in base if r.group == group]
     current = {r.topic: r for r in mine}
     worst = _counts(current)
     moves = risk = pause = 0
-    unbalanced = int(not all(_balanced(r) for r in mine))
+    unbalanced = int(not all(_balanced(r, weights) for r in mine))
     if scenario != BASELINE:
         touched = False
         unbalanced = 0
@@ -202,19 +217,24 @@ def _run(group: str, scenario: str, base: list[GroupTopicResult], steps: dict, n
             moves += sum(len(r.moved) for r in results)
             risk += sum(1 for r in results for m in r.moves if m.kind == DUPLICATE_RISK)
             pause += sum(1 for r in results for m in r.moves if m.kind == PAUSE)
-            unbalanced += int(not all(_balanced(r) for r in results))
+            unbalanced += int(not all(_balanced(r, weights) for r in results))
         if not touched:
             return None
     return StrategyRun(name, bool(own), moves, risk, pause, *worst, unbalanced)
 
 
-def _balanced(r: GroupTopicResult) -> bool:
-    """Every subscribing process holds the floor or the ceiling of its fair share of the topic's queues."""
-    from rmqplan.allocation.min_moves import fair_bounds
+def _balanced(r: GroupTopicResult, weights: Optional[dict] = None) -> bool:
+    """Every subscribing process holds the floor or the ceiling of its fair share of the topic's queues; with
+    `weights` (backlog), none holds more backlog than its fair share plus one queue's worth."""
+    from rmqplan.allocation.min_moves import backlog_cap, fair_bounds
 
     subscribers = _subscribers(r)
     if not r.queues or not subscribers:
         return True
+    if weights is not None:
+        cap = backlog_cap(r.queues, subscribers, weights)
+        own = set(r.queues)
+        return all(sum(weights.get(q, 0) for q in r.assignment[p] if q in own) <= cap for p in subscribers)
     low, high = fair_bounds(len(r.queues), len(subscribers))
     own = set(r.queues)
     return all(low <= sum(1 for q in r.assignment[p] if q in own) <= high for p in subscribers)
@@ -230,8 +250,9 @@ def _subscribers(r: GroupTopicResult) -> tuple[str, ...]:
     return tuple(p.instance for p in r.processes if p.instance in r.assignment)
 
 
-def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dict, plan: bool) -> Comparison:
-    from rmqplan.allocation.min_moves import Layer, fewest_moves
+def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dict, plan: bool,
+             weights: Optional[dict] = None) -> Comparison:
+    from rmqplan.allocation.min_moves import Layer, fewest_moves, fewest_moves_by_backlog
 
     mine = {r.topic: r for r in base if r.group == group}
     if scenario == BASELINE:
@@ -254,7 +275,10 @@ def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dic
         for _, _, rs in states:
             r = rs.get(topic)
             layers.append(Layer(tuple(r.queues), _subscribers(r)) if r is not None else Layer((), ()))
-        result = fewest_moves(start, start_queues, layers)
+        if weights is not None:
+            result = fewest_moves_by_backlog(start, start_queues, layers, weights)
+        else:
+            result = fewest_moves(start, start_queues, layers)
         exact = exact and result.exact
         for i, (moves, assignment) in enumerate(zip(result.per_layer, result.assignments)):
             per_step[i] += moves
@@ -262,7 +286,7 @@ def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dic
                 assignments[i].setdefault(p, []).extend(qs)
     comparison = Comparison(scenario, group, len(states) if scenario != BASELINE else 0,
                             max((sum(len(r.queues) for r in rs.values()) for _, _, rs in states), default=0),
-                            [], sum(per_step), exact=exact)
+                            [], sum(per_step), exact=exact, balance="backlog" if weights is not None else "queues")
     if plan:
         for (index, name, rs), moves, assignment in zip(states, per_step, assignments):
             processes = next(iter(rs.values())).processes if rs else []

@@ -17,6 +17,16 @@ interchangeable within a topic, so counts per process are enough; the queues the
 queues: a scenario changes routes only in its first step. When a later layer has other queues, which queue a
 process held matters and counts no longer suffice: the sequence is cut there and solved in segments, each exactly
 from the plan so far, and the plan says it is not exact.
+
+Balanced by backlog (`fewest_moves_by_backlog`, `--balance backlog`): a state is balanced when no subscribing process
+holds more backlog than its fair share plus one queue's worth (`rmqplan.allocation.backlog`: the topic's backlog
+over its subscribers, plus the largest backlog of one queue), whatever the number of queues each holds. One state
+is solved exactly by a greedy: an overloaded process must give up at least as many of the queues it keeps as it
+takes to get under that cap by shedding its largest first (the fewest any plan can move), every queue that cannot
+stay moves anyway, and placing the movers, largest first, on the least loaded process never breaks the cap (the
+least loaded holds at most the fair share). So the moves are exactly the sum of those two, the least possible.
+A sequence of states is solved state by state, each exactly from the one before: the sum is then an upper bound
+(the plan says it is not exact), since a cheaper sequence may place queues where the next state needs them.
 """
 
 from __future__ import annotations
@@ -219,3 +229,67 @@ def balanced(assignment: Mapping[str, Sequence[Queue]], layer: Layer) -> bool:
 
 def start_of(assignment: Optional[Mapping[str, Sequence[Queue]]]) -> dict[Queue, frozenset]:
     return owner_sets(assignment or {})
+
+
+def backlog_cap(queues: Sequence[Queue], holders: Sequence[str], weights: Mapping[Queue, int]) -> float:
+    ws = [weights.get(q, 0) for q in queues]
+    return (sum(ws) / len(holders) + max(ws, default=0)) if holders else 0.0
+
+
+def balanced_by_backlog(assignment: Mapping[str, Sequence[Queue]], layer: Layer,
+                        weights: Mapping[Queue, int]) -> bool:
+    """Every queue held once, by a subscriber, none holding more backlog than the fair share plus one queue's worth."""
+    if not layer.holders:
+        return not any(assignment.values())
+    flat = [q for qs in assignment.values() for q in qs]
+    cap = backlog_cap(layer.queues, layer.holders, weights)
+    return (sorted(flat) == sorted(layer.queues) and set(assignment) <= set(layer.holders)
+            and all(sum(weights.get(q, 0) for q in assignment.get(p, [])) <= cap for p in layer.holders))
+
+
+def fewest_moves_by_backlog(start: Mapping[Queue, frozenset], start_queues: Sequence[Queue], layers: Sequence[Layer],
+                            weights: Mapping[Queue, int]) -> Plan:
+    """The fewest moves after which, in every layer, no process holds more backlog than its fair share plus one
+    queue's worth; exact for one layer, an upper bound (solved layer by layer) for more."""
+    plan = Plan(0, [], [], exact=len(layers) <= 1)
+    before, before_queues = dict(start), list(start_queues)
+    for layer in layers:
+        assignment = _by_backlog(before, layer, weights)
+        after = owner_sets(assignment)
+        plan.per_layer.append(count_moves(before, before_queues, after, layer.queues))
+        plan.assignments.append(assignment)
+        before, before_queues = after, list(layer.queues)
+    plan.moves = sum(plan.per_layer)
+    return plan
+
+
+def _by_backlog(start: Mapping[Queue, frozenset], layer: Layer, weights: Mapping[Queue, int]) -> dict[str, list[Queue]]:
+    if not layer.holders:
+        return {}
+    order = {q: i for i, q in enumerate(layer.queues)}
+    here = set(layer.holders)
+    cap = backlog_cap(layer.queues, layer.holders, weights)
+    held: dict[str, list[Queue]] = {p: [] for p in layer.holders}
+    movers: list[Queue] = []
+    for q in layer.queues:
+        h = start.get(q, frozenset())
+        if len(h) == 1 and next(iter(h)) in here:
+            held[next(iter(h))].append(q)
+        else:
+            movers.append(q)  # nobody, several or a process gone held it: it moves in any plan
+    load = dict.fromkeys(layer.holders, 0)
+    for p, qs in held.items():  # keep the lightest while under the cap: the most queues any plan can keep
+        keep = []
+        for q in sorted(qs, key=lambda q: (weights.get(q, 0), order[q])):
+            if load[p] + weights.get(q, 0) <= cap:
+                keep.append(q)
+                load[p] += weights.get(q, 0)
+            else:
+                movers.append(q)
+        held[p] = keep
+    rank = {p: i for i, p in enumerate(layer.holders)}
+    for q in sorted(movers, key=lambda q: (-weights.get(q, 0), order[q])):
+        target = min(layer.holders, key=lambda p: (load[p], len(held[p]), rank[p]))
+        held[target].append(q)
+        load[target] += weights.get(q, 0)
+    return {p: sorted(qs, key=order.__getitem__) for p, qs in held.items()}

@@ -118,3 +118,4 @@ class SimulateOptions:
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
     compare_strategies: bool = False  # --compare-strategies (rmqplan.compare)
     plan: Optional[str] = None  # --plan DIR: the minimum's CONFIG lists (rmqplan.report.plan_out)
+    balance: str = "queues"  # --balance: what the minimum balances, queue counts or (known) backlog

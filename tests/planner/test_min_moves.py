@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rmqplan.allocation.min_moves import Layer, balanced, fewest_moves
+from rmqplan.allocation.min_moves import Layer, balanced, balanced_by_backlog, fewest_moves, fewest_moves_by_backlog
 from rmqplan.model.fleet import Queue
 
 QUEUES = [Queue("T", b, i) for b in ("a", "b") for i in range(3)]
@@ -134,3 +134,65 @@ def test_a_layer_without_subscribers_holds_nothing_and_the_next_picks_everything
     plan = fewest_moves(start, q, [Layer(tuple(q), ()), Layer(tuple(q), ("p1",))])
     # down: the two held queues pause (2 moves; the orphan stays an orphan); up: p1 takes all three (3 moves)
     assert plan.per_layer == [2, 3] and plan.assignments == [{}, {"p1": q}]
+
+
+# ------------------------------------------------------------------------------------------- balance by backlog
+
+
+def every_under_cap(layer: Layer, weights: dict):
+    """Every assignment of the layer in which no holder has more backlog than the fair share plus the largest queue."""
+    if not layer.holders:
+        yield {}
+        return
+    for choice in itertools.product(layer.holders, repeat=len(layer.queues)):
+        a = {p: [q for q, c in zip(layer.queues, choice) if c == p] for p in layer.holders}
+        if balanced_by_backlog(a, layer, weights):
+            yield a
+
+
+def exhaustive_by_backlog(start: dict, start_queues, layers, weights) -> int:
+    best = {(): (0, start, tuple(start_queues))}
+    for layer in layers:
+        nxt = {}
+        for total, before, before_queues in best.values():
+            for a in every_under_cap(layer, weights):
+                after = holders_of(a)
+                key = tuple(sorted((q, tuple(sorted(h))) for q, h in after.items()))
+                c = total + cost(before, before_queues, after, layer.queues)
+                if key not in nxt or c < nxt[key][0]:
+                    nxt[key] = (c, after, tuple(layer.queues))
+        best = nxt
+    return min(c for c, _, _ in best.values())
+
+
+@st.composite
+def weighted_cases(draw):
+    start, start_queues, layers = draw(cases())
+    weights = {q: draw(st.sampled_from([0, 0, 1, 3, 10, 50, 200])) for q in QUEUES}
+    return start, start_queues, layers, weights
+
+
+@settings(max_examples=200, deadline=None)
+@given(weighted_cases())
+def test_by_backlog_one_state_is_the_exhaustive_minimum_and_more_states_a_bound(case):
+    start, start_queues, layers, weights = case
+    plan = fewest_moves_by_backlog(start, start_queues, layers, weights)
+    best = exhaustive_by_backlog(start, start_queues, layers, weights)
+    assert plan.exact == (len(layers) == 1)
+    assert plan.moves == best if plan.exact else plan.moves >= best
+    before, before_queues = start, start_queues
+    for layer, assignment, moves in zip(layers, plan.assignments, plan.per_layer):
+        assert balanced_by_backlog(assignment, layer, weights)
+        after = holders_of(assignment)
+        assert moves == cost(before, before_queues, after, layer.queues)
+        before, before_queues = after, layer.queues
+
+
+def test_by_backlog_the_heavy_queues_are_spread_and_the_light_ones_stay():
+    # p1 holds all four queues, 90 of the 100 messages on q0 and q1: p2 takes one heavy queue, nothing else moves
+    q = [Queue("T", "a", i) for i in range(4)]
+    weights = {q[0]: 45, q[1]: 45, q[2]: 5, q[3]: 5}
+    start = {x: frozenset({"p1"}) for x in q}
+    plan = fewest_moves_by_backlog(start, q, [Layer(tuple(q), ("p1", "p2"))], weights)
+    assert plan.exact and plan.moves == 1
+    assert plan.assignments[0] == {"p1": [q[0], q[2], q[3]], "p2": [q[1]]}
