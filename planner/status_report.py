@@ -214,10 +214,11 @@ def _by_client_id(r: GroupTopicResult, views: list[QueueView]) -> list[str]:
     ids: dict[str, list] = {}
     for p in r.processes:
         ids.setdefault(p.client_id, []).append(p)
-    width = max(len(cid) + len(" (00 processes)") for cid in ids) if ids else 0
+    labels = {cid: cid + (f" ({len(ps)} processes)" if len(ps) > 1 else "") for cid, ps in ids.items()}
+    width = max(map(len, [*labels.values(), "(nobody)"]))
     lines = []
     for cid, ps in ids.items():
-        label = cid + (f" ({len(ps)} processes)" if len(ps) > 1 else "")
+        label = labels[cid]
         share = r.assignment.get(ps[0].instance)
         if share is None:
             held = "(does not subscribe)"
@@ -237,7 +238,9 @@ def render_status_text(report: StatusReport) -> str:
     first_read = min((p.read_at for p in snap.progress.values() if p.read_at), default=None)
     groups = list(report.connected.groups)
     if not groups:
-        return f"rmqplan status: {snap.source}: no consumer group is connected now\n"
+        masters = len({b.name for b in snap.brokers})
+        return (f"rmqplan status: {snap.source}: no consumer group is connected now ({masters} broker"
+                f"{'s' if masters != 1 else ''} asked)\n")
     reads = (f"offsets read at {_when(first_read)} and again {report.interval:g} s later" if report.second
              else f"offsets read once at {_when(first_read)}")
     out = [f"rmqplan status: {snap.source}: {reads}"]

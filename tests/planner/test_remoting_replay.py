@@ -236,3 +236,13 @@ def test_with_keys_every_request_is_signed_and_the_secret_never_shows(replay, mo
     for request in replay.requests():
         unsigned = {k: v for k, v in request.ext_fields.items() if k not in ("AccessKey", "Signature")}
         assert request.ext_fields == signed(unsigned, request.body, creds)
+
+
+def test_the_cluster_options_say_what_goes_with_what(tmp_path):
+    for args, why in ((["fleet"], "fleet needs --from-code PATH, or a cluster"),
+                      (["fleet", "--cluster", tmp_path, "--namesrv", "127.0.0.1:1"], "give one"),
+                      (["fleet", "--namesrv", "127.0.0.1:1", "--deploy", tmp_path], "they need --from-code"),
+                      (["fleet", "--from-code", tmp_path, "--strategy", "g=AVG"], "the strategy is the code's"),
+                      (["status", "--namesrv", "127.0.0.1:1", "--interval", "-1"], "--interval must be 0 or more")):
+        code, out, err = run(*args)
+        assert code == 2 and why in err and out == "", (args, err)
