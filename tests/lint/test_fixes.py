@@ -629,3 +629,17 @@ def test_files_with_a_byte_order_mark(tmp_path):
                      "application.yml": yaml.replace(b"x:1 y:2", b"x:1;y:2"),
                      "p.py": python.replace("é:1,b:2".encode(), "é:1;b:2".encode())}
     assert codes_after(tmp_path) == []
+
+
+def test_rmq010_properties_and_rmq002_yaml(tmp_path):
+    properties = "rocketmq.pull-consumer.group=report_puller\nrocketmq.pull-consumer.topic=ReportTopic\n" \
+                 "rocketmq.pull-consumer.selector-expression=Daily , Weekly\nreport.formats=pdf,csv\n"
+    yaml = "rocketmq:\n  pull-consumer:\n    group: audit_puller\n    topic: TopicTest\n" \
+           "    selector-expression: 'AAAAA || Bbbbb'\n"
+    files = {"report/src/main/resources/application.properties": properties,
+             "audit/src/main/resources/application.yml": yaml, "src/main/java/com/app/Producer.java": PRODUCER}
+    after = fix(tmp_path, files)
+    assert text(after["report/src/main/resources/application.properties"]) == properties.replace(
+        "Daily , Weekly", "Daily || Weekly")  # report.formats is no subscription: left as it is
+    assert text(after["audit/src/main/resources/application.yml"]) == yaml.replace("AAAAA", "aaaaa")
+    assert codes_after(tmp_path) == []
