@@ -28,6 +28,9 @@ from typing import Optional
 REMOTING_CLIENT = "rocketmq-client"
 SPRING_STARTER = "rocketmq-spring-boot-starter"
 CLOUD_BINDER = "spring-cloud-starter-stream-rocketmq"
+# The configuration keys whose access and secret keys the starter and the binder put in the names they make.
+STARTER_KEYS = ("rocketmq.consumer.access-key", "rocketmq.consumer.secret-key")
+BINDER_KEYS = ("spring.cloud.stream.rocketmq.binder.access-key", "spring.cloud.stream.rocketmq.binder.secret-key")
 
 
 def version_tuple(text: Optional[str]) -> Optional[tuple[int, ...]]:

@@ -82,6 +82,25 @@ class Project:
             self._modules = self.modules_loader() if self.modules_loader is not None else []
         return self._modules
 
+    def configures(self, directory: str, *keys: str) -> bool:
+        """Whether the Spring configuration files under `directory` set every one of `keys` (relaxed names), to
+        anything but blank text."""
+        from rmqlint.text import canonical_key
+        from rmqlint.values import Lit
+
+        prefix = directory + "/" if directory else ""
+        present = {canonical_key(entry.key) for path, facts in self.files.items() if path.startswith(prefix)
+                   for entry in facts.config if not (isinstance(entry.value, Lit) and not entry.value.text.strip())}
+        return all(canonical_key(key) in present for key in keys)
+
+    def config_keys(self, directory: str) -> set[str]:
+        """The relaxed names of the keys the Spring configuration files under `directory` set."""
+        from rmqlint.text import canonical_key
+
+        prefix = directory + "/" if directory else ""
+        return {canonical_key(entry.key) for path, facts in self.files.items() if path.startswith(prefix)
+                for entry in facts.config}
+
     def module_of(self, path: str) -> Optional[Module]:
         """The module whose directory is the nearest one above `path`."""
         best = None

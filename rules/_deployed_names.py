@@ -17,17 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rmqlint.client_releases import (CLOUD_BINDER, REMOTING_CLIENT, SPRING_STARTER, MadeName, binder_made_name,
-                                     client_default_name, starter_made_name, version_tuple)
+from rmqlint.client_releases import (BINDER_KEYS, CLOUD_BINDER, REMOTING_CLIENT, SPRING_STARTER, STARTER_KEYS,
+                                     MadeName, binder_made_name, client_default_name, starter_made_name,
+                                     version_tuple)
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Related
 from rmqlint.project import Module, Placement, Project, Release
 from rmqlint.text import canonical_key
-from rmqlint.values import Dynamic, Lit, alternatives
+from rmqlint.values import Dynamic, alternatives
 from rmqlint.rules._consumers import CLUSTERING, GRPC_APIS, REBALANCING_ROLES, describe_group, message_model
 
-STARTER_KEYS = ("rocketmq.consumer.access-key", "rocketmq.consumer.secret-key")
-BINDER_KEYS = ("spring.cloud.stream.rocketmq.binder.access-key", "spring.cloud.stream.rocketmq.binder.secret-key")
 _HOST_SAYS = {"host": "the host name (or address), which on host networking is the node's",
               "pid": "the pid, which is 1 in every container"}
 
@@ -162,15 +161,8 @@ def _made_from_host(client: ClientFact, placement: Placement) -> DeployedCollisi
     return DeployedCollision(text, client.instance_name.location, related)
 
 
-def _module_config(project: Project, module: Module) -> set[str]:
-    prefix = module.directory + "/" if module.directory else ""
-    return {canonical_key(entry.key) for path, facts in project.files.items() if path.startswith(prefix)
-            for entry in facts.config if not (isinstance(entry.value, Lit) and not entry.value.text.strip())}
-
-
 def _configured(project: Project, module: Module, keys: tuple[str, ...]) -> bool:
-    present = _module_config(project, module)
-    return all(canonical_key(key) in present for key in keys)
+    return project.configures(module.directory, *keys)
 
 
 def _listener_keys(project: Project, client: ClientFact) -> bool:
@@ -181,4 +173,4 @@ def _listener_keys(project: Project, client: ClientFact) -> bool:
 def _binder_consumes(project: Project, module: Module) -> bool:
     """The module's configuration binds an input with a consumer group (`spring.cloud.stream.bindings.x.group`)."""
     return any(key.startswith(canonical_key("spring.cloud.stream.bindings.")) and key.endswith(".group")
-               for key in _module_config(project, module))
+               for key in project.config_keys(module.directory))

@@ -121,7 +121,7 @@ def _place(path: str, location) -> Place:
     return Place(path, location.line, location.column)
 
 
-def _consumers(code: Path, problems: list[str]) -> tuple[list[_Consumer], list[tuple[str, object]]]:
+def _consumers(code: Path, problems: list[str]) -> tuple[list[_Consumer], list[tuple[str, object]], object]:
     """The rebalancing consumers and the produced tags of the files under `code` (test sources left out), linked
     with the rest of their project (constants and configuration may live outside `code`)."""
     from rmqlint.discover import is_test_source
@@ -147,7 +147,7 @@ def _consumers(code: Path, problems: list[str]) -> tuple[list[_Consumer], list[t
         facts = project.files.get(rel)
         for problem in facts.problems if facts is not None else ():
             problems.append(f"{shown(rel)}:{problem.location.line}: {problem.message}")
-    return consumers, produced
+    return consumers, produced, project
 
 
 def display(path: str | os.PathLike) -> str:
@@ -268,6 +268,57 @@ def _unique_names(sets: list[PlannedInstances], why: str) -> list[PlannedInstanc
     return out
 
 
+def _run_time_names(sets: list[PlannedInstances], value, why: str) -> list[PlannedInstances]:
+    """A name the code computes at run time is as unique as what it is made from (`Dynamic.per`): the host's name
+    (on host networking the node's: shared by the processes reporting one IP), the pid (1 in every container), or
+    something unique per process (a UUID, the time; also what is not known)."""
+    from rmqlint.values import Dynamic
+
+    per = value.per if isinstance(value, Dynamic) else ""
+    if per == "host":
+        out = []
+        for planned in sets:
+            for host in planned.hosts.value:
+                out.append(replace(planned, hosts=Sourced([host], planned.hosts.source),
+                                   instance_name=Sourced.unknown(f"{host}-hostname", f"{why} from the host name: the "
+                                                                                      "same for the processes of "
+                                                                                      "one host (on host networking, "
+                                                                                      "one node)")))
+        return out
+    if per == "pid" and all(planned.pid is not None for planned in sets):
+        return [replace(planned, instance_name=Sourced.unknown(f"pid-{planned.pid.value}", f"{why} from the pid: "
+                                                                                            f"{planned.pid.source}"))
+                for planned in sets]
+    return _unique_names(sets, why)
+
+
+def _starter_names(sets: list[PlannedInstances], module: Optional[Module], project) -> list[PlannedInstances]:
+    """A Spring listener's consumer named by its starter release (`rmqlint.client_releases`): 2.2.0's
+    `nameServer@pid` and 2.0.2-2.1.1's `accessKey|secretKey|group|pid` (with access keys configured) are the same
+    in every container (pid 1)."""
+    from rmqlint.client_releases import SPRING_STARTER, STARTER_KEYS, starter_made_name
+
+    starter = next((d for d in module.dependencies if d.artifact == SPRING_STARTER), None) if module else None
+    if starter is None or not starter.version:
+        return sets
+    directory = os.path.relpath(module.directory, project.root).replace(os.sep, "/")
+    made = starter_made_name(starter.version, project.configures("" if directory == "." else directory,
+                                                                 *STARTER_KEYS))
+    if made is None or not made.per_container:
+        return sets
+    where = starter.version_origin or starter.origin
+    out = []
+    for planned in sets:
+        if planned.pid is None:
+            out.append(planned)  # a process of its own pid: the name is as unique as the pid
+            continue
+        name = made.pattern.replace("pid", str(planned.pid.value))
+        out.append(replace(planned, instance_name=Sourced.at(
+            name, Place(display(where.path), where.line, 1),
+            f"{SPRING_STARTER} {starter.version} names it {made.pattern}, pid {planned.pid.value}")))
+    return out
+
+
 def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike] = (),
                     cluster: Optional[str | os.PathLike | ClusterSource] = None,
                     nodes: Optional[int] = None) -> FleetFromCode:
@@ -280,7 +331,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         cluster = None
     problems: list[str] = []
     root = Path(code)
-    consumers, produced = _consumers(root, problems)
+    consumers, produced, project = _consumers(root, problems)
     index: BuildIndex = read_build_files(root)
     problems += [str(p) for p in index.problems]
     deployment = read_deployments(*deploy) if deploy else None
@@ -362,8 +413,11 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         if cpp is not None and origin.live == was_live:  # connected clients are modelled by the ids they report
             sets = [replace(s, client=cpp) for s in sets]
         if client.instance_name is not None and fixed is None:
-            sets = _unique_names(sets, f"{_place(consumer.path, client.instance_name.location)} sets the "
-                                       "instanceName at run time")
+            sets = _run_time_names(sets, client.instance_name.value,
+                                   f"{_place(consumer.path, client.instance_name.location)} sets the instanceName "
+                                   "at run time")
+        elif client.instance_name is None and client.api == "spring-listener":
+            sets = _starter_names(sets, module, project)
         group.instances.extend(sets)
 
     for name, group in list(groups.items()):

@@ -109,6 +109,8 @@ def test_check_reports_the_predicted_problems_at_their_causes(shop):
         # two Python 2.x replicas on host networking: pid 1 each, one C++ client id
         ("PLAN001", notifier, created), ("PLAN002", notifier, created),
         ("PLAN001", compose, compose_replicas), ("PLAN002", compose, compose_replicas),
+        # rmqlint says it too, at the host networking line: ip@pid#DEFAULT the same in both containers
+        ("RMQ001", compose, line_of(shop / compose, "network_mode: host")),
     }
 
 
@@ -148,7 +150,7 @@ def test_strategy_and_a_run_time_instance_name_come_from_the_code(shop):
     consumer = shop / CONSUMER
     text = consumer.read_text().replace(
         'consumer.setInstanceName("orders-node");',
-        'consumer.setInstanceName(System.getenv("HOSTNAME"));\n'
+        'consumer.setInstanceName(java.util.UUID.randomUUID().toString());\n'
         '        consumer.setAllocateMessageQueueStrategy(new AllocateMessageQueueConsistentHash(NODES));')
     text = text.replace('private static final String GROUP = "orders_cg";',
                         'private static final String GROUP = "orders_cg";\n    static final int NODES = 16;')
@@ -157,6 +159,28 @@ def test_strategy_and_a_run_time_instance_name_come_from_the_code(shop):
     assert code == 0
     assert 'strategy = "CONSISTENT_HASH"' in out and "virtual_nodes = 16" in out
     assert "sets the instanceName at run time: unique per process" in out
+    (shop / "fleet.toml").write_text(out)
+    findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
+    assert not [f for f in findings if f.group == "orders_cg" and f.code in ("PLAN001", "PLAN002")]
+
+
+def test_a_name_from_the_host_name_is_the_nodes_on_host_networking(shop):
+    # The orders Deployment runs 3 replicas on host networking: HOSTNAME there is the node's name, so the replicas
+    # on one node share it (and, with the node's IP, the client id); rmqlint says the same at the setter.
+    consumer = shop / CONSUMER
+    consumer.write_text(consumer.read_text().replace('consumer.setInstanceName("orders-node");',
+                                                     'consumer.setInstanceName("orders-" + System.getenv("HOSTNAME"));'))
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
+    assert code == 0
+    assert 'instance_name = "orders-node-1-hostname"  # unknown: ' in out and "from the host name" in out
+    (shop / "fleet.toml").write_text(out)
+    findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
+    assert [f for f in findings if f.group == "orders_cg" and f.code == "PLAN002"]
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    setter = line_of(consumer, "setInstanceName")
+    assert f"{CONSUMER}:{setter}:" in out and "made from the host name" in out
+    # --nodes 3 spreads the replicas one per node: each node's name is its replica's own
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster", "--nodes", "3")
     (shop / "fleet.toml").write_text(out)
     findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
     assert not [f for f in findings if f.group == "orders_cg" and f.code in ("PLAN001", "PLAN002")]
@@ -187,7 +211,9 @@ def test_pid_one_containers_on_an_old_client_collide_without_any_instance_name(s
     (orphaned,) = [f for f in findings if f["code"] == "PLAN001" and f["path"] == CONSUMER]
     assert code == 1 and orphaned["line"] == created
     assert "3 processes share client id orders-node-1@1 (pid 1 on client 4.5.1" in orphaned["message"]
-    assert not [f for f in findings if f["code"] == "RMQ001"]
+    # rmqlint says it at the release that names the consumer by its pid (the property giving the version)
+    (release,) = [f for f in findings if f["code"] == "RMQ001" and f["path"] == "pom.xml"]
+    assert release["line"] == line_of(pom, "<rocketmq.version>4.5.1<") and "the pid" in release["message"]
 
 
 def test_a_group_whose_topics_come_from_run_time_is_left_out_with_a_line(shop):
@@ -251,8 +277,9 @@ def test_python_2_replicas_on_host_networking_share_the_cpp_client_id(tmp_path, 
     assert code == 1
     assert {(f["code"], f["path"], f["line"]) for f in findings} == {
         ("PLAN001", "notifier/main.py", 8), ("PLAN002", "notifier/main.py", 8),
-        ("PLAN001", "deploy/docker-compose.yml", 6), ("PLAN002", "deploy/docker-compose.yml", 6)}
-    assert all("share client id notifier-host@1#DEFAULT" in f["message"] for f in findings)
+        ("PLAN001", "deploy/docker-compose.yml", 6), ("PLAN002", "deploy/docker-compose.yml", 6),
+        ("RMQ001", "deploy/docker-compose.yml", 4)}  # rmqlint, at `network_mode: host`
+    assert all("share client id notifier-host@1#DEFAULT" in f["message"] for f in findings if f["code"] != "RMQ001")
     (tmp_path / "deploy" / "docker-compose.yml").write_text(
         "services:\n  notifier:\n    image: example/notifier:1\n    deploy:\n      replicas: 3\n")
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
