@@ -45,7 +45,7 @@ def _clustering(batch: Batch, entries: np.ndarray, entry_rebalance: np.ndarray, 
     if not len(entries):
         return []
     spec = batch.c_spec[entries].astype(np.int64)
-    checks = np.array([strategy_of(s).checks_input for s in batch.specs], dtype=bool)
+    checks = np.array([strategy_of(s).checks(s) for s in batch.specs], dtype=bool)
     errors = Rows.empty()
     if batch.c_empty_id is not None:
         failing = batch.c_empty_id[entries] & checks[spec]

@@ -8,7 +8,10 @@ order), then `%RETRY%<group>` for a clustering group, over the state's routes (`
 - mqAll = the topic's readable queues; cidAll = the client ids of ALL the group's processes, one entry per process,
   duplicates kept. The broker reports every connection of the group whatever it subscribes to, so a process that
   does not subscribe to the topic still takes a place in the split; it just never pulls its share.
-- a process subscribes to the retry topic of its clustering group (a push consumer does so at start).
+- a push consumer subscribes to the retry topic of its clustering group at start; lite pull and pull consumers do
+  not (they take a place in its split all the same). A group with no push consumer has no retry rebalance.
+- each process runs its strategy as its client release's classes do (`rmqplan.allocation.strategies.for_release`:
+  MACHINE_ROOM before 4.8.0).
 - machine rooms for MACHINE_ROOM_NEARBY come from the brokers' `room` and the processes' `room` (a client id's
   room is that of its first process, in declaration order, that has one).
 """
@@ -29,7 +32,8 @@ from rmqplan.allocation.batch import (
     client_ranks,
     offsets,
 )
-from rmqplan.model.identity import group_processes
+from rmqplan.allocation.strategies import for_release
+from rmqplan.model.identity import PUSH, group_processes
 from rmqplan.model.javaorder import java_string_key
 from rmqplan.model.fleet import BROADCASTING, CLUSTERING, Fleet, Group, Process, Queue
 from rmqplan.model.routes import readable_queues, retry_queues, retry_topic, subscribed_topics, topic_by_name
@@ -93,10 +97,18 @@ def group_rebalances(fleet: Fleet, scenario: str, group: Group, processes: list[
     topics = rebalanced_topics(group, processes)
     out = [Rebalance(scenario, group, t, readable_queues(fleet, topic_by_name(fleet, t)), processes, False, state)
            for t in topics]
-    if group.model == CLUSTERING:
+    if group.model == CLUSTERING and _pushes(group, processes):
         out.append(Rebalance(scenario, group, retry_topic(group.name), retry_queues(fleet, group.name, topics),
                              processes, True, state))
     return out
+
+
+def _pushes(group: Group, processes: list[Process]) -> bool:
+    """Whether the group rebalances its retry topic: one of its processes is a push consumer (with none running,
+    one of its declared sets is)."""
+    if processes:
+        return any(p.consumer == PUSH for p in processes)
+    return not group.instances or any(s.consumer == PUSH for s in group.instances)
 
 
 def fleet_rebalances(fleet: Fleet, sequences: Optional[list[ScenarioStates]] = None) -> FleetRebalances:
@@ -141,8 +153,8 @@ def build_batch(fleet: Fleet, rebalances: list[Rebalance], group_ids: dict) -> B
             if p.room:
                 room_of.setdefault(p.client_id, p.room)
         for p in rb.processes:
-            c_asks.append(rb.is_retry or any(s.topic == rb.topic for s in p.subscriptions))
-            c_spec.append(specs.id(p.strategy))
+            c_asks.append(p.consumer == PUSH if rb.is_retry else any(s.topic == rb.topic for s in p.subscriptions))
+            c_spec.append(specs.id(for_release(p.strategy, p.client_version)))
             room = room_of.get(p.client_id)
             c_room.append(rooms.id(room) if room else -1)
             c_empty.append(p.client_id == "")

@@ -46,6 +46,9 @@ class StrategySpec:
     consumer_idcs: tuple[str, ...] = ()  # MACHINE_ROOM
     nearby: Optional["StrategySpec"] = None  # MACHINE_ROOM_NEARBY: the delegate used inside a room
     config_queues: tuple[Queue, ...] = ()  # CONFIG
+    # The process runs the strategy classes of a client release before this one, whose allocation differs from
+    # today's (`Strategy.changed_in`); None: today's. Set per process from its client version, never in fleet.toml.
+    classes_before: Optional[tuple[int, int, int]] = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class InstanceSpec:
     strategy: Optional[StrategySpec] = None  # per-instance override (a rollout caught half-way)
     client: str = "java"  # the library that names the process: "java" or "cpp" (rmqplan.model.identity)
     subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
+    consumer: str = "push"  # "push", "lite_pull" or "pull" (rmqplan.model.identity)
 
 
 @dataclass(frozen=True)
@@ -182,3 +186,5 @@ class Process:
     subscriptions: tuple[SubscriptionSpec, ...]
     room: Optional[str] = None
     spec_path: str = ""  # the InstanceSpec it came from
+    client_version: str = DEFAULT_CLIENT_VERSION
+    consumer: str = "push"  # a push consumer also rebalances its group's retry topic; lite pull and pull do not

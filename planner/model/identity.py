@@ -1,9 +1,12 @@
 """Client ids of a group's processes (ip@instanceName[@unitName], pid as the default name).
 
-A RocketMQ client id is `clientIP + "@" + instanceName`, plus `"@" + unitName` when unitName is not blank.
-instanceName is "DEFAULT" unless set (`instance_name = "DEFAULT"` written out is the same thing). At start a
-CLUSTERING consumer replaces "DEFAULT": clients < 4.9.0 with the pid, clients >= 4.9.0 with
-`pid + "#" + System.nanoTime()`. A BROADCASTING consumer keeps "DEFAULT". A fixed instanceName is never replaced.
+A RocketMQ client id is `clientIP + "@" + instanceName`, plus `"@" + unitName` when unitName is not blank
+(`UtilAll.isBlank`: empty, or only characters Java's `Character.isWhitespace` accepts; a no-break space U+00A0,
+U+2007, U+202F or a NEL U+0085 is not blank and stays in the id), plus `"@STREAM"` for a lite pull or pull consumer
+from client 4.9.4 on (their constructors set `enableStreamRequestType`). instanceName is "DEFAULT" unless set
+(`instance_name = "DEFAULT"` written out is the same thing). At start a CLUSTERING consumer (push, lite pull or
+pull) replaces "DEFAULT": clients < 4.9.0 with the pid, clients >= 4.9.0 with `pid + "#" + System.nanoTime()`. A
+BROADCASTING consumer keeps "DEFAULT". A fixed instanceName is never replaced.
 
 Processes are expanded from instance sets in declaration order: for each set, for each host, `count` processes.
 Each gets the label `<host>#<n>`, the n-th process of this group on that host (1-based, counted over all of the
@@ -22,6 +25,7 @@ A fleet that gives `pid = 1` gives it to every process of that set (containers: 
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Iterable, Optional, Sequence
 
 from rmqplan.model.fleet import BROADCASTING, Group, InstanceSpec, Process, parse_client_version
@@ -30,15 +34,44 @@ DEFAULT_INSTANCE_NAME = "DEFAULT"
 JAVA_CLIENT, CPP_CLIENT = "java", "cpp"
 CLIENTS = (JAVA_CLIENT, CPP_CLIENT)
 NANOTIME_SINCE = (4, 9, 0)  # clients from 4.9.0 on append System.nanoTime() to the pid
+STREAM_SINCE = (4, 9, 4)  # lite pull and pull consumers append "@STREAM" from 4.9.4 on (enableStreamRequestType)
+STREAM_SUFFIX = "@STREAM"
+# Who the process is to RocketMQ (fleet.toml `consumer`): a push consumer subscribes to its group's retry topic at
+# start; lite pull and pull consumers do not, and name themselves with "@STREAM" (STREAM_SINCE).
+PUSH, LITE_PULL, PULL = "push", "lite_pull", "pull"
+CONSUMERS = (PUSH, LITE_PULL, PULL)
+# Character.isWhitespace: the Unicode space separators except the no-break ones, and these control characters.
+_JAVA_WHITESPACE_CONTROLS = frozenset("\t\n\u000b\f\r\u001c\u001d\u001e\u001f")
+_NO_BREAK_SPACES = frozenset("\u00a0\u2007\u202f")
 SYNTHETIC_PID_BASE = 10000
 SYNTHETIC_NANOTIME_BASE = 1_000_000_000_000
 
 
-def build_client_id(ip: str, instance_name: str, unit_name: Optional[str] = None) -> str:
-    """ClientConfig.buildMQClientId: ip@instanceName[@unitName] (a blank unitName is left out)."""
+def java_is_whitespace(ch: str) -> bool:
+    """Java's `Character.isWhitespace` (Java 9+, whose Unicode tables Python's match)."""
+    if ch in _JAVA_WHITESPACE_CONTROLS:
+        return True
+    return unicodedata.category(ch) in ("Zs", "Zl", "Zp") and ch not in _NO_BREAK_SPACES
+
+
+def java_is_blank(text: Optional[str]) -> bool:
+    """`UtilAll.isBlank` (and commons-lang3 `StringUtils.isBlank`): None, empty, or only Java whitespace."""
+    return text is None or all(java_is_whitespace(ch) for ch in text)
+
+
+def streams(spec: InstanceSpec) -> bool:
+    """Whether the set's processes add "@STREAM" to their client id: lite pull and pull consumers from 4.9.4."""
+    version = parse_client_version(spec.client_version) or (0, 0, 0)
+    return spec.client == JAVA_CLIENT and spec.consumer != PUSH and version >= STREAM_SINCE
+
+
+def build_client_id(ip: str, instance_name: str, unit_name: Optional[str] = None, stream: bool = False) -> str:
+    """ClientConfig.buildMQClientId: ip@instanceName[@unitName][@STREAM] (a blank unitName is left out)."""
     cid = f"{ip}@{instance_name}"
-    if unit_name is not None and unit_name.strip():
+    if not java_is_blank(unit_name):
         cid += f"@{unit_name}"
+    if stream:
+        cid += STREAM_SUFFIX
     return cid
 
 
@@ -68,9 +101,13 @@ def client_id_for(spec: InstanceSpec, model: str, host: str, n: int) -> tuple[st
         why = f"{pid_text} and instanceName '{name}': the C++ client reports ip@pid#instanceName"
         return f"{host}@{pid}#{name}", why
     name, source = instance_name_for(spec, model, n)
-    if spec.unit_name is not None and spec.unit_name.strip():
+    if not java_is_blank(spec.unit_name):
         source += f", unitName '{spec.unit_name}'"
-    return build_client_id(host, name, spec.unit_name), source
+    stream = streams(spec)
+    if stream:
+        source += (f", a {spec.consumer.replace('_', ' ')} consumer on client {spec.client_version} "
+                   "(>= 4.9.4 adds @STREAM)")
+    return build_client_id(host, name, spec.unit_name, stream), source
 
 
 def expand_instances(group: Group, specs: Iterable[InstanceSpec],
@@ -94,6 +131,8 @@ def expand_instances(group: Group, specs: Iterable[InstanceSpec],
                     subscriptions=spec.subscriptions if spec.subscriptions is not None else group.subscriptions,
                     room=spec.room,
                     spec_path=spec.path,
+                    client_version=spec.client_version,
+                    consumer=spec.consumer,
                 ))
     return out
 

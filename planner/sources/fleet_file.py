@@ -15,7 +15,9 @@ Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
 - `[defaults] client_version` is the client version of every instance set that does not say otherwise; an
   instance set's `client` is "java" (default: the Java client and what is built on it) or "cpp" (the C++ client
-  2.x under the Python 2.x client), which name processes differently (`rmqplan.model.identity`);
+  2.x under the Python 2.x client), which name processes differently (`rmqplan.model.identity`); its `consumer`
+  is "push" (default), "lite_pull" or "pull": lite pull and pull consumers do not rebalance the retry topic and,
+  from client 4.9.4 on, end their client id with "@STREAM";
 - a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
   `remove_instances` may not exceed the processes left; `add_instances`, `remove_instances` and `remove_hosts`
   need the scenario's `group`; `rolling_restart` is `true` (the scenario's group; without one, every group of the
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
-from rmqplan.model.identity import CLIENTS, JAVA_CLIENT
+from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, PUSH
 from rmqplan.model.fleet import (
     BROADCASTING,
     CLUSTERING,
@@ -82,8 +84,8 @@ STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, near
 GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances", "backlog")
 MAX_BACKLOG = 2**63 - 1  # a queue offset is a Java long
 INSTANCE_KEYS = (
-    "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room", "strategy",
-    *STRATEGY_PARAM_KEYS, "subscriptions",
+    "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "consumer", "room",
+    "strategy", *STRATEGY_PARAM_KEYS, "subscriptions",
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
 SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts", "remove_brokers", "broker_perm",
@@ -515,6 +517,11 @@ class _Checker:
         client = self.string(t, "client", path, default=JAVA_CLIENT)
         if client not in CLIENTS:
             self.error(_join(path, "client"), f'expected "java" or "cpp", got {_describe(client)}')
+        consumer = self.string(t, "consumer", path, default=PUSH)
+        if consumer not in CONSUMERS:
+            self.error(_join(path, "consumer"), f'expected "push", "lite_pull" or "pull", got {_describe(consumer)}')
+        elif consumer != PUSH and client == CPP_CLIENT:
+            self.error(_join(path, "consumer"), 'the Python 2.x (C++) client has push consumers only: expected "push"')
         room = self.string(t, "room", path)
         strategy, _ = self.strategy(t, path, group_strategy)
         subs = self.subscriptions(t, path, topics)
@@ -525,6 +532,7 @@ class _Checker:
             instance_name=None if instance_name == "DEFAULT" else instance_name,
             unit_name=unit_name, pid=pid, client_version=version, room=room or None,
             strategy=strategy, subscriptions=subs, client=client if client in CLIENTS else JAVA_CLIENT,
+            consumer=consumer if consumer in CONSUMERS else PUSH,
         )
 
     def group(self, g: dict, path: str, topics: dict) -> Optional[Group]:

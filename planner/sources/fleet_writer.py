@@ -23,6 +23,9 @@ from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.model.fleet import Fleet
 
 T = TypeVar("T")
+# The keys of an instance set the writer fills from `PlannedInstances`, in the order it writes them.
+INSTANCE_KEYS = ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "consumer", "room",
+                 "strategy")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class PlannedInstances:
     pid: Optional[Sourced[int]] = None
     client_version: Optional[Sourced[str]] = None
     client: Optional[Sourced[str]] = None  # "cpp": the C++ client names the process (rmqplan.model.identity)
+    consumer: Optional[Sourced[str]] = None  # "lite_pull" / "pull" (absent: push)
     room: Optional[Sourced[str]] = None
     strategy: Optional[Sourced[str]] = None  # an override: a deployment caught half-way
     params: dict[str, Sourced] = field(default_factory=dict)  # strategy parameters of the override
@@ -202,8 +206,7 @@ def fleet_document(fleet: PlannedFleet) -> dict:
         instances = []
         for planned in group.instances:
             inst: dict = {}
-            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room",
-                        "strategy"):
+            for key in INSTANCE_KEYS:
                 _put(inst, key, getattr(planned, key))
             for key, sourced in planned.params.items():
                 _put(inst, key, sourced)
@@ -274,8 +277,7 @@ def write_fleet(fleet: PlannedFleet) -> str:
             if instances.note:
                 _comment(out, instances.note)
             out.append("[[groups.instances]]")
-            for key in ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "room",
-                        "strategy"):
+            for key in INSTANCE_KEYS:
                 _line(out, key, getattr(instances, key))
             for key, sourced in instances.params.items():
                 _line(out, key, sourced)

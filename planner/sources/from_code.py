@@ -412,6 +412,10 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                           origin, problems)
         if cpp is not None and origin.live == was_live:  # connected clients are modelled by the ids they report
             sets = [replace(s, client=cpp) for s in sets]
+        if client.role == "lite_pull_consumer" and origin.live == was_live:
+            kind = Sourced.at("lite_pull", where, "a DefaultLitePullConsumer: it ends its client id with @STREAM "
+                                                  "from 4.9.4 on and has no retry topic")
+            sets = [replace(s, consumer=kind) for s in sets]
         if client.instance_name is not None and fixed is None:
             sets = _run_time_names(sets, client.instance_name.value,
                                    f"{_place(consumer.path, client.instance_name.location)} sets the instanceName "

@@ -34,7 +34,10 @@ REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("RMQTOOLS_ROCKETMQ_CACHE", REPO / ".cache" / "rocketmq"))
 SERVER = "server"
-CLIENTS = ("4.5.1", "4.9.3", "4.9.8", "5.3.3")
+CLIENTS = ("4.5.1", "4.9.3", "4.9.8", "5.3.3")  # the releases consumers run on
+# and the releases whose classes alone are asked (tests/cluster/probe/ClientClasses.java): each next to the
+# release that changed what rmqplan models (MACHINE_ROOM's block in 4.8.0 and its checks in 4.9.3, "@STREAM" in 4.9.4)
+RELEASES = tuple(sorted(CLIENTS + ("4.7.1", "4.8.0", "4.9.4"), key=lambda v: tuple(map(int, v.split(".")))))
 SERVER_VERSION = "5.3.3"
 CLUSTER_NAME = "RmqLive"
 # A rebalance round every 0.5 s (the client's default is 20 s), routes and heartbeats every 0.5 s (30 s).
@@ -109,7 +112,7 @@ def unavailable() -> Optional[str]:
     for tool in ("java", "javac"):
         if shutil.which(tool) is None:
             return f"no `{tool}` on PATH (the live RocketMQ tests need Java 17+ and the jars `make install` fetches)"
-    missing = [name for name in (SERVER, *(f"client-{v}" for v in CLIENTS))
+    missing = [name for name in (SERVER, *(f"client-{v}" for v in RELEASES))
                if not any((CACHE / name).glob("*.jar"))]
     if missing:
         why = "no `mvn` on PATH" if shutil.which("mvn") is None else "`make install` has not fetched them"
@@ -143,6 +146,21 @@ def compiled(source: Path, against: str) -> Path:
 
 DRIVER = HERE / "driver" / "RmqDriver.java"
 ADMIN = HERE / "admin" / "AdminShell.java"
+PROBE = HERE / "probe" / "ClientClasses.java"
+
+
+def ask_classes(release: str, questions: list[list[str]]) -> list[dict]:
+    """The answers of one client release's own classes (`probe/ClientClasses.java`) to `questions`, each a list of
+    fields (strings are sent as the hex of their UTF-8 bytes by the caller), in one JVM."""
+    cp = f"{compiled(PROBE, f'client-{release}')}:{classpath(f'client-{release}')}"
+    text = "".join("\t".join(q) + "\n" for q in questions)
+    done = subprocess.run(["java", "-Xmx64m", *JVM_SMALL, "-cp", cp, "ClientClasses"], input=text,
+                          capture_output=True, text=True, timeout=120)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if len(lines) != len(questions):
+        raise RuntimeError(f"ClientClasses on {release}: {len(lines)} answers to {len(questions)} questions:\n"
+                           f"{done.stderr[-3000:]}")
+    return [json.loads(line) for line in lines]
 
 
 def driver_classpath(version: str) -> str:

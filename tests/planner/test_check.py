@@ -298,3 +298,23 @@ def test_a_java_client_release_no_build_file_names_is_written_as_the_default_mar
     code, out, _ = rmqplan("fleet", "--from-code", ".")
     assert code == 0
     assert 'client_version = "4.9.8"  # unknown: no RocketMQ client release found in the build files' in out
+
+
+def test_a_lite_pull_consumer_is_written_as_one(tmp_path, monkeypatch):
+    """A DefaultLitePullConsumer ends its client id with @STREAM (from 4.9.4) and rebalances no retry topic."""
+    source = tmp_path / "src" / "main" / "java" / "a" / "C.java"
+    source.parent.mkdir(parents=True)
+    source.write_text('package a;\nimport org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;\n'
+                      'public class C {\n  public static void main(String[] a) throws Exception {\n'
+                      '    DefaultLitePullConsumer c = new DefaultLitePullConsumer("cg1");\n'
+                      '    c.subscribe("T1", "*");\n    c.start();\n  }\n}\n')
+    (tmp_path / "pom.xml").write_text(
+        '<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>a</artifactId><version>1'
+        '</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-client'
+        '</artifactId><version>4.9.8</version></dependency></dependencies></project>\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "-o", "fleet.toml")
+    assert code == 0 and 'consumer = "lite_pull"  # src/main/java/a/C.java:5' in (tmp_path / "fleet.toml").read_text()
+    code, out, _ = rmqplan("simulate", "--fleet", "fleet.toml", "--format", "json", "--assignments")
+    [entry] = json.loads(out)["scenarios"][0]["groups"]
+    assert entry["topic"] == "T1" and entry["instances"][0]["client_id"].endswith("#1000000000001@STREAM")

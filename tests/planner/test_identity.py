@@ -1,7 +1,7 @@
 """Client ids: fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
 
 from rmqplan.sources.fleet_file import parse_fleet_text
-from rmqplan.model.identity import build_client_id, group_processes, shared_client_ids
+from rmqplan.model.identity import build_client_id, group_processes, java_is_blank, shared_client_ids
 from rmqplan.model.states import scenario_processes
 
 BASE = """
@@ -28,6 +28,31 @@ def test_build_client_id_appends_a_non_blank_unit_name():
     assert build_client_id("10.0.0.1", "X") == "10.0.0.1@X"
     assert build_client_id("10.0.0.1", "X", "u1") == "10.0.0.1@X@u1"
     assert build_client_id("10.0.0.1", "X", "  ") == "10.0.0.1@X"  # UtilAll.isBlank
+    assert build_client_id("10.0.0.1", "X", "\t\u3000\u2028\u001f") == "10.0.0.1@X"  # all Java whitespace
+
+
+def test_a_unit_name_of_characters_java_does_not_call_whitespace_stays_in_the_id():
+    """Character.isWhitespace leaves out the no-break spaces and NEL, which Python's str.isspace accepts
+    (tests/cluster/test_client_classes.py runs ClientConfig.buildMQClientId of every client release on these)."""
+    for unit in ("\u00a0", "\u2007", "\u202f", "\u0085", " \u00a0 "):
+        assert build_client_id("10.0.0.1", "X", unit) == f"10.0.0.1@X@{unit}", repr(unit)
+        g, _ = group(f'[[groups.instances]]\nhosts = ["h"]\ninstance_name = "n"\nunit_name = "{unit}"\n')
+        assert group_processes(g)[0].client_id == f"h@n@{unit}"
+    assert not java_is_blank("\u180e")  # a format character since Unicode 6.3 (Java 9+)
+
+
+def test_lite_pull_and_pull_consumers_add_stream_from_4_9_4():
+    def ids(consumer: str, version: str, extra: str = "") -> list[str]:
+        g, _ = group(f'[[groups.instances]]\nhosts = ["h"]\ninstance_name = "n"\nconsumer = "{consumer}"\n'
+                     f'client_version = "{version}"\n{extra}')
+        return [p.client_id for p in group_processes(g)]
+
+    assert ids("lite_pull", "4.9.4") == ["h@n@STREAM"] and ids("pull", "5.3.3") == ["h@n@STREAM"]
+    assert ids("lite_pull", "4.9.3") == ["h@n"] and ids("push", "4.9.8") == ["h@n"]
+    assert ids("lite_pull", "4.9.8", 'unit_name = "u"\n') == ["h@n@u@STREAM"]
+    g, _ = group('[[groups.instances]]\nhosts = ["h"]\nconsumer = "lite_pull"\nclient_version = "4.9.8"\n')
+    [p] = group_processes(g)
+    assert p.client_id == "h@10001#1000000000001@STREAM" and "@STREAM" in p.id_source and p.consumer == "lite_pull"
 
 
 def test_seed_004_fixed_instance_name_on_one_laptop():

@@ -9,7 +9,7 @@ import pytest
 from rmqplan.engines import local
 from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.model.fleet import BROADCASTING
-from rmqplan.allocation.strategies import StrategyError, allocate
+from rmqplan.allocation.strategies import StrategyError, allocate, for_release
 from tests.planner.test_engines_agree import _random_fleet_toml
 
 
@@ -21,7 +21,7 @@ def _reference_share(fleet, result, process):
             client_rooms.setdefault(p.client_id, p.room)
     cids = [p.client_id for p in result.processes]
     try:
-        return allocate(process.strategy, result.queues, cids, process.client_id, broker_rooms=broker_rooms,
+        return allocate(for_release(process.strategy, process.client_version), result.queues, cids, process.client_id, broker_rooms=broker_rooms,
                         client_rooms=client_rooms), None
     except StrategyError as e:
         return [], str(e)

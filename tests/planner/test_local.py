@@ -274,3 +274,17 @@ def test_the_local_engine_needs_neither_spark_nor_arrow(tmp_path):
                           cwd=Path(__file__).resolve().parents[2])
     code, modules = done.stdout.split(None, 1)
     assert code in ("0", "1") and modules == "[]\n", done.stderr
+
+
+def test_lite_pull_processes_take_a_place_in_the_retry_split_but_do_not_rebalance_it():
+    # %RETRY%g has 1 queue; cidAll = [h@a@STREAM (lite pull), h@b (push)]: AVG gives it to index 0, the lite pull
+    # consumer, which never subscribes to the retry topic: nobody holds it. T: a takes 0, b takes 1.
+    rs = one_group(2, '[[groups.instances]]\nhosts = ["h"]\ninstance_name = "b"\n'
+                      '[[groups.instances]]\nhosts = ["h"]\ninstance_name = "a"\nconsumer = "lite_pull"\n')
+    retry = rs[("baseline", "g", "%RETRY%g")]
+    assert by_instance(retry) == {"h#1": []} and ids(retry.orphaned) == [0]
+    assert [p.client_id for p in retry.processes] == ["h@b", "h@a@STREAM"]
+    assert by_instance(rs[("baseline", "g", "T")]) == {"h#1": [1], "h#2": [0]}
+    # a group of lite pull consumers only has no retry rebalance at all (lite pull never sends a message back)
+    lite = one_group(2, '[[groups.instances]]\nhosts = ["h"]\ncount = 2\nconsumer = "lite_pull"\n')
+    assert sorted(topic for _, _, topic in lite) == ["T"]

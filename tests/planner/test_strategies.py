@@ -13,6 +13,7 @@ from rmqplan.allocation.strategies import (
     StrategyError,
     allocate,
     allocate_all,
+    for_release,
     md5_hash,
     mq_string,
     parse_strategy_name,
@@ -168,6 +169,29 @@ def test_machine_room_deals_blocks_then_remainder():
     assert allocate_all(spec, mqs, ["a", "b"]) == {"a": [mqs[0], mqs[1], mqs[4]], "b": [mqs[2], mqs[3]]}
 
 
+def test_machine_room_before_4_8_0_takes_its_block_from_every_queue():
+    # mqAll = hz@a:0, hz@a:1, sh@b:0, sh@b:1, sh@b:2 (RocketMQ order); picked (sh) = sh@b:0..2. Two processes:
+    # mod 1, rem 1. Today: x takes picked[0] + picked[2], y picked[1]. Before 4.8.0 the block is mqAll[index]:
+    # x takes hz@a:0 (another room's) + picked[2], y hz@a:1; sh@b:0 and sh@b:1 go to nobody.
+    spec = parse_strategy_name("MACHINE_ROOM", consumer_idcs=["sh"])
+    mqs = qs(2, broker="hz@a") + qs(3, broker="sh@b")
+    today = {"x": [mqs[2], mqs[4]], "y": [mqs[3]]}
+    assert allocate_all(spec, mqs, ["x", "y"]) == today
+    assert for_release(spec, "4.9.3") == spec and for_release(spec, "5.3.3") == spec
+    assert allocate_all(for_release(spec, "4.8.0"), mqs, ["x", "y"]) == today
+    # before 4.9.3 the class checked nothing: an empty mqAll gives nothing instead of throwing
+    assert allocate_all(for_release(spec, "4.8.0"), [], ["x"]) == {"x": []}
+    assert isinstance(allocate_all(spec, [], ["x"])["x"], StrategyError)
+    old = for_release(spec, "4.7.1")
+    assert old.classes_before == (4, 8, 0) and for_release(spec, "4.5.1") == old
+    assert allocate_all(old, mqs, ["x", "y"]) == {"x": [mqs[0], mqs[4]], "y": [mqs[1]]}
+    # one process: mod = 3, the block is mqAll[0..2]: two of another room and one of its own
+    assert allocate(old, mqs, ["x"], "x") == mqs[:3]
+    nearby = for_release(parse_strategy_name("MACHINE_ROOM_NEARBY", nearby="MACHINE_ROOM", consumer_idcs=["sh"]),
+                         "4.7.1")
+    assert nearby.nearby == old and nearby.classes_before is None
+
+
 NEARBY = parse_strategy_name("MACHINE_ROOM_NEARBY-AVG")
 BROKER_ROOMS = {"a": "hz", "b": "sh", "c": "bj"}
 
@@ -283,7 +307,8 @@ def _random_case(rng: random.Random):
     room_of = lambda: rng.choice(ROOMS + [""]) if rng.random() < 0.95 else None  # noqa: E731
     broker_rooms = {b: r for b in brokers if (r := room_of()) is not None}
     client_rooms = {c: r for c in cids if (r := room_of()) is not None}
-    return parse_strategy_name(name, **params), mqs, cids, broker_rooms, client_rooms
+    spec = for_release(parse_strategy_name(name, **params), rng.choice(["4.5.1", "4.7.1", "4.8.0", "5.3.3"]))
+    return spec, mqs, cids, broker_rooms, client_rooms
 
 
 def _outcome(share):

@@ -42,7 +42,7 @@ from rmqplan.allocation.strategies.base import (
 
 __all__ = [
     "Param", "ParamError", "Rooms", "Share", "Strategy", "StrategyError", "allocate", "allocate_all", "allocate_sorted",
-    "canonical_name", "describe", "generatable_names", "md5_hash", "mq_string", "names", "parse_strategy",
+    "canonical_name", "describe", "for_release", "generatable_names", "md5_hash", "mq_string", "names", "parse_strategy",
     "parse_strategy_name", "register", "strategy_of", "DEFAULT_DELEGATE",
 ]
 
@@ -96,6 +96,21 @@ def ensure_registered(classes: Sequence[type[Strategy]]) -> None:
     for cls in classes:
         if cls.name not in _REGISTRY:
             register(cls)
+
+
+def for_release(spec: StrategySpec, client_version: str) -> StrategySpec:
+    """The spec a process on `client_version` runs: `classes_before` set to the first release of the strategy's
+    `changed_in` after that version (its delegate's too), or the spec itself when the client has today's classes."""
+    from rmqplan.model.fleet import parse_client_version
+
+    version = parse_client_version(client_version)
+    before = None
+    if version is not None:
+        before = next((release for release in strategy_of(spec).changed_in if version < release), None)
+    nearby = for_release(spec.nearby, client_version) if spec.nearby is not None else None
+    if before == spec.classes_before and nearby == spec.nearby:
+        return spec
+    return replace(spec, classes_before=before, nearby=nearby)
 
 
 def names() -> tuple[str, ...]:
@@ -243,12 +258,13 @@ def allocate_sorted(spec: StrategySpec, mq_all: list[Queue], cid_all: list[str],
     """`allocate_all` on lists already in the client's order (`cid_all` not empty)."""
     strategy = strategy_of(spec)
     distinct = dict.fromkeys(cid_all)
-    if strategy.checks_input and not mq_all:  # check() throws for every process (cidAll is not empty here)
+    checks = strategy.checks(spec)
+    if checks and not mq_all:  # check() throws for every process (cidAll is not empty here)
         error = StrategyError(IAE, "mqAll is null or mqAll empty")
         shares: dict[str, Share] = {cid: error for cid in distinct}
     else:
         shares = strategy.allocate_all(spec, mq_all, cid_all, rooms)
-    if strategy.checks_input and "" in shares:  # check() looks at currentCID first
+    if checks and "" in shares:  # check() looks at currentCID first
         shares[""] = StrategyError(IAE, "currentCID is empty")
     return shares
 

@@ -235,6 +235,9 @@ class Strategy:
     takes_delegate: ClassVar[bool] = False  # MACHINE_ROOM_NEARBY: `nearby` names the strategy used inside a room
     checks_input: ClassVar[bool] = True  # runs AbstractAllocateMessageQueueStrategy.check first
     generatable: ClassVar[bool] = False  # `[generate] strategies` may draw it (it needs no parameter, no room)
+    # Client releases whose classes changed how this strategy allocates, oldest first: a process on an older client
+    # runs the older form (`StrategySpec.classes_before`; `rmqplan.allocation.strategies.for_release`).
+    changed_in: ClassVar[tuple[tuple[int, int, int], ...]] = ()
 
     def spec(self, **values: Any) -> StrategySpec:
         """The StrategySpec of this strategy with the given parameter values (checked; others default). Values of
@@ -247,6 +250,11 @@ class Strategy:
             else:
                 fields[p.field] = p.default
         return replace(spec, **fields)
+
+    def checks(self, spec: StrategySpec) -> bool:
+        """Whether the class runs `check` first (`checks_input`; a strategy whose older releases did not says so
+        by the spec's `classes_before`)."""
+        return self.checks_input
 
     def describe(self, spec: StrategySpec) -> str:
         """How messages name it, e.g. "CONSISTENT_HASH (3 virtual nodes)"."""
@@ -267,7 +275,7 @@ class Strategy:
     def call_one(self, spec: StrategySpec, current: str, mq_all: Sequence[Queue], cid_all: Sequence[str],
                  rooms: Rooms) -> list[Queue]:
         """`allocate(...)` as the client calls it: `check` first (unless the class skips it), then the split."""
-        if self.checks_input and not check(current, mq_all, cid_all):
+        if self.checks(spec) and not check(current, mq_all, cid_all):
             return []
         return self.allocate_one(spec, current, mq_all, cid_all, rooms)
 
