@@ -258,7 +258,7 @@ class GeneratedNames:
             source = colliding_id_source()
             for i in range(last - first):
                 out.append(Process(name, f"{host}#{i + 1}", host, f"{host}@1", source, strategy, subscriptions,
-                                   None, f"{path}.instances[0]"))
+                                   None, f"{path}.instances[0]", COLLIDING_CLIENT_VERSION))
             return out
         a0, nano0 = int(self.a0[k]), int(self.nano0[k])
         for i in range(last - first):
