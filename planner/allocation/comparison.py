@@ -140,7 +140,9 @@ def compare(fleet: Fleet, run_batch: RunBatch, *, plan: bool = False, generated_
     """Every clustering hand-written group in every scenario (baseline first) under each strategy, with the
     minimum (and, with `plan`, the minimum's assignments). `generated_processes`: as `scenario_states` takes it.
     `balance`: "queues", or "backlog" for the groups whose backlog the fleet knows."""
+    from rmqplan.allocation.failures import keep_on_failure
     from rmqplan.allocation.rebalances import build_batch, state_rebalances
+    from rmqplan.allocation.tally import tally
     from rmqplan.allocation.results import Described, results_of, scenario_results
     from rmqplan.model.states import scenario_states
 
@@ -149,6 +151,9 @@ def compare(fleet: Fleet, run_batch: RunBatch, *, plan: bool = False, generated_
     rebalances = [rb for fr in parts for rb in fr.rebalances]
     batch = build_batch(fleet, rebalances, {g.name: i for i, g in enumerate(fleet.groups)})
     rows, counted = run_batch(batch)
+    kept = keep_on_failure(batch, rows, parts)
+    if kept is not None:
+        rows, counted = kept, tally(batch, kept)
 
     def describe_r(r: int) -> Described:
         rb = rebalances[r]

@@ -70,11 +70,9 @@ def results_of(batch: Batch, rows: Rows, t: Tally, which: Sequence[int],
         for e, p in zip(range(lo, hi), d.processes):
             if not batch.c_asks[e]:
                 continue
+            res.assignment[p.instance] = shares.get(e, [])  # a failed one: what it kept (`failures`)
             if e in rows.errors:
-                res.assignment[p.instance] = []
                 res.errored[p.instance] = rows.errors[e]
-            else:
-                res.assignment[p.instance] = shares.get(e, [])
         holders = t.holders[int(batch.q_off[r]):int(batch.q_off[r + 1])].tolist()
         if model == CLUSTERING:
             res.orphaned = [q for q, h in zip(d.queues, holders) if h == 0]

@@ -18,6 +18,7 @@ from typing import Callable, Optional
 from rmqplan.engines.chunk_tasks import ChunkJob, helpers_for, run_job
 from rmqplan.engines.chunks import Progress, chunks, group_details, listed_groups, out_ids, with_generated
 from rmqplan.generated.states import fleet_generated_scenarios, fleet_scenario_states
+from rmqplan.allocation.failures import keep_on_failure
 from rmqplan.allocation.kernel import allocate
 from rmqplan.model.fleet import Fleet
 from rmqplan.model.simulation import OutRequest, Simulation
@@ -46,6 +47,9 @@ def run_hand_written(fleet: Fleet, phase: Phase = None) -> HandWritten:
     fr = fleet_rebalances(fleet, fleet_scenario_states(fleet))
     phase(f"allocating {fr.batch.rebalances:,} rebalances")
     rows, counted = run_batch(fr.batch)
+    kept = keep_on_failure(fr.batch, rows, [fr])
+    if kept is not None:
+        rows, counted = kept, tally(fr.batch, kept)
     phase(f"describing {fr.batch.rebalances:,} rebalances")
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
 

@@ -31,6 +31,7 @@ from rmqplan.generated.states import fleet_generated_scenarios, fleet_scenario_s
 from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
 from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
 from rmqplan.report.out_tables import FINDINGS_FILE, write_hand_written_out
+from rmqplan.allocation.failures import keep_on_failure
 from rmqplan.allocation.rebalances import fleet_rebalances
 from rmqplan.allocation.results import HandWritten, hand_written_simulation
 from rmqplan.engines.spark_arrow import RESULT_SCHEMA, batch_table, batch_tables, rows_and_tally, spark_ddl
@@ -90,6 +91,11 @@ def run_hand_written(spark, fleet: Fleet) -> HandWritten:
     """`simulate_hand_written`, with what `--out` needs."""
     fr = fleet_rebalances(fleet, fleet_scenario_states(fleet))
     rows, counted = run_batch(spark, fr.batch)
+    kept = keep_on_failure(fr.batch, rows, [fr])
+    if kept is not None:  # a failed rebalance keeps the queues of the state before: counted again with them
+        from rmqplan.allocation.tally import tally
+
+        rows, counted = kept, tally(fr.batch, kept)
     return HandWritten(fr, rows, counted, hand_written_simulation(fleet, fr, rows, counted))
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from rmqplan.model.identity import client_id_for, expand_instances
+from rmqplan.model.identity import client_id_for, expand_instances, group_processes
 from rmqplan.model.fleet import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scenario, Topic
 from rmqplan.model.routes import readable_queues, retry_queues, subscribed_topics, topic_by_name
 
@@ -40,10 +40,12 @@ CHANGE = "change"
 
 @dataclass(frozen=True)
 class GroupState:
-    """A group's processes in a state, declaration order."""
+    """A group's processes in a state, declaration order, and the labels of those that (re)start in it (the
+    others ran in the state before: a process whose rebalance fails keeps what it held there)."""
 
     group: Group
     processes: tuple[Process, ...]
+    started: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,9 @@ def scenario_states(fleet: Fleet, scenario: Scenario, generated_processes: int =
         for g in fleet.groups:
             processes = [s.process for s in started[g.name][0]]
             if g.name == scenario.group or (view is not fleet and _routes_changed(fleet, view, g, processes)):
-                touched.append(GroupState(g, tuple(processes)))
+                before = {p.instance for p in group_processes(g)}
+                touched.append(GroupState(g, tuple(processes),
+                                          frozenset(p.instance for p in processes if p.instance not in before)))
         steps.append(Step(1, CHANGE, view, tuple(touched)))
     if scenario.restarts():
         every = scenario.restarts_every_group
@@ -193,7 +197,7 @@ def _rolling_restart(view: Fleet, groups: list[Group], started: dict, before: in
             down.append(GroupState(g, tuple(processes[:j] + processes[j + 1:])))
             counter[g.name] += 1
             processes[j] = restarted(mine[j], g.model, counter[g.name])
-            up.append(GroupState(g, tuple(processes)))
+            up.append(GroupState(g, tuple(processes), frozenset([processes[j].instance])))
         if single and groups:
             label = started[groups[0].name][0][j].process.instance
             names = (f"down {label}", f"up {label}")

@@ -288,3 +288,46 @@ def test_lite_pull_processes_take_a_place_in_the_retry_split_but_do_not_rebalanc
     # a group of lite pull consumers only has no retry rebalance at all (lite pull never sends a message back)
     lite = one_group(2, '[[groups.instances]]\nhosts = ["h"]\ncount = 2\nconsumer = "lite_pull"\n')
     assert sorted(topic for _, _, topic in lite) == ["T"]
+
+
+def test_a_failed_rebalance_keeps_what_the_process_held_before():
+    # hz takes hz@broker-a:0,1 (10.0.0.1: 0, 10.0.0.2: 1), sh takes sh@broker-b:0,1. A process without a room
+    # joins: every strategy call throws ("Machine room is null for consumer id"), so every rebalance of the
+    # group returns before its table changes: the three running processes keep their queues, the new one holds
+    # nothing, and no queue is orphaned. The retry topic (one queue per broker) fails the same way and is kept.
+    sim = simulate(fleet(ROOMS + """
+[[groups]]
+name = "g"
+strategy = "MACHINE_ROOM_NEARBY"
+subscriptions = [{ topic = "T" }]
+[[groups.instances]]
+hosts = ["10.0.0.1", "10.0.0.2"]
+instance_name = "n"
+room = "hz"
+[[groups.instances]]
+hosts = ["10.0.1.1"]
+instance_name = "n"
+room = "sh"
+[[scenarios]]
+name = "roomless"
+group = "g"
+add_instances = [{ hosts = ["10.0.2.1"], instance_name = "n" }]
+[[scenarios]]
+name = "roomless-restart"
+group = "g"
+add_instances = [{ hosts = ["10.0.2.1"], instance_name = "n" }]
+rolling_restart = "group"
+"""))
+    rs = {(r.scenario, r.group, r.topic): r for r in sim.results}
+    before = rs[("baseline", "g", "T")]
+    after = rs[("roomless", "g", "T")]
+    assert set(after.errored) == {"10.0.0.1#1", "10.0.0.2#1", "10.0.1.1#1", "10.0.2.1#1"}
+    assert after.assignment == {**before.assignment, "10.0.2.1#1": []}
+    assert after.orphaned == [] and after.moved == [] and [p.instance for p in after.idle] == ["10.0.2.1#1"]
+    retry = rs[("roomless", "g", "%RETRY%g")]
+    assert retry.assignment == rs[("baseline", "g", "%RETRY%g")].assignment | {"10.0.2.1#1": []}
+    # a rolling restart then: a restarted process starts with nothing and keeps failing, so its queues are orphaned
+    steps = [s for s in sim.steps["roomless-restart"]]
+    up1 = {r.topic: r for r in steps[2].results}["T"]
+    assert steps[2].name == "up 10.0.0.1#1" and up1.assignment["10.0.0.1#1"] == []
+    assert [q.queue_id for q in up1.orphaned] == [0] and up1.assignment["10.0.0.2#1"] == before.assignment["10.0.0.2#1"]
