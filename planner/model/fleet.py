@@ -91,6 +91,9 @@ class InstanceSpec:
     client: str = "java"  # the library that names the process: "java" or "cpp" (rmqplan.model.identity)
     subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
     consumer: str = "push"  # "push", "lite_pull" or "pull" (rmqplan.model.identity)
+    # What the client made of the default instance name when this process started ("pid", or "pid#nanoTime" from
+    # 4.9.0 on), as connected: the process reports it until it restarts (rmqplan.model.identity).
+    started_as: Optional[str] = None
 
 
 @dataclass(frozen=True)

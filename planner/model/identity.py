@@ -6,7 +6,10 @@ U+2007, U+202F or a NEL U+0085 is not blank and stays in the id), plus `"@STREAM
 from client 4.9.4 on (their constructors set `enableStreamRequestType`). instanceName is "DEFAULT" unless set
 (`instance_name = "DEFAULT"` written out is the same thing). At start a CLUSTERING consumer (push, lite pull or
 pull) replaces "DEFAULT": clients < 4.9.0 with the pid, clients >= 4.9.0 with `pid + "#" + System.nanoTime()`. A
-BROADCASTING consumer keeps "DEFAULT". A fixed instanceName is never replaced.
+BROADCASTING consumer keeps "DEFAULT". A fixed instanceName is never replaced. A process that is running now can be
+given what its client made of the default (`started_as`, as connected: "pid" or "pid#nanoTime"); it reports that
+until it restarts, and a restart gives it a pid after the largest of its group's processes (pid 1, a container's
+entrypoint, stays 1) and a nanoTime after theirs (`fresh_start`), as a host's next process gets.
 
 Processes are expanded from instance sets in declaration order: for each set, for each host, `count` processes.
 Each gets the label `<host>#<n>`, the n-th process of this group on that host (1-based, counted over all of the
@@ -75,24 +78,47 @@ def build_client_id(ip: str, instance_name: str, unit_name: Optional[str] = None
     return cid
 
 
-def instance_name_for(spec: InstanceSpec, model: str, n: int) -> tuple[str, str]:
-    """The instanceName the n-th process on its host runs with after start, and why (for messages)."""
+def started_parts(spec: InstanceSpec, n: int) -> tuple[int, int]:
+    """The pid and nanoTime the n-th process of the set started with: as connected (`started_as`), declared, or
+    synthetic."""
+    if spec.started_as is not None:
+        pid, _, nano = spec.started_as.partition("#")
+        return int(pid), int(nano) if nano else SYNTHETIC_NANOTIME_BASE + n
+    return (spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n), SYNTHETIC_NANOTIME_BASE + n
+
+
+def instance_name_for(spec: InstanceSpec, model: str, n: int,
+                      fresh: Optional[tuple[int, int]] = None) -> tuple[str, str]:
+    """The instanceName the n-th process on its host runs with after start, and why (for messages). `fresh`: the
+    pid and nanoTime of a restart of a process that was given `started_as`."""
     if spec.instance_name is not None and spec.instance_name != DEFAULT_INSTANCE_NAME:
         return spec.instance_name, f"fixed instanceName '{spec.instance_name}'"
     if model == BROADCASTING:
         return DEFAULT_INSTANCE_NAME, f"broadcasting keeps '{DEFAULT_INSTANCE_NAME}'"
-    if spec.pid is not None:
-        pid, pid_text = spec.pid, f"pid {spec.pid}"
+    if spec.started_as is not None and fresh is None:
+        return spec.started_as, f"started as '{spec.started_as}' (as connected) on client {spec.client_version}"
+    if fresh is not None:
+        (pid, nano), pid_text = fresh, f"pid {fresh[0]} (a new one: after the group's largest)"
+    elif spec.pid is not None:
+        pid, pid_text, nano = spec.pid, f"pid {spec.pid}", SYNTHETIC_NANOTIME_BASE + n
     else:
-        pid, pid_text = SYNTHETIC_PID_BASE + n, f"pid {SYNTHETIC_PID_BASE + n} (synthetic)"
+        pid, pid_text, nano = SYNTHETIC_PID_BASE + n, f"pid {SYNTHETIC_PID_BASE + n} (synthetic)", \
+            SYNTHETIC_NANOTIME_BASE + n
     version = parse_client_version(spec.client_version) or (0, 0, 0)
     if version < NANOTIME_SINCE:
         return str(pid), f"{pid_text} on client {spec.client_version} (< 4.9.0 uses the pid alone)"
-    nano = SYNTHETIC_NANOTIME_BASE + n
     return f"{pid}#{nano}", f"{pid_text} on client {spec.client_version} (>= 4.9.0 appends System.nanoTime())"
 
 
-def client_id_for(spec: InstanceSpec, model: str, host: str, n: int) -> tuple[str, str]:
+def fresh_start(starts: Iterable[tuple[int, int]], k: int, pid: int) -> tuple[int, int]:
+    """The pid and nanoTime of the k-th restart (from 1) in a group whose processes started with `starts`, of a
+    process that had `pid`: pid 1 (a container's entrypoint) stays 1."""
+    starts = list(starts)
+    return (1 if pid == 1 else max(p for p, _ in starts) + k), max(n for _, n in starts) + k
+
+
+def client_id_for(spec: InstanceSpec, model: str, host: str, n: int,
+                  fresh: Optional[tuple[int, int]] = None) -> tuple[str, str]:
     """The client id the n-th process on `host` of the set `spec` reports after start, and why (for messages)."""
     if spec.client == CPP_CLIENT:
         name = spec.instance_name or DEFAULT_INSTANCE_NAME
@@ -100,7 +126,7 @@ def client_id_for(spec: InstanceSpec, model: str, host: str, n: int) -> tuple[st
         pid_text = f"pid {pid}" if spec.pid is not None else f"pid {pid} (synthetic)"
         why = f"{pid_text} and instanceName '{name}': the C++ client reports ip@pid#instanceName"
         return f"{host}@{pid}#{name}", why
-    name, source = instance_name_for(spec, model, n)
+    name, source = instance_name_for(spec, model, n, fresh)
     if not java_is_blank(spec.unit_name):
         source += f", unitName '{spec.unit_name}'"
     stream = streams(spec)

@@ -19,7 +19,8 @@ baseline):
   with the client id a new JVM reports: a fixed instanceName, a declared `pid` (containers: pid 1) and a
   broadcasting `DEFAULT` stay; a synthetic pid is new; on clients >= 4.9.0 its nanoTime is later than that of every
   process of the group started before it. Both continue the group's start counter (`rmqplan.model.identity`: the n of
-  `10000 + n` and `1000000000000 + n`), so the k-th restart of a group whose largest n is N gets N + k. Groups
+  `10000 + n` and `1000000000000 + n`), so the k-th restart of a group whose largest n is N gets N + k; a process
+  given `started_as` (as connected) gets the group's largest pid + k and largest nanoTime + k. Groups
   restarting together step in parallel: step `down j` stops the j-th process of every group that has one. A
   fleet-wide restart of a fleet with `[generate]` has as many steps as its largest group needs, generated ones
   included (`rmqplan.generated.states` adds their states).
@@ -30,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from rmqplan.model.identity import client_id_for, expand_instances, group_processes
+from rmqplan.model.identity import client_id_for, expand_instances, fresh_start, group_processes, started_parts
 from rmqplan.model.fleet import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scenario, Topic
 from rmqplan.model.routes import readable_queues, retry_queues, subscribed_topics, topic_by_name
 
@@ -136,10 +137,11 @@ def scenario_processes(group: Group, scenario: Scenario) -> list[Process]:
     return [s.process for s in _scenario_started(group, scenario)[0]]
 
 
-def restarted(started: _Started, model: str, counter: int) -> Process:
-    """The process as it returns from a restart that is start number `counter` of its group."""
+def restarted(started: _Started, model: str, counter: int, fresh: Optional[tuple[int, int]] = None) -> Process:
+    """The process as it returns from a restart that is start number `counter` of its group (`fresh`: the pid and
+    nanoTime it gets when it was given `started_as`)."""
     p, spec = started.process, started.spec
-    client_id, source = client_id_for(spec, model, p.host, counter)
+    client_id, source = client_id_for(spec, model, p.host, counter, fresh if spec.started_as is not None else None)
     return replace(p, client_id=client_id, id_source=f"{source}, restarted")
 
 
@@ -196,7 +198,9 @@ def _rolling_restart(view: Fleet, groups: list[Group], started: dict, before: in
             processes = current[g.name]
             down.append(GroupState(g, tuple(processes[:j] + processes[j + 1:])))
             counter[g.name] += 1
-            processes[j] = restarted(mine[j], g.model, counter[g.name])
+            fresh = fresh_start((started_parts(s.spec, s.n) for s in mine), counter[g.name] - started[g.name][1],
+                                started_parts(mine[j].spec, mine[j].n)[0])
+            processes[j] = restarted(mine[j], g.model, counter[g.name], fresh)
             up.append(GroupState(g, tuple(processes), frozenset([processes[j].instance])))
         if single and groups:
             label = started[groups[0].name][0][j].process.instance

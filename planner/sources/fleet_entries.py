@@ -6,7 +6,13 @@
   not serve counted as 0: no readable queue where the route is not readable (what is written there is never
   read), no writable queue where it is not writable.
 - `live_instances(consumer)`: the processes connected now, one instance set per client id, each written with
-  its exact client id (the instance name as connected), so the simulation is of what runs.
+  what the client made its id from, so that the simulation is of what runs and a scenario's restart gives a
+  process the new id a new JVM gets: a fixed instance name (and unitName) as connected; a default name the client
+  replaced (`pid`, or `pid#nanoTime` from 4.9.0 on) with the connection's `client_version` and either `pid` when
+  the pid stays over a restart (pid 1: a container's entrypoint; a pid several connections share) or
+  `started_as` (the name as connected, the process's until it restarts, when a new pid comes). A lite pull or
+  pull consumer (`CONSUME_ACTIVELY`, `@STREAM`) is written as `consumer = "lite_pull"`. The sets of each host
+  are written in the Java order of their client ids (rmqplan numbers a host's processes in that order).
 - `backlog_entry(progress, topics)`: a group's `backlog` (messages behind per queue) from its consume progress.
 - `deployed_instances(service, layout, ...)`: the processes a deployed service runs, laid out by
   `rmqplan.sources.services.process_layout`, with the instance name and client version the caller read from
@@ -15,12 +21,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES
+from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES, parse_client_version
+from rmqplan.model.identity import NANOTIME_SINCE, STREAM_SUFFIX
+from rmqplan.model.javaorder import java_string_key
 from rmqplan.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
 from rmqplan.sources.deploy import DeployedService
-from rmqplan.sources.cluster import RETRY_PREFIX, ClusterSnapshot, ConsumeProgress, ConsumerConnection, TopicRoute
+from rmqplan.sources.cluster import (RETRY_PREFIX, ClusterSnapshot, Connection, ConsumeProgress, ConsumerConnection,
+                                     TopicRoute)
 from rmqplan.sources.services import ProcessLayout
 
 PERM_NAMES = {(True, True): "rw", (True, False): "r", (False, True): "w", (False, False): ""}
@@ -98,20 +108,70 @@ def cluster_entries(snapshot: ClusterSnapshot, topics: Optional[Iterable[str]] =
     return brokers, [_topic(route, broker_names) for route in routes]
 
 
+@dataclass(frozen=True)
+class _Derived:
+    """What a connected client id was made from, as far as its text and the connection's version say."""
+
+    name: Optional[str]  # a fixed instance name; None: the default the client replaced
+    unit: Optional[str]
+    pid: Optional[int]  # when the name is the replaced default
+    stream: bool
+    started: str = ""  # the replaced default as connected: "pid" or "pid#nanoTime"
+
+
+def _derived(connection: Connection, actively: bool) -> _Derived:
+    rest = connection.instance_name
+    stream = actively and rest.endswith(STREAM_SUFFIX)
+    if stream:
+        rest = rest[: -len(STREAM_SUFFIX)]
+    name, _, unit = rest.partition("@")
+    version = parse_client_version(connection.version or "")
+    if connection.language == "JAVA" and version is not None:
+        pid, nano = name.partition("#")[::2]
+        if pid.isdigit() and not pid.startswith("0") and (
+                (version >= NANOTIME_SINCE and nano.isdigit()) or (version < NANOTIME_SINCE and name == pid)):
+            return _Derived(None, unit or None, int(pid), stream, name)
+    return _Derived(name, unit or None, None, stream)
+
+
 def live_instances(consumer: ConsumerConnection) -> list[PlannedInstances]:
-    """One instance set per connected client id (duplicates are `count`), in the order mqadmin lists them."""
+    """One instance set per connected client id (duplicates are `count`), the sets of a host in the Java order of
+    their ids, hosts in the order mqadmin first lists them."""
     sets: dict[str, list] = {}
     for connection in consumer.connections:
         sets.setdefault(connection.client_id, []).append(connection)
+    hosts = list(dict.fromkeys(c.ip for c in consumer.connections))
+    actively = consumer.consume_type == "CONSUME_ACTIVELY"
     out = []
-    for client_id, connections in sets.items():
+    for client_id in sorted(sets, key=lambda cid: (hosts.index(sets[cid][0].ip), java_string_key(cid))):
+        connections = sets[client_id]
         first = connections[0]
         where = _where([c.origin for c in connections])
+        derived = _derived(first, actively)
+        shown = f"{first.language} {first.version_name or 'version unknown'}"
         instances = PlannedInstances(
             hosts=Sourced([first.ip], f"{where} (the client id's IP)"),
             count=Sourced(len(connections), f"{where}: {len(connections)} connection(s) with this client id"),
-            instance_name=Sourced(first.instance_name, f"{where}: as connected"),
-            note=f"connected now: {client_id} ({first.language} {first.version_name or 'version unknown'})")
+            note=f"connected now: {client_id} ({shown})")
+        if first.version is not None and first.language == "JAVA":
+            instances.client_version = Sourced(first.version, f"{where}: {first.version_name} as connected")
+        if derived.name is not None:
+            instances.instance_name = Sourced(derived.name, f"{where}: as connected")
+        else:
+            if derived.pid == 1 or len(connections) > 1:
+                why = ("pid 1: a container's entrypoint, again pid 1 after a restart" if derived.pid == 1 else
+                       f"{len(connections)} processes report pid {derived.pid}: each in a pid namespace of its own")
+                instances.pid = Sourced(derived.pid, f"{where}: {why}")
+                if "#" in derived.started:  # pid-1 containers on 4.9.0+: the nanoTime tells them apart
+                    instances.started_as, instances.pid = Sourced(derived.started, f"{where}: {why}"), None
+            else:
+                instances.started_as = Sourced(derived.started, f"{where}: as connected; a restart gives a new pid")
+        if derived.unit is not None:
+            instances.unit_name = Sourced(derived.unit, f"{where}: as connected")
+        if actively:
+            instances.consumer = Sourced("lite_pull", f"{consumer.origin} ConsumeType CONSUME_ACTIVELY (a lite "
+                                                      "pull or pull consumer: no retry topic"
+                                                      + (", @STREAM in its id)" if derived.stream else ")"))
         out.append(instances)
     return out
 

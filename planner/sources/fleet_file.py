@@ -13,6 +13,8 @@ Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
   the strategy parameters (`virtual_nodes`, `consumer_idcs`, `nearby`, `queues`) may also be set on an instance
   set, next to its `strategy` override; an override without them inherits the group's parameters;
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
+  `started_as` is what a running process's client made of it ("pid", or "pid#nanoTime" from 4.9.0 on, as
+  connected; one host, count 1, no `instance_name` or `pid`): its id until it restarts;
 - `[defaults] client_version` is the client version of every instance set that does not say otherwise; an
   instance set's `client` is "java" (default: the Java client and what is built on it) or "cpp" (the C++ client
   2.x under the Python 2.x client), which name processes differently (`rmqplan.model.identity`); its `consumer`
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
-from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, PUSH
+from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, NANOTIME_SINCE, PUSH
 from rmqplan.model.fleet import (
     BROADCASTING,
     CLUSTERING,
@@ -84,8 +86,8 @@ STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, near
 GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances", "backlog")
 MAX_BACKLOG = 2**63 - 1  # a queue offset is a Java long
 INSTANCE_KEYS = (
-    "hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "consumer", "room",
-    "strategy", *STRATEGY_PARAM_KEYS, "subscriptions",
+    "hosts", "count", "instance_name", "unit_name", "pid", "started_as", "client_version", "client", "consumer",
+    "room", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions",
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
 SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts", "remove_brokers", "broker_perm",
@@ -522,6 +524,7 @@ class _Checker:
             self.error(_join(path, "consumer"), f'expected "push", "lite_pull" or "pull", got {_describe(consumer)}')
         elif consumer != PUSH and client == CPP_CLIENT:
             self.error(_join(path, "consumer"), 'the Python 2.x (C++) client has push consumers only: expected "push"')
+        started_as = self.started_as(t, path, version, count, hosts, instance_name, pid, client)
         room = self.string(t, "room", path)
         strategy, _ = self.strategy(t, path, group_strategy)
         subs = self.subscriptions(t, path, topics)
@@ -532,8 +535,32 @@ class _Checker:
             instance_name=None if instance_name == "DEFAULT" else instance_name,
             unit_name=unit_name, pid=pid, client_version=version, room=room or None,
             strategy=strategy, subscriptions=subs, client=client if client in CLIENTS else JAVA_CLIENT,
-            consumer=consumer if consumer in CONSUMERS else PUSH,
+            consumer=consumer if consumer in CONSUMERS else PUSH, started_as=started_as,
         )
+
+    def started_as(self, t: dict, path: str, version: Optional[str], count: Optional[int], hosts, instance_name,
+                   pid, client) -> Optional[str]:
+        """`started_as`: one running process's replaced default name, "pid" (< 4.9.0) or "pid#nanoTime"."""
+        text = self.string(t, "started_as", path)
+        if text is None:
+            return None
+        key = _join(path, "started_as")
+        parsed = parse_client_version(version or "") or (0, 0, 0)
+        nano = parsed >= NANOTIME_SINCE
+        shape = "pid#nanoTime" if nano else "pid"
+        if not re.fullmatch(r"[1-9][0-9]*#[0-9]+" if nano else r"[1-9][0-9]*", text):
+            self.error(key, f'expected the {shape} a client {version or ""} makes of the default name '
+                            f'("{"12345#1234567890123" if nano else "12345"}"), got {_describe(text)}')
+            return None
+        clash = [k for k, v in (("instance_name", instance_name), ("pid", pid)) if v is not None]
+        if clash or client == CPP_CLIENT:
+            self.error(key, "one process's name as connected: not with " + (f"`{clash[0]}`" if clash else
+                                                                           'client = "cpp"'))
+            return None
+        if (count or 1) != 1 or (hosts is not None and len(hosts) != 1):
+            self.error(key, "names one process: expected one host and count = 1")
+            return None
+        return text
 
     def group(self, g: dict, path: str, topics: dict) -> Optional[Group]:
         self.keys(g, GROUP_KEYS, path)

@@ -24,8 +24,8 @@ from rmqplan.model.fleet import Fleet
 
 T = TypeVar("T")
 # The keys of an instance set the writer fills from `PlannedInstances`, in the order it writes them.
-INSTANCE_KEYS = ("hosts", "count", "instance_name", "unit_name", "pid", "client_version", "client", "consumer", "room",
-                 "strategy")
+INSTANCE_KEYS = ("hosts", "count", "instance_name", "unit_name", "pid", "started_as", "client_version", "client",
+                 "consumer", "room", "strategy")
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,7 @@ class PlannedInstances:
     instance_name: Optional[Sourced[str]] = None
     unit_name: Optional[Sourced[str]] = None
     pid: Optional[Sourced[int]] = None
+    started_as: Optional[Sourced[str]] = None  # a running process's replaced default name, as connected
     client_version: Optional[Sourced[str]] = None
     client: Optional[Sourced[str]] = None  # "cpp": the C++ client names the process (rmqplan.model.identity)
     consumer: Optional[Sourced[str]] = None  # "lite_pull" / "pull" (absent: push)

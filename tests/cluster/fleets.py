@@ -6,6 +6,9 @@
   consumerConnection-<group>.txt), saved from the running cluster exactly as mqadmin printed them.
 - `rmqplan`: the installed command, run as a user runs it.
 - `holders`: queue -> the sorted client ids holding it, from rmqplan's JSON or from the consumers' own reports.
+- `connected_ids`: which process of a fleet `rmqplan fleet` wrote from a consumerConnection output is which
+  connected client (rmqplan names a process whose client replaced its default name with an id of its own: the
+  holders are compared by the connected ids).
 - `dump_toml`: enough TOML to write back a fleet that a test completed (rooms, CONFIG lists, scenarios).
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -126,14 +130,42 @@ def rmqplan(*args: str, ok=(0, 1)) -> subprocess.CompletedProcess:
 Holders = dict[tuple[str, str, str, int], list[str]]  # (group, topic, broker, queue) -> sorted client ids
 
 
-def predicted(groups: list[dict]) -> Holders:
-    """Holders of each queue in rmqplan's JSON groups of one state (`--assignments`). A process holds a queue
-    once, whichever of its rebalances gave it (a CONFIG list naming the topic's queues is returned for the retry
-    topic's rebalance too): its process queue table is a map."""
+Labels = dict[tuple[str, str], str]  # (group, process label) -> the connected client id it is
+
+
+def connected_ids(fleet_text: str) -> Labels:
+    """(group, label) -> the client id connected, for the instance sets `rmqplan fleet` wrote from connected
+    clients (the comment `# connected now: ID (...)` above each); labels as rmqplan numbers processes: `host#n`,
+    the n-th of the group on that host."""
+    out: Labels = {}
+    group, note, numbers = None, None, {}
+    doc = tomllib.loads(fleet_text)
+    sets = iter([(g["name"], i) for g in doc["groups"] for i in g.get("instances", [])])
+    for line in fleet_text.splitlines():
+        if line.startswith("# connected now: "):
+            note = line[len("# connected now: "):].split(" (", 1)[0]
+        elif line.startswith("[[groups.instances]]"):
+            group, inst = next(sets)
+            for host in inst["hosts"]:
+                for _ in range(inst.get("count", 1)):
+                    n = numbers[(group, host)] = numbers.get((group, host), 0) + 1
+                    if note is not None:
+                        out[(group, f"{host}#{n}")] = note
+            note = None
+    return out
+
+
+def predicted(groups: list[dict], ids: Optional[Labels] = None) -> Holders:
+    """Holders of each queue in rmqplan's JSON groups of one state (`--assignments`), by client id (the connected
+    one for a process `ids` names). A process holds a queue once, whichever of its rebalances gave it (a CONFIG
+    list naming the topic's queues is returned for the retry topic's rebalance too): its process queue table is a
+    map."""
+    ids = ids or {}
     held: dict[tuple[str, str], tuple[str, set]] = {}  # (group, process label) -> (client id, queues)
     for entry in groups:
         for inst in entry["instances"]:
-            _, queues = held.setdefault((entry["group"], inst["instance"]), (inst["client_id"], set()))
+            key = (entry["group"], inst["instance"])
+            _, queues = held.setdefault(key, (ids.get(key, inst["client_id"]), set()))
             queues.update(tuple(q) for q in inst["queues"])
     out: Holders = {}
     for (group, _), (client_id, queues) in held.items():

@@ -367,11 +367,42 @@ def start_cluster(home: Path, brokers: tuple[str, ...]) -> Cluster:
     return cluster
 
 
+class PidNamespace:
+    """A pid namespace that consumers join (`Consumer(pid_namespace=...)`), for a test whose processes restart:
+    Linux hands out a host's pids in increasing order, which is what rmqplan assumes of a restarted process (a pid
+    after the largest of its group), but the machine's own pids wrap at pid_max and cross from 4 to 5 digits, and
+    a client id is ordered as text. Here pids start after 1,000 (the namespace's first process spends them), so the
+    test's processes get 4-digit pids in the order they start."""
+
+    def __init__(self, cluster: Cluster):
+        script = "i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done; echo up; exec sleep 100000"
+        self._proc = _spawn(["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c", script],
+                            cwd=cluster.home, env=cluster.env(), stdout=subprocess.PIPE, text=True)
+        assert self._proc.stdout is not None
+        if self._proc.stdout.readline() != "up\n":
+            raise RuntimeError("the pid namespace did not start")
+        children = Path(f"/proc/{self._proc.pid}/task/{self._proc.pid}/children").read_text().split()
+        self.init = int(children[0])  # the namespace's pid 1, as the host sees it
+
+    def enter(self) -> list[str]:
+        """The argv prefix that runs a command in the namespace (nsenter forks, so the command is a member)."""
+        return ["nsenter", f"--target={self.init}", "--pid", "--"]
+
+    def close(self) -> None:
+        _kill_group(self._proc)
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        _forget(self._proc)
+
+
 class Consumer:
-    """One consumer process (tests/cluster/driver/RmqDriver.java) on a given client release."""
+    """One consumer process (tests/cluster/driver/RmqDriver.java) on a given client release. `pid_namespace`:
+    True runs it as pid 1 of a namespace of its own (a container's entrypoint); a `PidNamespace` runs it there."""
 
     def __init__(self, cluster: Cluster, *, group: str, subscriptions: dict[str, str], client: str = "4.9.8",
-                 model: str = "CLUSTERING", strategy: str = "AVG", pid_namespace: bool = False,
+                 model: str = "CLUSTERING", strategy: str = "AVG", pid_namespace=False,
                  start: bool = True, **settings):
         self.client = client
         self.group = group
@@ -384,7 +415,10 @@ class Consumer:
                 f"-Drocketmq.client.logRoot={home}/logs", "-Drocketmq.client.logLevel=WARN",
                 f"-Drocketmq.client.rebalance.waitInterval={REBALANCE_MS}",
                 "-cp", driver_classpath(client), "RmqDriver", *args]
-        argv = ["unshare", "--pid", "--fork", "--mount-proc", *java] if pid_namespace else java
+        if isinstance(pid_namespace, PidNamespace):
+            argv = [*pid_namespace.enter(), *java]
+        else:
+            argv = ["unshare", "--pid", "--fork", "--mount-proc", *java] if pid_namespace else java
         self._proc = _spawn(argv, cwd=home, env=cluster.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=open(home / "stderr.txt", "wb"), text=True)
         self._lines: queue.Queue = queue.Queue()
@@ -471,18 +505,22 @@ class Consumer:
         _forget(self._proc)
 
 
-def stable_all(consumers: list[Consumer], rounds: int = 3, timeout: float = 180) -> list[dict]:
+def stable_all(consumers: list[Consumer], rounds: int = 3, timeout: float = 180,
+               route: Optional[tuple[str, str, int]] = None) -> list[dict]:
     """Every consumer's queues once the group as a whole is stable: each consumer waits for its own table to stay
     the same for `rounds` rounds (all at once, each in its own process), and the whole is asked again until two
-    answers in a row agree, so that no consumer's late change is missed."""
+    answers in a row agree, so that no consumer's late change is missed. `route` (topic, broker, perm): each
+    consumer first waits until its own route of the topic gives that broker that permission (a change made with
+    mqadmin has reached it), and counts its rounds from then."""
     last = None
     for c in consumers:
         c.started()
     deadline = time.monotonic() + timeout
+    after = f" perm {route[0]} {route[1]} {route[2]}" if route is not None else ""
     while True:
         for c in consumers:
             assert c._proc.stdin is not None
-            c._proc.stdin.write(f"stable {rounds} {int(timeout * 1000)}\n")
+            c._proc.stdin.write(f"stable {rounds} {int(timeout * 1000)}{after}\n")
             c._proc.stdin.flush()
         answers = []
         for c in consumers:

@@ -10,7 +10,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from tests.cluster.fleets import predicted, rmqplan, write_code
+from tests.cluster.fleets import connected_ids, predicted, rmqplan, write_code
 from tests.cluster.shapes import BASELINE
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -28,7 +28,8 @@ def test_the_recorded_cluster_is_what_rmqplan_predicts(tmp_path):
     simulated = json.loads(rmqplan("simulate", "--fleet", tmp_path / "f.toml", "--format", "json",
                                    "--assignments").stdout)
     observed = {(g, t, b, q): ids for g, t, b, q, ids in json.loads((recorded / "observed.json").read_text())}
-    assert predicted(simulated["scenarios"][0]["groups"]) == observed
+    ids = connected_ids((tmp_path / "f.toml").read_text())
+    assert predicted(simulated["scenarios"][0]["groups"], ids) == observed
     # what the recorded run showed: pid-1 processes on 4.5.1 and a fixed name on one IP share a client id
     assert observed[("live_pid1", "LiveOrders", "broker-a", 0)] == ["127.0.0.1@1"] * 3
     assert observed[("live_fixed", "LiveOrders", "broker-a", 0)] == ["127.0.0.1@orders-node"] * 2

@@ -3,8 +3,11 @@ again by `rmqplan fleet` from the code and mqadmin outputs saved then, the chang
 and once the consumers are stable after the change on the cluster, every queue's holders are what the scenario's
 last state predicts (each step of a rolling restart is compared as it happens).
 
-The processes have fixed instanceNames: a restarted JVM reports the same client id, which keeps the rolling
-restart's order deterministic (with pid#nanoTime names the restarted process's new pid decides its place)."""
+The processes keep the client's default instanceName, so each reports pid#nanoTime: `rmqplan fleet` writes each
+connected process as it started (`started_as`), and a restart in the scenario gets a new pid after the group's
+largest, as the restarted JVM does (its real id is new: the holders are compared by connected id, the restarted
+process's label standing for its new one). The processes run in one pid namespace (`rocketmq.PidNamespace`), where
+pids come in the order the processes start, without the machine's wrap-around."""
 
 from __future__ import annotations
 
@@ -14,21 +17,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.fleets import GroupCode, dump_toml, observed, predicted, rmqplan, save_outputs, write_code
-from tests.cluster.rocketmq import Consumer, stable_all
+from tests.cluster.fleets import (GroupCode, connected_ids, dump_toml, observed, predicted, rmqplan, save_outputs,
+                                  write_code)
+from tests.cluster.rocketmq import Consumer, PidNamespace, stable_all
 
 pytestmark = pytest.mark.cluster
 
 TOPIC = "LiveSteps"
 SPARE = "broker-c"  # this test's own broker: it is made read-only, then stopped
 GROUPS = {
-    "steps_avg": GroupCode("steps_avg", {TOPIC: "*"}, client="4.9.8", instance_name="n"),
-    "steps_circle": GroupCode("steps_circle", {TOPIC: "*"}, client="5.3.3", strategy="AVG_BY_CIRCLE",
-                              instance_name="n"),
+    "steps_avg": GroupCode("steps_avg", {TOPIC: "*"}, client="4.9.8"),
+    "steps_circle": GroupCode("steps_circle", {TOPIC: "*"}, client="5.3.3", strategy="AVG_BY_CIRCLE"),
     "steps_hash": GroupCode("steps_hash", {TOPIC: "*"}, client="4.9.3", strategy="CONSISTENT_HASH",
-                            virtual_nodes=8, instance_name="n"),
+                            virtual_nodes=8),
 }
-NAMES = ["n1", "n2", "n3"]
+NAMES = ["n1", "n2", "n3"]  # the test's handles on the processes (their instanceName is the default)
 
 
 class Live:
@@ -37,39 +40,54 @@ class Live:
     def __init__(self, cluster, work: Path):
         self.cluster, self.work, self.n = cluster, work, 0
         self.processes: dict[tuple[str, str], Consumer] = {}
+        self.pids = PidNamespace(cluster)
 
     def start(self, group: str, name: str) -> Consumer:
         code = GROUPS[group]
         params = {"vnodes": code.virtual_nodes} if code.virtual_nodes else {}
         self.processes[(group, name)] = Consumer(self.cluster, group=group, subscriptions=code.subscriptions,
-                                                 client=code.client, strategy=code.strategy, instance=name,
-                                                 ip="127.0.0.1", **params)
+                                                 client=code.client, strategy=code.strategy, ip="127.0.0.1",
+                                                 pid_namespace=self.pids, **params)
         return self.processes[(group, name)]
+
+    def handle(self, group: str, client_id: str) -> str:
+        """The test's name of the process of `group` that is connected as `client_id`."""
+        [name] = [n for (g, n), c in self.processes.items() if g == group and c.started() == client_id]
+        return name
 
     def stop(self, group: str, name: str) -> None:
         self.processes.pop((group, name)).stop()
 
-    def observe(self) -> dict:
+    def observe(self, route=None) -> dict:
         keys = list(self.processes)
-        answers = stable_all([self.processes[k] for k in keys])
+        answers = stable_all([self.processes[k] for k in keys], route=route)
         states: dict[str, list] = {}
         for (group, _), answer in zip(keys, answers):
             states.setdefault(group, []).append(answer)
         return observed(states)
 
-    def predict(self, scenario: dict | None) -> list[list[dict]]:
-        """The fleet as the cluster shows it now, with `scenario`: the groups of each of its steps, each step's
-        groups completed with the untouched groups' baseline (without a scenario: the baseline alone)."""
+    def save(self) -> None:
+        """The fleet as the cluster shows it now (`rmqplan fleet` from the code and mqadmin outputs saved now)."""
         self.n += 1
-        step = self.work / f"step-{self.n}"
-        save_outputs(self.cluster, step / "cluster", [TOPIC], list(GROUPS))
-        write_code(step / "code", list(GROUPS.values()))
-        rmqplan("fleet", "--from-code", step / "code", "--cluster", step / "cluster", "-o", step / "fleet.toml")
-        fleet = self.fleet = tomllib.loads((step / "fleet.toml").read_text())
+        self.step = self.work / f"step-{self.n}"
+        save_outputs(self.cluster, self.step / "cluster", [TOPIC], list(GROUPS))
+        write_code(self.step / "code", list(GROUPS.values()))
+        rmqplan("fleet", "--from-code", self.step / "code", "--cluster", self.step / "cluster", "-o",
+                self.step / "fleet.toml")
+        text = (self.step / "fleet.toml").read_text()
+        self.fleet = tomllib.loads(text)
+        self.ids = connected_ids(text)
+
+    def predict(self, scenario: dict | None, saved: bool = False) -> list[list[dict]]:
+        """The groups of each step of `scenario` over the fleet saved now (or just before, `saved`), each step's
+        groups completed with the untouched groups' baseline (without a scenario: the baseline alone)."""
+        if not saved:
+            self.save()
+        fleet = dict(self.fleet)
         if scenario is not None:
             fleet["scenarios"] = [{"name": "live", **scenario}]
-        (step / "scenario.toml").write_text(dump_toml(fleet))
-        out = json.loads(rmqplan("simulate", "--fleet", step / "scenario.toml", "--format", "json",
+        (self.step / "scenario.toml").write_text(dump_toml(fleet))
+        out = json.loads(rmqplan("simulate", "--fleet", self.step / "scenario.toml", "--format", "json",
                                  "--assignments").stdout)
         baseline = out["scenarios"][0]["groups"]
         if scenario is None:
@@ -96,6 +114,7 @@ def live(cluster, tmp_path_factory):
     finally:
         for c in state.processes.values():
             c.stop()
+        state.pids.close()
         if cluster.brokers[SPARE].proc is not None:
             cluster.stop_broker(SPARE)
 
@@ -104,42 +123,47 @@ def test_each_step_of_each_scenario_is_what_rmqplan_predicts(live):
     cluster = live.cluster
     # the baseline: saved once the consumers are stable (and connected), as every step's fleet is
     seen = live.observe()
-    assert predicted(live.predict(None)[0]) == seen
+    assert predicted(live.predict(None)[0], live.ids) == seen
+    assert live.ids and all("#" in cid for cid in live.ids.values())  # pid#nanoTime ids, as connected
 
-    # a consumer added to each group in turn
+    # a consumer added to each group in turn: started once the fleet is saved, and added to the scenario with the
+    # name its client made (its label: the next on the host)
     for group in GROUPS:
-        [state] = live.predict({"group": group, "add_instances": [{"hosts": ["127.0.0.1"], "instance_name": "n4"}]})
-        live.start(group, "n4")
-        assert predicted(state) == live.observe(), f"{group}: n4 added"
+        live.save()
+        added = live.start(group, "n4").started()
+        [state] = live.predict({"group": group, "add_instances": [{
+            "hosts": ["127.0.0.1"], "client_version": GROUPS[group].client,
+            "started_as": added.split("@")[1]}]}, saved=True)
+        assert predicted(state, live.ids) == live.observe(), f"{group}: n4 added"
 
     # the topic resized on one broker (mqadmin updateTopic)
     [state] = live.predict({"set_queues": [{"topic": TOPIC, "read_queues": {"broker-b": 6},
                                             "write_queues": {"broker-b": 6}}]})
     cluster.update_topic(TOPIC, 6, broker="broker-b")
-    assert predicted(state) == live.observe(), "LiveSteps resized to 6 queues on broker-b"
+    assert predicted(state, live.ids) == live.observe(), "LiveSteps resized to 6 queues on broker-b"
 
-    # a broker made read-only (mqadmin updateBrokerConfig brokerPermission 4)
+    # a broker made read-only (mqadmin updateBrokerConfig brokerPermission 4): observed once every consumer's own
+    # route of the topic says broker-c is read-only (perm 4), then stable
     [state] = live.predict({"broker_perm": {SPARE: 4}})
     out = cluster.admin("updateBrokerConfig", "-n", cluster.namesrv, "-b", cluster.brokers[SPARE].address,
                         "-k", "brokerPermission", "-v", "4")
     assert "success" in out, out
-    assert predicted(state) == live.observe(), "broker-c read-only"
-    route = cluster.admin("topicRoute", "-n", cluster.namesrv, "-t", TOPIC)
-    assert '"brokerName":"broker-c",\n\t\t\t"perm":4' in route, route  # it did change: the route says so
+    assert predicted(state, live.ids) == live.observe(route=(TOPIC, SPARE, 4)), "broker-c read-only"
 
     # the broker stopped
     [state] = live.predict({"remove_brokers": [SPARE]})
     cluster.stop_broker(SPARE)
-    assert predicted(state) == live.observe(), "broker-c stopped"
+    assert predicted(state, live.ids) == live.observe(), "broker-c stopped"
 
-    # a rolling restart of one group, one process at a time, in the order the fleet lists them
+    # a rolling restart of one group, one process at a time, in the order the fleet lists them; each restarted
+    # JVM reports a new pid#nanoTime, which its label stands for from then on
     steps = live.predict({"group": "steps_avg", "rolling_restart": "group"})
-    [group] = [g for g in live.fleet["groups"] if g["name"] == "steps_avg"]
-    order = [i["instance_name"] for i in group["instances"]]
-    assert sorted(order) == ["n1", "n2", "n3", "n4"]
-    assert len(steps) == 2 * len(order)
-    for i, name in enumerate(order):
+    labels = [label for (group, label) in live.ids if group == "steps_avg"]
+    assert len(labels) == 4 and len(steps) == 2 * len(labels)
+    ids = dict(live.ids)
+    for i, label in enumerate(labels):
+        name = live.handle("steps_avg", ids[("steps_avg", label)])
         live.stop("steps_avg", name)
-        assert predicted(steps[2 * i]) == live.observe(), f"down {name}"
-        live.start("steps_avg", name)
-        assert predicted(steps[2 * i + 1]) == live.observe(), f"up {name}"
+        assert predicted(steps[2 * i], ids) == live.observe(), f"down {label}"
+        ids[("steps_avg", label)] = live.start("steps_avg", name).started()
+        assert predicted(steps[2 * i + 1], ids) == live.observe(), f"up {label}"

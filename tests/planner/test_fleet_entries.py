@@ -14,7 +14,9 @@ from rmqplan.sources.fleet_writer import (PlannedFleet, PlannedGroup, PlannedIns
                                           write_fleet)
 from rmqplan.engines.local import simulate
 from rmqplan.sources.deploy import read_deployments
-from rmqplan.sources.mqadmin import ClusterSnapshot, RouteQueues, TopicRoute, read_cluster_dir
+from rmqplan.sources.mqadmin import (ClusterSnapshot, RouteQueues, TopicRoute, parse_consumer_connection,
+                                     read_cluster_dir)
+from rmqplan.model.identity import group_processes
 from rmqplan.sources.origin import Origin
 from rmqplan.sources.services import process_layout
 
@@ -136,3 +138,55 @@ def test_any_route_becomes_a_topic_with_the_same_readable_and_writable_queues(qu
     got_read = {b: n for b, n in topic.read_queues.items() if n} if topic.readable else {}
     got_write = {b: n for b, n in topic.write_queues.items() if n} if topic.writable else {}
     assert got_read == readable and got_write == writable
+
+
+CONNECTED = """#ClientId                            #ClientAddr            #Language  #Version
+10.0.0.9@1696#2059858770195          10.0.0.9:40576         JAVA       V4_9_8
+10.0.0.9@1691#2060159726938          10.0.0.9:40606         JAVA       V4_9_8
+10.0.0.9@1#2059000000000@STREAM      10.0.0.9:40607         JAVA       V5_3_3
+10.0.0.8@7                           10.0.0.8:40608         JAVA       V4_5_1
+10.0.0.8@7                           10.0.0.8:40609         JAVA       V4_5_1
+10.0.0.8@node@blue                   10.0.0.8:40610         JAVA       V4_9_8
+
+Below is subscription:
+#Topic               #SubExpression
+T                    *
+
+ConsumeType: {consume_type}
+MessageModel: CLUSTERING
+"""
+
+
+def test_connected_clients_are_written_with_what_their_ids_were_made_from():
+    """A default name the client replaced is no name: `started_as` (as connected; a restart gives a new pid) or,
+    for a pid that stays over a restart (shared by connections, or 1), `pid`; fixed names and unit names as
+    connected; a host's sets in the Java order of the ids; CONSUME_ACTIVELY a lite pull consumer."""
+    text = CONNECTED.format(consume_type="CONSUME_ACTIVELY")
+    consumer, problems = parse_consumer_connection(text, "g", "consumerConnection-g.txt")
+    assert not problems
+    sets = live_instances(consumer)
+
+    def plain(s):
+        return {k: getattr(s, k).value for k in ("hosts", "count", "instance_name", "unit_name", "pid", "started_as",
+                                                 "client_version", "consumer") if getattr(s, k) is not None}
+
+    assert [plain(s) for s in sets] == [
+        {"hosts": ["10.0.0.9"], "count": 1, "started_as": "1#2059000000000", "client_version": "5.3.3",
+         "consumer": "lite_pull"},
+        {"hosts": ["10.0.0.9"], "count": 1, "started_as": "1691#2060159726938", "client_version": "4.9.8",
+         "consumer": "lite_pull"},
+        {"hosts": ["10.0.0.9"], "count": 1, "started_as": "1696#2059858770195", "client_version": "4.9.8",
+         "consumer": "lite_pull"},
+        {"hosts": ["10.0.0.8"], "count": 2, "pid": 7, "client_version": "4.5.1", "consumer": "lite_pull"},
+        {"hosts": ["10.0.0.8"], "count": 1, "instance_name": "node", "unit_name": "blue", "client_version": "4.9.8",
+         "consumer": "lite_pull"},
+    ]
+    # written and read back, the fleet makes exactly the connected ids (but @STREAM where the release adds it)
+    group = PlannedGroup(Sourced("g", "x"), Sourced("clustering", "x"), Sourced("AVG", "x"),
+                         [PlannedSubscription("T", "*", Sourced("", "x"))], sets)
+    fleet = parse_fleet_text(write_fleet(PlannedFleet(*cluster_entries(ClusterSnapshot()), [group])).replace(
+        '[[groups]]', '[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n\n[[groups]]', 1),
+        "fleet.toml")
+    ids = [p.client_id for p in group_processes(fleet.groups[0])]
+    assert ids == ["10.0.0.9@1#2059000000000@STREAM", "10.0.0.9@1691#2060159726938@STREAM",
+                   "10.0.0.9@1696#2059858770195@STREAM", "10.0.0.8@7", "10.0.0.8@7", "10.0.0.8@node@blue@STREAM"]

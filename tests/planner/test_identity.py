@@ -1,8 +1,10 @@
 """Client ids: fixed names, pid replacement by client version, broadcasting, labels, scenarios."""
 
-from rmqplan.sources.fleet_file import parse_fleet_text
+import pytest
+
+from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
 from rmqplan.model.identity import build_client_id, group_processes, java_is_blank, shared_client_ids
-from rmqplan.model.states import scenario_processes
+from rmqplan.model.states import scenario_processes, scenario_states
 
 BASE = """
 [[brokers]]
@@ -128,3 +130,36 @@ def test_the_cpp_client_names_a_process_by_ip_pid_and_instance_name():
     assert ps[2].id_source == "pid 1 and instanceName 'DEFAULT': the C++ client reports ip@pid#instanceName"
     java, _ = group('[[groups.instances]]\nhosts = ["10.0.0.1"]\ncount = 2\ninstance_name = "notifier"\n')
     assert list(shared_client_ids(group_processes(java))) == ["10.0.0.1@notifier"]
+
+
+def test_a_process_started_as_connected_keeps_that_id_until_it_restarts():
+    g, scenarios = group('[[groups.instances]]\nhosts = ["h"]\nstarted_as = "1696#2059858770195"\n'
+                         '[[groups.instances]]\nhosts = ["h"]\nstarted_as = "1691#2060159726938"\n'
+                         '[[groups.instances]]\nhosts = ["h"]\nstarted_as = "1#2060000000000"\n',
+                         scenarios='[[scenarios]]\nname = "r"\ngroup = "g"\nrolling_restart = "group"\n')
+    ps = group_processes(g)
+    assert [p.client_id for p in ps] == ["h@1696#2059858770195", "h@1691#2060159726938", "h@1#2060000000000"]
+    assert "started as '1696#2059858770195' (as connected)" in ps[0].id_source
+    steps = scenario_states(parse_fleet_text(BASE + '[[groups]]\nname = "g"\nsubscriptions = [{ topic = "TopicTest" }]\n'
+                                   '[[groups.instances]]\nhosts = ["h"]\nstarted_as = "1696#2059858770195"\n'
+                                   '[[groups.instances]]\nhosts = ["h"]\nstarted_as = "1691#2060159726938"\n'
+                                   '[[groups.instances]]\nhosts = ["h"]\nstarted_as = "1#2060000000000"\n'
+                                   '[[scenarios]]\nname = "r"\ngroup = "g"\nrolling_restart = "group"\n',
+                                   "fleet.toml"), scenarios[0]).steps
+    ups = [[p.client_id for p in s.groups[0].processes] for s in steps if s.name.startswith("up")]
+    # each restart: a pid after the group's largest (1696), a nanoTime after the largest; pid 1 stays 1
+    assert ups[0][0] == "h@1697#2060159726939"
+    assert ups[1][1] == "h@1698#2060159726940"
+    assert ups[2][2] == "h@1#2060159726941"
+
+
+def test_started_as_must_be_what_the_release_makes_of_one_process():
+    for body, message in [
+        ('started_as = "1691"\n', 'expected the pid#nanoTime a client 4.9.8 makes'),
+        ('started_as = "1691#1"\nclient_version = "4.5.1"\n', 'expected the pid a client 4.5.1 makes'),
+        ('started_as = "7#1"\ncount = 2\n', "names one process: expected one host and count = 1"),
+        ('started_as = "7#1"\ninstance_name = "n"\n', "not with `instance_name`"),
+    ]:
+        with pytest.raises(FleetError) as e:
+            group('[[groups.instances]]\nhosts = ["h"]\n' + body)
+        assert message in str(e.value), (body, str(e.value))

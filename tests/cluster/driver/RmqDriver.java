@@ -1,5 +1,6 @@
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.rocketmq.client.ClientConfig;
 import org.apache.rocketmq.client.consumer.AllocateMessageQueueStrategy;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
@@ -30,7 +32,9 @@ import org.apache.rocketmq.common.message.MessageQueue;
  * compiled and run against, configured by its arguments (key=value), driven by commands on stdin, answering one
  * JSON object per line on stdout.
  *
- * Arguments: namesrv, group, sub=TOPIC:EXPRESSION (repeatable), model=CLUSTERING|BROADCASTING,
+ * Arguments: namesrv, group, kind=push|lite_pull|pull (a DefaultMQPushConsumer, DefaultLitePullConsumer or
+ * DefaultMQPullConsumer, made and driven by reflection: a release without the class answers start_failed),
+ * sub=TOPIC:EXPRESSION (repeatable; a pull consumer registers the topics), model=CLUSTERING|BROADCASTING,
  * strategy=AVG|AVG_BY_CIRCLE|CONSISTENT_HASH|CONFIG|MACHINE_ROOM|MACHINE_ROOM_NEARBY, vnodes, idcs=ROOM,...,
  * nearby=AVG|..., queues=BROKER:ID,... (CONFIG), instance, unit, ip, broker_rooms=BROKER=ROOM,...,
  * client_rooms=IP=ROOM,... (the machine room resolver: a client's room is its client id's IP's),
@@ -38,9 +42,13 @@ import org.apache.rocketmq.common.message.MessageQueue;
  *
  * Commands: `start`; `stable N TIMEOUT_MS` (answers once the process queue table has stayed the same for N
  * rebalance rounds: N calls of the strategy for every subscribed topic since it last changed, or, in broadcasting
- * mode, which calls no strategy, N rebalance intervals); `queues`; `config BROKER:ID,...` (CONFIG's
+ * mode, which calls no strategy, N rebalance intervals; with `perm TOPIC BROKER PERM` after it, only once the
+ * client's own route of TOPIC says that permission for that broker, so a route change is known to have reached
+ * it); `queues`; `config BROKER:ID,...` (CONFIG's
  * setMessageQueueList on the running consumer); `stop` (shutdown, then exit). End of input stops it too, so the
- * process never outlives the test that started it.
+ * process never outlives the test that started it. A start that fails because the name server or a broker did not
+ * answer in time (a RemotingException: the test machine is loaded) is tried again with a new consumer, up to 5
+ * times; any other failure is the answer.
  */
 public final class RmqDriver {
     private static final Map<String, AtomicLong> CALLS = new ConcurrentHashMap<>();
@@ -97,7 +105,7 @@ public final class RmqDriver {
     }
 
     private final Map<String, List<String>> args;
-    private DefaultMQPushConsumer consumer;
+    private ClientConfig consumer;  // DefaultMQPushConsumer, DefaultLitePullConsumer or DefaultMQPullConsumer
     private AllocateMessageQueueStrategy strategy;
     private final long waitInterval = Long.parseLong(System.getProperty("rocketmq.client.rebalance.waitInterval",
         "20000"));
@@ -162,14 +170,57 @@ public final class RmqDriver {
         }
     }
 
+    private static final Map<String, String> KINDS = Map.of(
+        "push", "org.apache.rocketmq.client.consumer.DefaultMQPushConsumer",
+        "lite_pull", "org.apache.rocketmq.client.consumer.DefaultLitePullConsumer",
+        "pull", "org.apache.rocketmq.client.consumer.DefaultMQPullConsumer");
+
+    private String kind() {
+        return arg("kind", "push");
+    }
+
+    private static Object call(Object target, String name, Object... values) throws Exception {
+        for (Method m : target.getClass().getMethods()) {
+            if (m.getName().equals(name) && m.getParameterCount() == values.length) {
+                return m.invoke(target, values);
+            }
+        }
+        throw new NoSuchMethodException(target.getClass().getName() + "." + name);
+    }
+
+    private static Object field(Object target, String name) throws Exception {
+        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(target);
+            } catch (NoSuchFieldException e) {
+                // the superclass may have it
+            }
+        }
+        throw new NoSuchFieldException(target.getClass().getName() + "." + name);
+    }
+
+    private Object impl() throws Exception {
+        switch (kind()) {
+            case "lite_pull":
+                return field(consumer, "defaultLitePullConsumerImpl");
+            case "pull":
+                return field(consumer, "defaultMQPullConsumerImpl");
+            default:
+                return ((DefaultMQPushConsumer) consumer).getDefaultMQPushConsumerImpl();
+        }
+    }
+
     private void configure() throws Exception {
-        consumer = new DefaultMQPushConsumer(arg("group", null));
+        consumer = (ClientConfig) Class.forName(KINDS.get(kind())).getConstructor(String.class)
+            .newInstance(arg("group", null));
         consumer.setNamesrvAddr(arg("namesrv", null));
-        Class<?> model = DefaultMQPushConsumer.class.getMethod("getMessageModel").getReturnType();
-        Method setModel = DefaultMQPushConsumer.class.getMethod("setMessageModel", model);
-        setModel.invoke(consumer, enumValue(model, arg("model", "CLUSTERING")));
+        Class<?> model = consumer.getClass().getMethod("getMessageModel").getReturnType();
+        consumer.getClass().getMethod("setMessageModel", model).invoke(consumer,
+            enumValue(model, arg("model", "CLUSTERING")));
         strategy = named(arg("strategy", "AVG"));
-        consumer.setAllocateMessageQueueStrategy(new Counting(strategy));
+        call(consumer, "setAllocateMessageQueueStrategy", new Counting(strategy));
         if (args.containsKey("instance")) {
             consumer.setInstanceName(arg("instance", null));
         }
@@ -182,12 +233,22 @@ public final class RmqDriver {
         int pollMs = Integer.parseInt(arg("poll_ms", "1000"));
         consumer.setPollNameServerInterval(pollMs);
         consumer.setHeartbeatBrokerInterval(pollMs);
+        Set<String> registered = new TreeSet<>();
         for (String sub : args.getOrDefault("sub", List.of())) {
             int colon = sub.indexOf(':');
-            consumer.subscribe(sub.substring(0, colon), sub.substring(colon + 1));
+            if (kind().equals("pull")) {
+                registered.add(sub.substring(0, colon));
+            } else {
+                call(consumer, "subscribe", sub.substring(0, colon), sub.substring(colon + 1));
+            }
         }
-        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
-            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        if (kind().equals("pull")) {
+            call(consumer, "setRegisterTopics", registered);
+        }
+        if (kind().equals("push")) {
+            ((DefaultMQPushConsumer) consumer).registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+                ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -195,20 +256,41 @@ public final class RmqDriver {
         return Enum.valueOf((Class<Enum>) type, name);
     }
 
-    private Map<MessageQueue, ?> table() {
-        return consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getProcessQueueTable();
+    private Map<MessageQueue, ?> table() throws Exception {
+        return ((org.apache.rocketmq.client.impl.consumer.RebalanceImpl) field(impl(), "rebalanceImpl"))
+            .getProcessQueueTable();
     }
 
-    private Set<String> topics() {
-        return new TreeSet<>(consumer.getDefaultMQPushConsumerImpl().getRebalanceImpl().getSubscriptionInner()
-            .keySet());
+    private Set<String> topics() throws Exception {
+        return new TreeSet<>(((org.apache.rocketmq.client.impl.consumer.RebalanceImpl) field(impl(), "rebalanceImpl"))
+            .getSubscriptionInner().keySet());
     }
 
-    private String clientId() {
-        if (consumer.getDefaultMQPushConsumerImpl().getmQClientFactory() == null) {
-            return "";  // not started
+    private Object factory() throws Exception {
+        return field(impl(), "mQClientFactory");
+    }
+
+    private String clientId() throws Exception {
+        Object factory = factory();
+        return factory == null ? "" : (String) call(factory, "getClientId");  // "" before start
+    }
+
+    /** The permission the client's own route of `topic` gives `broker` (-1: no such broker in it). The route
+     * classes moved package in 5.0, so they are read by reflection. */
+    private int routePerm(String topic, String broker) throws Exception {
+        Object factory = factory();
+        if (factory == null) {
+            return -1;
         }
-        return consumer.getDefaultMQPushConsumerImpl().getmQClientFactory().getClientId();
+        Object route = ((Map<?, ?>) call(factory, "getTopicRouteTable")).get(topic);
+        if (route != null) {
+            for (Object qd : (List<?>) call(route, "getQueueDatas")) {
+                if (broker.equals(call(qd, "getBrokerName"))) {
+                    return (Integer) call(qd, "getPerm");
+                }
+            }
+        }
+        return -1;
     }
 
     private boolean broadcasting() {
@@ -223,7 +305,7 @@ public final class RmqDriver {
         return out;
     }
 
-    private Map<String, Long> calls() {
+    private Map<String, Long> calls() throws Exception {
         Map<String, Long> out = new HashMap<>();
         for (String topic : topics()) {
             AtomicLong n = CALLS.get(topic);
@@ -232,9 +314,16 @@ public final class RmqDriver {
         return out;
     }
 
-    /** Waits until the table has stayed the same for `rounds` rebalance rounds (or the time is out). */
-    private String stable(int rounds, long timeoutMs) throws InterruptedException {
+    /** Waits until the table has stayed the same for `rounds` rebalance rounds (or the time is out), counted
+     * from when the client's route of `topic` gives `broker` the permission `perm` (when `topic` is not null). */
+    private String stable(int rounds, long timeoutMs, String topic, String broker, int perm) throws Exception {
         long deadline = System.currentTimeMillis() + timeoutMs;
+        while (topic != null && routePerm(topic, broker) != perm) {
+            if (System.currentTimeMillis() > deadline) {
+                return report("timeout", held(table()), 0);
+            }
+            Thread.sleep(50);
+        }
         TreeSet<String> last = held(table());
         Map<String, Long> since = calls();
         long sinceMs = System.currentTimeMillis();
@@ -269,7 +358,7 @@ public final class RmqDriver {
         }
     }
 
-    private String report(String event, TreeSet<String> held, long rounds) {
+    private String report(String event, TreeSet<String> held, long rounds) throws Exception {
         StringBuilder out = new StringBuilder();
         out.append("{\"event\":").append(quote(event)).append(",\"client_id\":").append(quote(clientId()))
             .append(",\"rounds\":").append(rounds).append(",\"strategy\":").append(quote(strategy.getName()))
@@ -304,8 +393,43 @@ public final class RmqDriver {
         return out.append('"').toString();
     }
 
+    private static boolean transient_(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof org.apache.rocketmq.remoting.exception.RemotingException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private String start() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                call(consumer, "start");
+                return "{\"event\":\"started\",\"client_id\":" + quote(clientId()) + ",\"attempts\":" + attempt
+                    + "}";
+            } catch (Exception e) {
+                Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ? e.getCause() : e;
+                if (attempt < 5 && transient_(cause)) {
+                    call(consumer, "shutdown");
+                    Thread.sleep(500L * attempt);
+                    configure();
+                    continue;
+                }
+                return "{\"event\":\"start_failed\",\"error\":" + quote(cause.getClass().getName() + ": "
+                    + cause.getMessage()) + "}";
+            }
+        }
+    }
+
     private void run() throws Exception {
-        configure();
+        try {
+            configure();
+        } catch (ClassNotFoundException e) {
+            say("{\"event\":\"ready\"}");
+            say("{\"event\":\"start_failed\",\"error\":" + quote("no class " + e.getMessage()) + "}");
+            return;
+        }
         say("{\"event\":\"ready\"}");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -313,17 +437,13 @@ public final class RmqDriver {
             String[] words = line.trim().split(" ", 2);
             switch (words[0]) {
                 case "start":
-                    try {
-                        consumer.start();
-                        say("{\"event\":\"started\",\"client_id\":" + quote(clientId()) + "}");
-                    } catch (Exception e) {
-                        say("{\"event\":\"start_failed\",\"error\":" + quote(e.getClass().getName() + ": "
-                            + e.getMessage()) + "}");
-                    }
+                    say(start());
                     break;
                 case "stable":
                     String[] p = words[1].split(" ");
-                    say(stable(Integer.parseInt(p[0]), Long.parseLong(p[1])));
+                    boolean waitsForPerm = p.length >= 6 && p[2].equals("perm");
+                    say(stable(Integer.parseInt(p[0]), Long.parseLong(p[1]), waitsForPerm ? p[3] : null,
+                        waitsForPerm ? p[4] : null, waitsForPerm ? Integer.parseInt(p[5]) : 0));
                     break;
                 case "queues":
                     say(report("queues", held(table()), 0));
@@ -344,7 +464,11 @@ public final class RmqDriver {
     }
 
     private void stop() {
-        consumer.shutdown();
+        try {
+            call(consumer, "shutdown");
+        } catch (Exception e) {
+            // exiting anyway
+        }
         say("{\"event\":\"stopped\"}");
         System.out.flush();
         Runtime.getRuntime().halt(0);  // the client's non-daemon threads must not keep the process
