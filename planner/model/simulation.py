@@ -38,7 +38,8 @@ PAUSE = "pause"  # every process that loses it has stopped: nobody consumes it u
 PICKUP = "pickup"  # nobody held it (orphaned, or a new queue): now it is consumed
 DROPPED = "dropped"  # fewer processes hold it, none new: a duplicate resolved, or a running process let it go
 #                      (then nobody holds it)
-GONE = "gone"  # it left the route (broker down or unreadable, fewer read queues) while held
+GONE = "gone"  # it left the route (broker down or unreadable, fewer read queues) while held, and no process keeps
+#                it (a CONFIG list that names it, or a failed rebalance, keeps it in the table: not moved)
 JOINED = "joined"  # broadcasting: another process reads it too (each keeps its own offsets)
 MOVE_KINDS = (DUPLICATE_RISK, PAUSE, PICKUP, DROPPED, GONE, JOINED)
 
