@@ -318,3 +318,35 @@ def test_a_lite_pull_consumer_is_written_as_one(tmp_path, monkeypatch):
     code, out, _ = rmqplan("simulate", "--fleet", "fleet.toml", "--format", "json", "--assignments")
     [entry] = json.loads(out)["scenarios"][0]["groups"]
     assert entry["topic"] == "T1" and entry["instances"][0]["client_id"].endswith("#1000000000001@STREAM")
+
+
+def test_a_spring_starter_release_names_the_consumers_the_same_in_every_container(tmp_path, monkeypatch):
+    """rocketmq-spring-boot-starter 2.2.0 names a listener's consumer nameServer@pid, pid 1 in every container: the
+    fleet says so, the 3 replicas on one node share a client id, and rmqlint reports the release; 2.2.1 adds the
+    time to the name, and the replicas are apart."""
+    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId>"
+           "<version>1</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId>"
+           "<artifactId>rocketmq-spring-boot-starter</artifactId>\n<version>2.2.0</version>"
+           "</dependency></dependencies></project>\n")
+    (tmp_path / "orders" / "src" / "main" / "java" / "a").mkdir(parents=True)
+    (tmp_path / "orders" / "pom.xml").write_text(pom)
+    (tmp_path / "orders" / "src" / "main" / "java" / "a" / "OrderListener.java").write_text(
+        "package a;\nimport org.apache.rocketmq.spring.annotation.RocketMQMessageListener;\n"
+        "import org.apache.rocketmq.spring.core.RocketMQListener;\n"
+        '@RocketMQMessageListener(topic = "Orders", consumerGroup = "orders_cg")\n'
+        "public class OrderListener implements RocketMQListener<String> {\n    public void onMessage(String m) {}\n}\n")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "orders.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
+        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0
+    assert 'instance_name = "nameServer@1"  # orders/pom.xml:2 rocketmq-spring-boot-starter 2.2.0 names it ' \
+           'nameServer@pid, pid 1' in out
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    found = {(f["code"], f["path"]) for f in json.loads(out)["findings"]}
+    assert {("PLAN001", "deploy/orders.yaml"), ("PLAN002", "deploy/orders.yaml"), ("RMQ001", "orders/pom.xml")} <= found
+    (tmp_path / "orders" / "pom.xml").write_text(pom.replace("2.2.0", "2.2.1"))
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    assert (code, json.loads(out)["findings"]) == (0, [])
