@@ -114,6 +114,15 @@ class ByteRows:
         """The strings as rows `width` wide (each at most that long)."""
         return ByteRows.join([self], width)  # type: ignore[return-value]
 
+    def fixed(self) -> Optional[np.ndarray]:
+        """The strings as a numpy bytes array ("S" dtype, for np.strings), or None when one ends with a zero byte
+        (that dtype cannot tell it from padding)."""
+        ends = self.off[1:][self.lengths > 0] - 1
+        if len(ends) and not self.data[ends].all():
+            return None
+        width = max(1, int(self.lengths.max(initial=0)))
+        return self.padded(width).matrix.view(f"S{width}").reshape(-1)
+
     def tolist(self) -> list[bytes]:
         raw = self.data.tobytes()
         return [raw[a:b] for a, b in zip(self.off[:-1].tolist(), self.off[1:].tolist())]
@@ -128,3 +137,11 @@ class PaddedRows:
 
     def __len__(self) -> int:
         return len(self.lengths)
+
+    @staticmethod
+    def from_fixed(values: np.ndarray, width: int) -> "PaddedRows":
+        """A numpy bytes array ("S" dtype: each string up to its last non-zero byte) as rows `width` wide."""
+        matrix = np.zeros((len(values), width), dtype=np.uint8)
+        size = values.dtype.itemsize
+        matrix[:, :size] = values.view(np.uint8).reshape(len(values), size)
+        return PaddedRows(matrix, np.strings.str_len(values).astype(np.int64))

@@ -10,6 +10,7 @@ Exact: tested equal to `hashlib.md5` on random keys of every length around the b
 from __future__ import annotations
 
 import math
+import sys
 from typing import Optional, Union
 
 import numpy as np
@@ -21,6 +22,8 @@ _S = [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15
 _G = [i if i < 16 else (5 * i + 1) % 16 if i < 32 else (3 * i + 5) % 16 if i < 48 else 7 * i % 16
       for i in range(64)]
 _INIT = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)
+# Where byte k (0 = least significant) of a uint32 word sits in memory.
+_BYTE = np.arange(4) if sys.byteorder == "little" else np.arange(3, -1, -1)
 LANES = 32_768  # keys per pass: the 22 working arrays stay near the CPU (measured: 8k-64k alike)
 
 
@@ -104,26 +107,25 @@ def _words(blocks: np.ndarray) -> np.ndarray:
 
 def _append(words: np.ndarray, data: ByteRows, idx: np.ndarray, head: np.ndarray, dlen: np.ndarray) -> None:
     """Write `data[idx[j]]` then 0x80 into lane j of `words` (rows of uint32 words, one lane per key, zero
-    there), from byte position `head[j]`: one byte position per pass, over the lanes still writing."""
-    lanes = words.shape[1]
-    flat = words.reshape(-1)
+    there), from byte position `head[j]`: one byte position per pass, each byte stored in place."""
+    row = 4 * words.shape[1]  # bytes per row of words
+    flat = words.view(np.uint8).reshape(-1)
     start = data.off[idx]
     if len(idx) and dlen.min() == dlen.max():  # one length (a replica digit, a queue id and "]"): no masks
-        lane = np.arange(len(idx))
+        live = np.arange(len(idx))
+        lane = 4 * live
         for j in range(int(dlen[0]) + 1):
-            value = data.data[start + j].astype(np.uint32) if j < dlen[0] else np.uint32(0x80)
             pos = head + j
-            flat[(pos >> 2) * lanes + lane] |= value << ((pos & 3) * 8).astype(np.uint32)
+            flat[(pos >> 2) * row + lane + _BYTE[pos & 3]] = data.data[start + j] if j < dlen[0] else 0x80
         return
     live = np.arange(len(idx))
     j = 0
     while len(live):
         longer = dlen[live] > j
-        value = np.full(len(live), 0x80, dtype=np.uint32)
+        value = np.full(len(live), 0x80, dtype=np.uint8)
         value[longer] = data.data[start[live[longer]] + j]
         pos = head[live] + j
-        at = (pos >> 2) * lanes + live
-        flat[at] |= value << ((pos & 3) * 8).astype(np.uint32)
+        flat[(pos >> 2) * row + 4 * live + _BYTE[pos & 3]] = value
         live = live[longer]
         j += 1
 

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from rmqplan.allocation.batch import Rows, concat_ranges, offsets
-from rmqplan.allocation.byte_rows import ByteRows
+from rmqplan.allocation.byte_rows import ByteRows, PaddedRows
 from rmqplan.allocation.md5 import md5_head
 from rmqplan.model.fleet import Queue
 from rmqplan.model.words import count
@@ -275,10 +275,17 @@ def _queue_hashes(batch, calls, routed: np.ndarray) -> np.ndarray:
     run_of = np.cumsum(new_run) - 1
     brokers = ByteRows.from_bytes([java_utf8(b) for b in batch.brokers])
     topics = _topic_bytes(batch.names, distinct)
-    parts = [b"MessageQueue [topic=", topics.take(which[run_start]), b", brokerName=", brokers.take(broker[run_start]),
-             b", queueId="]
     longest = 43 + int(topics.lengths.max()) + int(brokers.lengths.max())  # 43: the constants' bytes
-    prefixes = ByteRows.join(parts, 64 * (longest // 64 + 1))
+    width = 64 * (longest // 64 + 1)
+    fixed_topics, fixed_brokers = topics.fixed(), brokers.fixed()
+    if fixed_topics is not None and fixed_brokers is not None:  # numpy's string concatenation: a C loop
+        text = np.strings.add(b"MessageQueue [topic=", fixed_topics[which[run_start]])
+        for part in (b", brokerName=", fixed_brokers[broker[run_start]], b", queueId="):
+            text = np.strings.add(text, part)
+        prefixes = PaddedRows.from_fixed(text, width)
+    else:
+        prefixes = ByteRows.join([b"MessageQueue [topic=", topics.take(which[run_start]), b", brokerName=",
+                                  brokers.take(broker[run_start]), b", queueId="], width)
     hashes = md5_head(ByteRows.join([ByteRows.decimal(batch.q_id[queues]), b"]"]), prefixes, run_of)
     # the routed calls' queues, by position in their rebalance's run of distinct queues
     at = np.searchsorted(distinct, reb)
