@@ -23,7 +23,8 @@ _G = [i if i < 16 else (5 * i + 1) % 16 if i < 32 else (3 * i + 5) % 16 if i < 4
       for i in range(64)]
 _INIT = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)
 # Where byte k (0 = least significant) of a uint32 word sits in memory.
-_BYTE = np.arange(4) if sys.byteorder == "little" else np.arange(3, -1, -1)
+_LITTLE = sys.byteorder == "little"
+_BYTE = np.arange(4) if _LITTLE else np.arange(3, -1, -1)
 LANES = 32_768  # keys per pass: the 22 working arrays stay near the CPU (measured: 8k-64k alike)
 
 
@@ -48,23 +49,41 @@ def md5_head(data: ByteRows, prefixes: Union[ByteRows, PaddedRows, None] = None,
     plen = prefixes.lengths
     full = plen // 64
     state, rest_words = _prefix_blocks(prefixes, full)  # state None: every key starts from _INIT
-    written = np.flatnonzero(rest_words.any(axis=1))  # the words some prefix's last bytes reach
+    rest = plen - 64 * full  # each prefix's bytes after its full blocks
     dlen = data.lengths
-    head = (plen - 64 * full)[which]  # where data[k] starts in its key's last block(s)
-    total = plen[which] + dlen
-    blocks = (head + dlen + 8) // 64 + 1  # the tail, 0x80, zeros, the 8-byte bit length
+    head = rest[which]  # where data[k] starts in its key's last block(s)
+    # One suffix length (a replica digit; a queue id and "]"): the 0x80 and the bit length go in per prefix
+    uniform = int(dlen[0]) if dlen.min() == dlen.max() else None
+    if uniform is not None:
+        prefix_blocks = (rest + uniform + 8) // 64 + 1
+        blocks = prefix_blocks[which]
+    else:
+        total = plen[which] + dlen
+        blocks = (head + dlen + 8) // 64 + 1  # the tail, 0x80, zeros, the 8-byte bit length
     for count in range(int(blocks.min()), int(blocks.max()) + 1):
         rows = np.arange(len(data)) if blocks.min() == blocks.max() else np.flatnonzero(blocks == count)
+        if not len(rows):
+            continue
+        base = np.zeros((16 * count, len(prefixes)), dtype=np.uint32)
+        base[:16] = rest_words
+        if uniform is not None:  # the prefixes whose keys have `count` blocks
+            these = np.flatnonzero(prefix_blocks == count)
+            ends = np.zeros((16 * count, len(these)), dtype=np.uint32)
+            _append(ends, None, None, rest[these] + uniform, np.zeros(len(these), dtype=np.int64))  # the 0x80
+            _bit_length(ends, plen[these] + uniform)
+            base[:, these] |= ends
+        written = np.flatnonzero(base.any(axis=1))  # the words some prefix's bytes reach
         for lo in range(0, len(rows), LANES):
             idx = rows[lo:lo + LANES]
             mine = which[idx]
             words = np.zeros((16 * count, len(idx)), dtype=np.uint32)  # (16 words per block, lanes)
             for w in written.tolist():
-                words[w] = rest_words[w].take(mine)
-            _append(words, data, idx, head[idx], dlen[idx])
-            bits = total[idx].astype(np.uint64) * np.uint64(8)
-            words[-2] = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-            words[-1] = (bits >> np.uint64(32)).astype(np.uint32)
+                words[w] = base[w].take(mine)
+            if uniform is not None:
+                _append(words, data, idx, head[idx], dlen[idx], end_mark=False)
+            else:
+                _append(words, data, idx, head[idx], dlen[idx])
+                _bit_length(words, total[idx])
             if state is None:
                 lanes = tuple(np.full(len(idx), v, dtype=np.uint32) for v in _INIT)
             else:
@@ -105,20 +124,29 @@ def _words(blocks: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.ascontiguousarray(blocks).view("<u4").astype(np.uint32, copy=False).T)
 
 
-def _append(words: np.ndarray, data: ByteRows, idx: np.ndarray, head: np.ndarray, dlen: np.ndarray) -> None:
-    """Write `data[idx[j]]` then 0x80 into lane j of `words` (rows of uint32 words, one lane per key, zero
-    there), from byte position `head[j]`: one byte position per pass, each byte stored in place."""
+def _bit_length(words: np.ndarray, total: np.ndarray) -> None:
+    """The key's length in bits, MD5's last 8 bytes: the last two words of each lane."""
+    bits = total.astype(np.uint64) * np.uint64(8)
+    words[-2] = (bits & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    words[-1] = (bits >> np.uint64(32)).astype(np.uint32)
+
+
+def _append(words: np.ndarray, data: Optional[ByteRows], idx: Optional[np.ndarray], head: np.ndarray,
+            dlen: np.ndarray, end_mark: bool = True) -> None:
+    """Write `data[idx[j]]` then (with `end_mark`) 0x80 into lane j of `words` (rows of uint32 words, one lane
+    per key, zero there), from byte position `head[j]`: one byte position per pass, each byte stored in place."""
     row = 4 * words.shape[1]  # bytes per row of words
     flat = words.view(np.uint8).reshape(-1)
-    start = data.off[idx]
-    if len(idx) and dlen.min() == dlen.max():  # one length (a replica digit, a queue id and "]"): no masks
-        live = np.arange(len(idx))
-        lane = 4 * live
-        for j in range(int(dlen[0]) + 1):
+    start = data.off[idx] if data is not None else None
+    if len(dlen) and dlen.min() == dlen.max():  # one length (a replica digit, a queue id and "]"): no masks
+        lane = 4 * np.arange(len(dlen))
+        for j in range(int(dlen[0]) + end_mark):
             pos = head + j
-            flat[(pos >> 2) * row + lane + _BYTE[pos & 3]] = data.data[start + j] if j < dlen[0] else 0x80
+            at = (pos >> 2) * (row - 4) + lane  # word (pos >> 2) of the lane, then its byte (pos & 3)
+            at += pos if _LITTLE else (pos & ~3) + _BYTE[pos & 3]
+            flat[at] = data.data[start + j] if j < dlen[0] else 0x80
         return
-    live = np.arange(len(idx))
+    live = np.arange(len(dlen))
     j = 0
     while len(live):
         longer = dlen[live] > j
