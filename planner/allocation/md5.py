@@ -71,7 +71,10 @@ def md5_head(data: ByteRows, prefixes: Union[ByteRows, PaddedRows, None] = None,
             ends = np.zeros((16 * count, len(these)), dtype=np.uint32)
             _append(ends, None, None, rest[these] + uniform, np.zeros(len(these), dtype=np.int64))  # the 0x80
             _bit_length(ends, plen[these] + uniform)
-            base[:, these] |= ends
+            if len(these) == len(prefixes):
+                base |= ends
+            else:
+                base[:, these] |= ends
         written = np.flatnonzero(base.any(axis=1))  # the words some prefix's bytes reach
         for lo in range(0, len(rows), LANES):
             idx = rows[lo:lo + LANES]
@@ -106,7 +109,8 @@ def _prefix_blocks(prefixes: PaddedRows, full: np.ndarray) -> tuple[Optional[np.
         for b in range(int(full.max())):
             rows = np.arange(len(prefixes)) if full.min() > b else np.flatnonzero(full > b)
             for lo in range(0, len(rows), LANES):
-                idx = rows[lo:lo + LANES]
+                # every prefix has this block: a slice, not a gather
+                idx = slice(lo, min(lo + LANES, len(rows))) if full.min() > b else rows[lo:lo + LANES]
                 new = _block(tuple(state[i, idx] for i in range(4)), _words(matrix[idx, 64 * b:64 * b + 64]))
                 for i in range(4):
                     state[i, idx] = new[i]
