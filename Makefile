@@ -49,6 +49,7 @@ bench: install
 	$(BIN)/python -m benchmarks.class_sizes
 	$(BIN)/python -m benchmarks.plan_bench
 	$(BIN)/python -m benchmarks.scenario_bench
+	$(BIN)/python -m benchmarks.strategy_bench
 
 # Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);
 # `make test` runs a short, fixed slice of the same tests. Failing inputs are kept in .hypothesis/ and replayed.

@@ -14,8 +14,9 @@ broker), no colliding client ids (`--colliding` to add some): 14M assignments pe
   fetches from Maven Central (.cache/rocketmq/client-5.3.3), allocating the same groups in one thread (wall and
   thread CPU time, best and median of `--repeat`; mqAll and cidAll sorted before the clock starts). AVG and
   AVG_BY_CIRCLE call the class once per process; CONSISTENT_HASH builds the class's ring (ConsistentHashRouter)
-  once per group and routes every queue of both topics once; `--class-calls` also times
-  AllocateMessageQueueConsistentHash.allocate once per process (a ring per call, as every consumer runs it).
+  once per group and routes every queue of both topics once (the least work that gives every share), and once per
+  rebalance (what one allocate() call builds); `--class-calls` also times AllocateMessageQueueConsistentHash.allocate
+  once per process (a ring per call, as every consumer runs it).
 
 Both sides print an order-free checksum of every (process, queue) pair; they must be equal. Without Java or the
 jars, the Java side is skipped (said so). Options: --groups N, --strategies A,B, --repeat N (default 3),
@@ -179,8 +180,10 @@ def main(argv=None) -> int:
     data = str(work / "groups.txt")
     write_groups(data, args.groups, args.colliding)
     runs = [f"{s}:{args.repeat}" for s in strategies]
-    if args.class_calls and "CONSISTENT_HASH" in strategies:
-        runs.append("CONSISTENT_HASH_CLASS:1")
+    if "CONSISTENT_HASH" in strategies:
+        runs.append(f"CONSISTENT_HASH_REBALANCE:{args.repeat}")
+        if args.class_calls:
+            runs.append("CONSISTENT_HASH_CLASS:1")
     java = java_runs(data, runs)
     print(f"{args.groups:,} groups, 3-5 processes, 4-8 queues on each of 2 brokers, the retry topic, "
           f"colliding client ids {args.colliding}; CPU seconds, best of {args.repeat}", flush=True)
@@ -199,14 +202,14 @@ def main(argv=None) -> int:
         kernel, engine = min(r[0] for r in runs), min(r[1] for r in runs)
         count, checksum = runs[0][2], runs[0][3]
         ok = ok and all(r[2:] == (count, checksum) for r in runs)
-        for name in (strategy, f"{strategy}_CLASS"):
+        for name in (strategy, f"{strategy}_REBALANCE", f"{strategy}_CLASS"):
             j = java.get(name)
             if j is None and name != strategy:
                 continue
             same = j is not None and (j["assignments"], j["checksum"]) == (count, checksum)
             ok = ok and (j is None or same)
-            label = {"CONSISTENT_HASH": "CONSISTENT_HASH", "CONSISTENT_HASH_CLASS": "  (class per process)"}.get(
-                name, name)
+            label = {"CONSISTENT_HASH": "CONSISTENT_HASH", "CONSISTENT_HASH_REBALANCE": "  (ring per rebalance)",
+                     "CONSISTENT_HASH_CLASS": "  (class per process)"}.get(name, name)
             java_cpu = f"{j['cpu']:>11.2f} {j['process_cpu']:>12.2f}" if j else f"{'-':>11} {'-':>12}"
             ratio = f"{engine / j['cpu']:>11.2f}" if j else f"{'-':>11}"
             ours = (f"{kernel:>8.2f} {engine:>8.2f} {ratio} {wall:>8.2f} {cli_cpu:>8.2f}" if name == strategy

@@ -32,7 +32,8 @@ import org.apache.rocketmq.common.message.MessageQueue;
  *   AVG, AVG_BY_CIRCLE, CONSISTENT_HASH_CLASS: the class's allocate() once per process (position i of cidAll),
  *     as every consumer runs it (CONSISTENT_HASH_CLASS builds the ring in each call);
  *   CONSISTENT_HASH: the class's ring (ConsistentHashRouter over the client ids, 10 virtual nodes) built once per
- *     group and each queue of both topics routed once: the least work that gives every process's share.
+ *     group and each queue of both topics routed once: the least work that gives every process's share;
+ *   CONSISTENT_HASH_REBALANCE: the same ring built once per rebalance, as one allocate() call builds it.
  * Each run prints assignments and a checksum: the wrapping sum of mix64(r, broker, queueId, position) over every
  * (process at `position` of the sorted cidAll, queue) pair, r = 2 * group line + (1 for the retry topic); the
  * Python side computes the same from the planner's rows.
@@ -132,7 +133,9 @@ public final class AllocateBench {
             case "CONSISTENT_HASH_CLASS":
                 return perProcess(new AllocateMessageQueueConsistentHash(10));
             case "CONSISTENT_HASH":
-                return ringPerGroup(10);
+                return rings(10, true);
+            case "CONSISTENT_HASH_REBALANCE":
+                return rings(10, false);
             default:
                 throw new IllegalArgumentException("unknown run " + name);
         }
@@ -158,8 +161,11 @@ public final class AllocateBench {
         return new long[] {count, sum};
     }
 
-    /** The ring of AllocateMessageQueueConsistentHash built once per group, every queue routed once. */
-    private static long[] ringPerGroup(int virtualNodes) {
+    /**
+     * The ring of AllocateMessageQueueConsistentHash, every queue routed once: built once per group (`perGroup`,
+     * for both topics: less than the class ever does) or once per rebalance (what one allocate() call builds).
+     */
+    private static long[] rings(int virtualNodes, boolean perGroup) {
         long count = 0;
         long sum = 0;
         for (int g = 0; g < groups.length; g++) {
@@ -170,6 +176,9 @@ public final class AllocateBench {
             }
             ConsistentHashRouter<Node> router = new ConsistentHashRouter<>(nodes, virtualNodes);
             for (int t = 0; t < 2; t++) {
+                if (t == 1 && !perGroup) {
+                    router = new ConsistentHashRouter<>(nodes, virtualNodes);
+                }
                 long r = 2L * g + t;
                 for (MessageQueue mq : mqAll.get(2 * g + t)) {
                     Node owner = router.routeNode(mq.toString());
