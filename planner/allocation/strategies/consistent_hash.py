@@ -277,8 +277,8 @@ def _queue_hashes(batch, calls, routed: np.ndarray) -> np.ndarray:
     topics = _topic_bytes(batch.names, distinct)
     longest = 43 + int(topics.lengths.max()) + int(brokers.lengths.max())  # 43: the constants' bytes
     width = 64 * (longest // 64 + 1)
-    fixed_topics, fixed_brokers = topics.fixed(), brokers.fixed()
-    if fixed_topics is not None and fixed_brokers is not None:  # numpy's string concatenation: a C loop
+    fixed_topics, fixed_brokers = (topics.fixed(), brokers.fixed()) if hasattr(np, "strings") else (None, None)
+    if fixed_topics is not None and fixed_brokers is not None:  # numpy's (2.0+) string concatenation: a C loop
         text = np.strings.add(b"MessageQueue [topic=", fixed_topics[which[run_start]])
         for part in (b", brokerName=", fixed_brokers[broker[run_start]], b", queueId="):
             text = np.strings.add(text, part)
