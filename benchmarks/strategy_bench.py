@@ -5,18 +5,19 @@ The shape (default 1M groups): 3-5 processes, 4-8 queues on each of 2 brokers, t
 broker), no colliding client ids (`--colliding` to add some): 14M assignments per million groups. For each strategy
 (AVG, AVG_BY_CIRCLE, CONSISTENT_HASH with its default 10 virtual nodes):
 
-- `rmqplan`: `rmqplan simulate --fleet F --format json --engine local` in a fresh process, as a user runs it (this
-  process and its helper processes, all CPUs): best and median wall time of `--repeat` runs, and the CPU time
-  (user + system of the command and its children) of the best run;
-- `engine, 1 CPU`: generating, allocating and counting every chunk in this process, no helper (CPU time): what the
-  engine costs per CPU;
-- `java`: `benchmarks/java/AllocateBench.java`, compiled with javac against the client jars that `make install`
-  fetches from Maven Central (.cache/rocketmq/client-5.3.3), allocating the same groups in one thread (wall and
-  thread CPU time, best and median of `--repeat`; mqAll and cidAll sorted before the clock starts). AVG and
-  AVG_BY_CIRCLE call the class once per process; CONSISTENT_HASH builds the class's ring (ConsistentHashRouter)
-  once per group and routes every queue of both topics once (the least work that gives every share), and once per
-  rebalance (what one allocate() call builds); `--class-calls` also times AllocateMessageQueueConsistentHash.allocate
-  once per process (a ring per call, as every consumer runs it).
+- `java thread`, `java process`: `benchmarks/java/AllocateBench.java`, compiled with javac against the client jars
+  that `make install` fetches from Maven Central (.cache/rocketmq/client-5.3.3), allocating the same groups in one
+  thread: that thread's CPU time and the JVM's (GC and JIT threads too), best of `--repeat`; mqAll and cidAll are
+  sorted before the clock starts. AVG and AVG_BY_CIRCLE call the class once per process; CONSISTENT_HASH builds the
+  class's ring (ConsistentHashRouter) once per group and routes every queue of both topics once (the least work
+  that gives every share), and once per rebalance (what one allocate() call builds); `--class-calls` also times
+  AllocateMessageQueueConsistentHash.allocate once per process (a ring per call, as every consumer runs it);
+- `kernel`, `engine`: rmqplan's allocation alone, and generating, allocating and counting every chunk, in this
+  process without helpers (CPU time, best of `--repeat`): what the engine costs per CPU; `engine/java` divides it
+  by the Java thread's;
+- `cli wall`, `cli CPU`: `rmqplan simulate --fleet F --format json --engine local` in a fresh process, as a user
+  runs it (this process and its helper processes, all CPUs): the fastest of `--repeat` runs, its wall time and the
+  CPU time of the command and its children.
 
 Both sides print an order-free checksum of every (process, queue) pair; they must be equal. Without Java or the
 jars, the Java side is skipped (said so). Options: --groups N, --strategies A,B, --repeat N (default 3),
