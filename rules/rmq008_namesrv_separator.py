@@ -178,9 +178,10 @@ starter's `endpoints`). It reports a list whose addresses are separated by `,` o
 The clients split such a list on `;` and on nothing else: the Java client (`MQClientAPIImpl`) and the 5.x
 `Endpoints` split on `;`, the C++ core behind Python 2.x splits on `;` and trims each part, and the 5.x Python
 client splits on `;`. `"10.0.0.1:9876,10.0.0.2:9876"` is therefore one address whose host is
-`10.0.0.1:9876,10.0.0.2`: the client never reaches a name server, every send fails with "No route info of this
-topic", and consumers never get a route. With a single address in the list the mistake stays hidden until a second
-name server is added.
+`10.0.0.1:9876,10.0.0.2`: the client never reaches a name server. From client 4.6.0 on, every send fails with
+`connect to [10.0.0.1:9876,10.0.0.2:9876] failed` and a push consumer's `start()` throws it; older clients send
+nothing ("No route info of this topic") and their consumers start without ever getting a route. With a single
+address in the list the mistake stays hidden until a second name server is added.
 
 A value that comes from the environment, or a placeholder whose value is not in the project, is not checked.
 
@@ -260,10 +261,12 @@ configuration value (a placeholder's default too). Each run of `,` and blanks be
         for text in wrong(setting.value, lambda t: wrong_separator(t) is not None):
             separator = wrong_separator(text)
             shown = "a space" if separator == " " else f'"{separator}"'
+            failure = (f'sends fail with "connect to [{text}] failed" (before client 4.6.0 "No route info of this '
+                       f'topic")' if what.startswith("name") else "nothing is sent or received")
             yield self.finding(
                 f'{what} "{text}" is separated by {shown}, but clients split it on ";" only: they read it as one '
-                f"malformed address, reach no {'name server' if what.startswith('name') else 'proxy'} and fail "
-                f'with "No route info of this topic"; separate the addresses with ";"',
+                f"malformed address and reach no {'name server' if what.startswith('name') else 'proxy'}: "
+                f'{failure}; separate the addresses with ";"',
                 setting.location,
                 fix=_fix(written_literal(setting.value, text)),
             )

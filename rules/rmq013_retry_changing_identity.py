@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.message.MessageClientExt;
 import org.apache.rocketmq.common.message.MessageExt;
 
 public class PaymentConsumer {
@@ -29,7 +30,7 @@ public class PaymentConsumer {
         consumer.subscribe("PaymentTopic", "*");
         consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
             for (MessageExt msg : msgs) {
-                if (!handled.add(msg.getOffsetMsgId())) {
+                if (!handled.add(((MessageClientExt) msg).getOffsetMsgId())) {
                     continue;
                 }
                 long offset = msg.getQueueOffset();
@@ -130,9 +131,9 @@ public class PaymentConsumer {
                 if (!handled.add(msg.getMsgId())) {
                     continue;
                 }
-                LOG.info("payment {} stored at {} offset {}", msg.getMsgId(), msg.getOffsetMsgId(),
-                         msg.getQueueOffset());
-                audit.setOffsetMsgId(msg.getOffsetMsgId());
+                String stored = ((MessageClientExt) msg).getOffsetMsgId();
+                LOG.info("payment {} stored at {} offset {}", msg.getMsgId(), stored, msg.getQueueOffset());
+                audit.setOffsetMsgId(stored);
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
@@ -173,7 +174,8 @@ class RetryChangingIdentity(Rule):
     DOCS = """\
 ## What it does
 Finds code that keys messages by an identity the broker gives each stored copy: a consumed message's
-`getOffsetMsgId()`, `getCommitLogOffset()` or `getQueueOffset()` (Python 2.x `msg.commit_log_offset`,
+`getOffsetMsgId()` (the client hands listeners `MessageClientExt`s: `((MessageClientExt) msg).getOffsetMsgId()`;
+a `MessageExt` has no such method), `getCommitLogOffset()` or `getQueueOffset()` (Python 2.x `msg.commit_log_offset`,
 `msg.queue_offset`), a send result's `getOffsetMsgId()` or offset, or a 5.x message's `receipt_handle` (new on
 every delivery), when the value (directly, through a local variable, `String.valueOf`, a concatenation or an
 f-string) goes into a call that
@@ -197,7 +199,7 @@ does not fail.
 
 ## Example
 ```java
-if (!handled.add(msg.getOffsetMsgId())) {   // a retry has a new offset message id
+if (!handled.add(((MessageClientExt) msg).getOffsetMsgId())) {   // a retry has a new offset message id
     continue;
 }
 ```
