@@ -124,15 +124,16 @@ def classpath(name: str) -> str:
     return str(CACHE / name / "*")
 
 
-def compiled(source: Path, against: str) -> Path:
-    """The classes of `source` (a .java file) compiled against the classpath `against`, cached by content."""
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+def compiled(source: Path, against: str, *more: Path) -> Path:
+    """The classes of `source` (a .java file, and the `more` it needs) compiled against the classpath `against`,
+    cached by content."""
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in (source, *more))).hexdigest()[:12]
     out = CACHE / "classes" / f"{source.stem}-{against}-{digest}"
     if (out / f"{source.stem}.class").exists():
         return out
     tmp = Path(tempfile.mkdtemp(prefix=f".{source.stem}-", dir=CACHE))
     done = subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", classpath(against),
-                           str(source)], capture_output=True, text=True)
+                           str(source), *map(str, more)], capture_output=True, text=True)
     if done.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         raise RuntimeError(f"javac {source.name} against {against} failed:\n{done.stderr}")
@@ -147,6 +148,7 @@ def compiled(source: Path, against: str) -> Path:
 DRIVER = HERE / "driver" / "RmqDriver.java"
 ADMIN = HERE / "admin" / "AdminShell.java"
 PROBE = HERE / "probe" / "ClientClasses.java"
+PROGRAMS = HERE / "programs"  # a directory of small programs per rule, and Watch.java, compiled with each
 
 
 def ask_classes(release: str, questions: list[list[str]]) -> list[dict]:
@@ -277,6 +279,8 @@ class Cluster:
             "mappedFileSizeCommitLog": 8 * 1024 * 1024, "mappedFileSizeConsumeQueue": 2000 * 20,
             "timerWheelEnable": "false", "autoCreateTopicEnable": "false",
             "flushDiskType": "ASYNC_FLUSH", "diskMaxUsedSpaceRatio": 99,
+            # a message sent back for a retry comes again after 1 s at every level (the default starts at 10 s)
+            "messageDelayLevel": " ".join(["1s"] * 18),
             **settings,
         }
         conf.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
@@ -503,6 +507,57 @@ class Consumer:
         except subprocess.TimeoutExpired:
             pass
         _forget(self._proc)
+
+
+class Program(Consumer):
+    """A program of tests/cluster/programs (`main`, a class of `directory`, compiled with its other sources and
+    programs/Watch.java against `client`): user code with a rule's mistake, run against the cluster. It takes
+    the name server from `-Drocketmq.namesrv.addr`, as the client does when the code sets none, and answers
+    Watch's commands; what it prints before it serves (a start that failed, a send) is in `seen`."""
+
+    def __init__(self, cluster: Cluster, directory: Path, main: str, client: str = "4.9.8"):
+        self.client, self.group, self.client_id = client, main, None
+        sources = sorted(directory.glob("*.java"))
+        first = next(f for f in sources if f.stem == main)
+        classes = compiled(first, f"client-{client}", *(f for f in sources if f != first), PROGRAMS / "Watch.java")
+        home = Path(tempfile.mkdtemp(prefix=f"{main}-", dir=cluster.home))
+        java = ["java", "-Xms32m", "-Xmx96m", *JVM_SMALL, *OPENS, f"-Duser.home={home}",
+                f"-Drocketmq.client.logRoot={home}/logs", "-Drocketmq.client.logLevel=WARN",
+                f"-Drocketmq.client.rebalance.waitInterval={REBALANCE_MS}",
+                f"-Drocketmq.namesrv.addr={cluster.namesrv}", "-cp", f"{classes}:{classpath(f'client-{client}')}",
+                main]
+        self._proc = _spawn(java, cwd=home, env=cluster.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=open(home / "stderr.txt", "wb"), text=True)
+        self._lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self._waiting: list[str] = []
+        self.seen: list[dict] = []
+
+    def until(self, event: str, timeout: float = 180) -> dict:
+        """The next events up to the first `event` (kept in `seen`), that one returned; an exit first raises."""
+        while True:
+            try:
+                answer = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                raise RuntimeError(f"{self.group}: no {event} in {timeout:.0f} s; saw {self.seen}") from None
+            if answer is None:
+                raise RuntimeError(f"{self.group} exited ({self._proc.wait()}) before {event}; saw {self.seen}")
+            self.seen.append(answer)
+            if answer["event"] == event:
+                return answer
+
+    def started(self) -> str:
+        if self.client_id is None:
+            self.client_id = self.until("started")["client_id"]
+        return self.client_id
+
+    def stop(self) -> None:
+        if self._proc.poll() is None and self.client_id is not None:
+            try:
+                self.send("stop", "stopped", timeout=60)
+            except RuntimeError:
+                pass
+        self.close()
 
 
 def stable_all(consumers: list[Consumer], rounds: int = 3, timeout: float = 180,
