@@ -341,6 +341,27 @@ class Cluster:
                          "-w", str(read if write is None else write), "-p", str(perm))
         if "success" not in out:
             raise RuntimeError(f"updateTopic {topic}: {out}")
+        # the broker registers the change with the name server on a thread of its own: wait until the route says
+        # it, so that consumers started next see it from their first route (a later one would be a change)
+        brokers = [broker] if broker else [b for b, x in self.brokers.items() if x.proc is not None]
+        deadline = time.monotonic() + 60
+        while True:
+            shown = self.route(topic)
+            if all(shown.get(b) == (read, perm) for b in brokers):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"updateTopic {topic}: the name server's route says {shown} after 60 s")
+            time.sleep(0.1)
+
+    def route(self, topic: str) -> dict[str, tuple[int, int]]:
+        """broker -> (read queues, perm) of the topic, as the name server's route has it now ({} for none)."""
+        from rmqplan.sources import relaxed_json
+
+        text = self.admin("topicRoute", "-n", self.namesrv, "-t", topic)
+        if "{" not in text:
+            return {}  # no route yet: mqadmin printed its error
+        data = relaxed_json.parse(text[text.index("{"):])
+        return {q["brokerName"]: (q["readQueueNums"], q["perm"]) for q in data.get("queueDatas", [])}
 
     def close(self) -> None:
         procs = [p for p in [self._admin, self._namesrv, *(b.proc for b in self.brokers.values())] if p]

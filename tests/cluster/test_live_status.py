@@ -88,8 +88,8 @@ def test_fleet_of_what_is_connected_holds_the_real_client_ids_and_predicts_every
     fleet = tomllib.loads(out.read_text())
     groups = {g["name"]: g for g in fleet["groups"]}
     for name, answers in states.items():
-        ids = sorted(f"{i['hosts'][0]}@{i['instance_name']}" for i in groups[name]["instances"]
-                     for _ in range(i.get("count", 1)))
+        ids = sorted(f"{i['hosts'][0]}@{i.get('instance_name') or i['started_as']}"
+                     for i in groups[name]["instances"] for _ in range(i.get("count", 1)))
         assert ids == sorted(a["client_id"] for a in answers)
     simulated = json.loads(rmqplan("simulate", "--fleet", out, "--format", "json", "--assignments").stdout)
     mine = [g for g in simulated["scenarios"][0]["groups"] if g["group"] in states]
