@@ -179,6 +179,9 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         if args.nodes is not None and args.nodes < 1:
             err.write("rmqplan: error: --nodes must be 1 or more\n")
             return EXIT_USAGE
+        if args.timeout <= 0:
+            err.write("rmqplan: error: --timeout must be more than 0\n")
+            return EXIT_USAGE
         if args.cluster is not None and args.namesrv is not None:
             err.write("rmqplan: error: --cluster DIR and --namesrv ADDR both describe the cluster: give one\n")
             return EXIT_USAGE

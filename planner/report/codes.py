@@ -116,7 +116,10 @@ MachineRoomResolver returns in the client), or use a strategy that needs none.
              "imbalance: a process holds at least twice its fair share", """\
 ## What it finds
 A process of a clustering group that holds at least 2 queues of a topic and at least twice its fair share (the
-topic's readable queues divided by the processes subscribing to it).
+topic's readable queues divided by the processes subscribing to it). When the fleet holds the group's backlog
+(`rmqplan fleet` reads it from a cluster's consume stats), also a process that holds at least twice its fair share
+of the messages behind and more than that share plus one queue's worth (the largest backlog of one queue): the
+finding's `weight` is then "backlog".
 
 ## Why is this bad?
 The overloaded process falls behind while others wait: its queues build a backlog and their messages are late.
@@ -128,7 +131,7 @@ longest takes most of the queues.
 
 ## Fix
 Use AVG or AVG_BY_CIRCLE, more virtual nodes for CONSISTENT_HASH (the default is 10), or a CONFIG list that
-splits evenly (`rmqplan simulate --plan DIR` writes one).
+splits evenly (`rmqplan simulate --plan DIR` writes one; `--balance backlog` makes it split the messages behind).
 """),
     PlanCode("PLAN007", "shared-offsets-file", WARNING,
              "broadcasting processes of one group on one host share a client id, hence one local offsets file", """\

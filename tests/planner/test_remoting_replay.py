@@ -92,6 +92,7 @@ def test_status_replayed_names_the_incident_with_its_backlog(replay, recording, 
     assert [p for p in doc["problems"] if p["group"] == "status_avg"] == []
     page = (tmp_path / "now.html").read_text()
     assert 'data-group="status_fixed"' in page and "the brokers confirm" in page
+    assert page.count('data-backlog="10"') == 3  # the orphaned queues, in the grid of StatusOrders
     code, text, _ = run("status", "--namesrv", replay.namesrv, "--interval", "0")
     assert (f"queues 3 (broker-a), 0-1 (broker-b) of {TOPIC}: 30 messages behind, consumed by nobody: both "
             f"processes report {FIXED_ID}") in text
