@@ -266,12 +266,12 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
         if isinstance(sim, int):
             return sim
         return _report(sim, options, choice, out, err, progress)
-    from rmqplan.report.findings import find
+    from rmqplan.report.findings import find_by_result
     from rmqplan.report.render import Abandoned, OutputError, out_directory, summary_json, write_summary
 
     try:
         with out_directory(options.out) as staging:  # all or nothing: moved into place when the block succeeds
-            sim = _simulate(fleet, options, OutRequest(str(staging), find), err, progress)
+            sim = _simulate(fleet, options, OutRequest(str(staging), find_by_result), err, progress)
             if isinstance(sim, int):
                 raise Abandoned(sim)
             write_summary(staging, summary_json(sim, options.engine))
@@ -345,7 +345,8 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
 
         progress.phase(f"writing {options.html}")
         try:
-            page = render_html(sim, findings, counts, totals(sim), choice.describe(False), options.out)
+            page = render_html(sim, findings, counts, totals(sim), choice.describe(False), options.out,
+                               strategies=strategies.comparisons if strategies and strategies.compared else None)
             write_html(options.html, page)
         except HtmlError as e:
             progress.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from rmqplan.allocation.comparison import Comparison, compare, run_name
+from rmqplan.allocation.comparison import COUNTED, Comparison, compare, run_name
 from rmqplan.model.fleet import Fleet
 from rmqplan.model.words import count
 
@@ -18,6 +18,7 @@ def to_json(comparisons: list[Comparison]) -> list[dict]:
     for c in comparisons:
         out.append({
             "group": c.group, "scenario": c.scenario, "steps": c.steps, "queues": c.queues,
+            "queues_before": c.queues_before, "queues_after": c.queues_after,
             "strategies": [{"strategy": r.strategy, "own": r.own, "moves": r.moves,
                             "duplicate_risk_moves": r.duplicate_risk_moves, "pause_moves": r.pause_moves,
                             "orphaned": r.orphaned, "duplicated": r.duplicated, "idle": r.idle, "failed": r.failed,
@@ -33,7 +34,7 @@ def render_text(comparisons: list[Comparison]) -> list[str]:
     """The strategies section of the text report: a table per group, then the summary lines."""
     if not comparisons:
         return ["strategies: no clustering group to compare"]
-    out = ["strategies (moved queues per scenario, summed over its steps; worst problems of any step)"]
+    out = [f"strategies: {COUNTED}"]
     by_group: dict[str, list[Comparison]] = {}
     for c in comparisons:
         by_group.setdefault(c.group, []).append(c)

@@ -27,11 +27,18 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from rmqplan.model.fleet import CLUSTERING, Fleet, Queue, StrategySpec
+from rmqplan.model.words import count
 from rmqplan.model.simulation import DUPLICATE_RISK, PAUSE, GroupTopicResult
 from rmqplan.allocation.strategies import describe, strategy_of
 
 COMPARED = ("AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH")
 BASELINE = "baseline"
+
+# What the comparison counts, and from where: the text report's heading, the HTML page's and the docs' words.
+COUNTED = ("the moves of a scenario are the queues whose holders change, summed over its steps (a queue that leaves "
+           "the routes counts too); each strategy starts from its own split of the baseline, the minimum from the "
+           "group's current split (its own strategy's), so a strategy may move fewer than the minimum; the problems "
+           "are the worst of any step")
 
 RunBatch = Callable  # batch -> (rows, tally): `rmqplan.engines.local.run_batch` or `rmqplan.engines.spark.run_batch(spark, ...)`
 
@@ -82,12 +89,15 @@ class Comparison:
     plan: list[PlanStep] = field(default_factory=list)
     exact: bool = True  # False: a topic left the group's routes mid-way, solved step by step (`rmqplan.allocation.min_moves`)
     balance: str = "queues"  # what balanced means for this group: "queues" (count) or "backlog"
+    queues_before: int = 0  # the group's readable queues in the baseline
+    queues_after: int = 0  # ... and after the scenario's last step
 
     def per_step(self, moves: int) -> float:
         return moves / self.steps if self.steps > 1 else moves
 
     def summary(self) -> str:
-        """What the user gains, in one line."""
+        """What the user gains, in one line, saying what is counted from where: each strategy's moves from its own
+        split of the baseline, the minimum from the group's current split (its own strategy's)."""
         where = f"{self.scenario} ({self.group})"
         balanced = "balanced by backlog" if self.balance == "backlog" else "balanced"
         if self.steps == 0:
@@ -96,15 +106,18 @@ class Comparison:
                 return f"{where}: {run_name(own)} is {balanced} already"
             trouble = f" ({own.problems()})" if own.problems() else ""
             article = "an assignment balanced by backlog" if self.balance == "backlog" else "a balanced assignment"
-            return (f"{where}: {run_name(own)}{trouble} is {self.minimum} move(s) away from {article} "
+            return (f"{where}: {run_name(own)}{trouble} is {count(self.minimum, 'move')} away from {article} "
                     f"(--plan DIR writes it as CONFIG lists)")
         ranked = sorted(self.runs, key=lambda r: (r.moves, r.orphaned + r.duplicated + r.failed, not r.own))
         unit = " per step" if self.steps > 1 else ""
         best, rest = ranked[0], ranked[1:]
-        text = (f"{where}: {run_name(best)} moves {_number(self.per_step(best.moves))} of {self.queues} queues{unit}"
+        current = next(r for r in self.runs if r.own).strategy
+        text = (f"{where}, {count(self.steps, 'step')}, {self._queues_text()}: {run_name(best)} moves "
+                f"{_number(self.per_step(best.moves))}{unit} from its own split"
                 + "".join(f", {run_name(r)} {_number(self.per_step(r.moves))}" for r in rest)
-                + f"; the minimum{' by backlog' if self.balance == 'backlog' else ''} is "
-                  f"{_number(self.per_step(self.minimum))}"
+                + f"; from the current split ({current}'s), "
+                + ("an assignment balanced by backlog" if self.balance == "backlog" else "a balanced assignment")
+                + f" moves at least {_number(self.per_step(self.minimum))}{unit}"
                 + ("" if self.exact else " (or less: a topic leaves the group's routes mid-way, planned step by step)"
                    if self.balance != "backlog" else " (at most: balanced by backlog step by step, each step "
                                                      "exactly)"))
@@ -112,6 +125,13 @@ class Comparison:
         if troubled:  # the minimum is over balanced assignments: an unbalanced strategy may move fewer
             text += " (" + "; ".join(f"{run_name(r)}: {r.problems()}" for r in troubled) + ")"
         return text
+
+
+    def _queues_text(self) -> str:
+        before, after = self.queues_before, self.queues_after
+        if before == after:
+            return f"{count(before, 'queue')}"
+        return f"{count(before, 'queue')} before and {after} after"
 
 
 def run_name(run: StrategyRun) -> str:
@@ -289,9 +309,12 @@ def _minimum(group: str, scenario: str, base: list[GroupTopicResult], steps: dic
             per_step[i] += moves
             for p, qs in assignment.items():
                 assignments[i].setdefault(p, []).extend(qs)
+    before = sum(len(r.queues) for r in mine.values())
+    last = {**mine, **(states[-1][2] if states else {})}  # a topic the last step does not list is as it was
     comparison = Comparison(scenario, group, len(states) if scenario != BASELINE else 0,
                             max((sum(len(r.queues) for r in rs.values()) for _, _, rs in states), default=0),
-                            [], sum(per_step), exact=exact, balance="backlog" if weights is not None else "queues")
+                            [], sum(per_step), exact=exact, balance="backlog" if weights is not None else "queues",
+                            queues_before=before, queues_after=sum(len(r.queues) for r in last.values()))
     if plan:
         for (index, name, rs), moves, assignment in zip(states, per_step, assignments):
             processes = next(iter(rs.values())).processes if rs else []

@@ -98,3 +98,28 @@ def totals(batch: Batch, t: Tally, rebalances: np.ndarray) -> dict:
 def problem_counts(t: Tally, rebalances: np.ndarray) -> dict:
     """How many of the given rebalances have each of PROBLEMS."""
     return {name: int((getattr(t, name)[rebalances] > 0).sum()) for name in PROBLEMS}
+
+
+def problem_weights(group_of: np.ndarray, t: Tally, rebalances: np.ndarray) -> np.ndarray:
+    """Per group with a problem among `rebalances` (`group_of`: each rebalance's group): [group, error, lost,
+    processes] as int64 rows, `rmqplan.report.ranking`'s weight: an orphaned or duplicated queue or a failing
+    strategy is an error, idle or imbalanced processes a warning; lost is its orphaned + duplicated queues,
+    processes its idle + failed ones."""
+    g = group_of[rebalances]
+    groups, at = np.unique(g, return_inverse=True)
+    error = (t.orphaned[rebalances] > 0) | (t.duplicated[rebalances] > 0) | (t.errored[rebalances] > 0)
+    lost = t.orphaned[rebalances] + t.duplicated[rebalances]
+    processes = t.idle[rebalances] + t.errored[rebalances]
+    return np.stack([groups, np.bincount(at, weights=error, minlength=len(groups)) > 0,
+                     np.bincount(at, weights=lost, minlength=len(groups)),
+                     np.bincount(at, weights=processes, minlength=len(groups))], axis=1).astype(np.int64)
+
+
+def worst(weights: np.ndarray, limit: int) -> np.ndarray:
+    """The `limit` worst groups of [group, error, lost, processes] rows (a group given in several rows weighs its
+    worst one): errors first, then the most lost, then the most processes, then the lowest group id."""
+    weights = np.asarray(weights, dtype=np.int64).reshape(-1, 4)
+    order = np.lexsort((weights[:, 0], -weights[:, 3], -weights[:, 2], -weights[:, 1]))
+    ranked = weights[order]
+    _, first = np.unique(ranked[:, 0], return_index=True)  # each group's worst row
+    return ranked[np.sort(first)][:limit]

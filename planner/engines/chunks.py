@@ -6,7 +6,7 @@ tally run over it. From a chunk come its summary (totals, problem counts, its fi
 `--out` its rows of every table (`rmqplan.report.out_tables`) and the findings of its problem groups. The groups the
 report shows in full are computed again on their own (`listed_groups`, `group_details`), and `with_generated`
 adds it all to the Simulation. The findings are computed by a function the caller passes
-(`rmqplan.report.findings.find`): this step does not know what a finding says.
+(`rmqplan.report.findings.find_by_result`): this step does not know what a finding says.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from rmqplan.allocation.kernel import allocate
 from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, GenerateSpec, Queue
 from rmqplan.model.simulation import OutRequest, Simulation
 from rmqplan.allocation.results import Described, results_of
-from rmqplan.allocation.tally import Tally, problem_counts, tally, totals
+from rmqplan.allocation.tally import Tally, problem_counts, problem_weights, tally, totals, worst
 
 CHUNK_GROUPS = 16_384  # ~170k processes, ~620k assignments: the arrays stay in the CPU caches' reach
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues",
               "idle_instances")
 
-Find = Callable[[Simulation], list]  # the findings of a Simulation's results (rmqplan.report.findings.find)
+Find = Callable[[Simulation], list]  # the findings of a Simulation's results (rmqplan.report.findings.find_by_result)
 Sink = Callable[[str, object], None]  # (table name, Arrow record batch)
 
 
@@ -105,21 +105,22 @@ def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows = N
 
 
 def summary(batch: Batch, t: Tally, limit: int, states: Optional[list] = None) -> dict:
-    """Totals, problem counts, the number of problem rebalances and the first `limit` problem groups (a problem
-    in the baseline or in a scenario's last state); with `states` (`run_states`), per scenario its counts."""
+    """Totals, problem counts, the number of problem rebalances and the `limit` worst problem groups (a problem
+    in the baseline or in a scenario's last state; `rmqplan.allocation.tally.problem_weights` rows, worst first);
+    with `states` (`run_states`), per scenario its counts."""
     everyone = np.arange(batch.rebalances)
     problem = t.problem()
-    groups = batch.group[problem]
+    weights = [problem_weights(batch.group, t, np.flatnonzero(problem))]
     out = {**totals(batch, t, everyone), **problem_counts(t, everyone), "problems": int(problem.sum())}
     if states:
         from rmqplan.generated.states import merge_summaries, state_summary
 
-        out["scenarios"] = merge_summaries([state_summary(sr.sb, sr.t, sr.moves, sr.base, sr.base_t)
-                                            for sr in states])
-        groups = np.concatenate([groups, *(np.asarray(s["problem_groups"], dtype=np.int64)
-                                           for s in out["scenarios"].values())])
+        parts = [state_summary(sr.sb, sr.t, sr.moves, sr.base, sr.base_t) for sr in states]
+        weights += [np.asarray(s["problem_weights"], dtype=np.int64).reshape(-1, 4)
+                    for part in parts for s in part.values()]
+        out["scenarios"] = merge_summaries(parts)
         out["problems"] += sum(s["problem_results"] for s in out["scenarios"].values())
-    out["first_problem_groups"] = np.unique(groups)[:limit].tolist()
+    out["worst_problem_groups"] = worst(np.concatenate(weights), limit).tolist()
     return out
 
 
@@ -315,11 +316,12 @@ def chunk_work(spec: GenerateSpec, start: int, stop: int, limit: int, scenarios:
 
 
 def listed_groups(spec: GenerateSpec, summaries: list[dict]) -> list[int]:
-    """The generated groups the report shows in full: all of a small fleet, else the first DETAIL_LIMIT problem
-    groups of the chunks' summaries (in group order)."""
+    """The generated groups the report shows in full: all of a small fleet, else the DETAIL_LIMIT worst problem
+    groups of the chunks' summaries (in group order; the report puts the worst first)."""
     if spec.groups <= FULL_RESULTS_GROUPS:
         return list(range(spec.groups))
-    return [g for s in summaries for g in s["first_problem_groups"]][:DETAIL_LIMIT]
+    rows = [np.asarray(s["worst_problem_groups"], dtype=np.int64).reshape(-1, 4) for s in summaries]
+    return sorted(worst(np.concatenate(rows) if rows else np.zeros((0, 4)), DETAIL_LIMIT)[:, 0].tolist())
 
 
 def group_details(spec: GenerateSpec, groups, scenarios: list) -> tuple[Batch, Rows, Tally, list]:

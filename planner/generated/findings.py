@@ -1,7 +1,7 @@
 """The findings of a generated chunk's problem rebalances, one JSON line each, in rebalance order.
 
 A million generated groups have some 40,000 problem rebalances. Turning each into a `GroupTopicResult` (every
-process and queue as an object) to run `rmqplan.report.findings.find` on it costs about 6 s, and even a loop that words
+process and queue as an object) to run `rmqplan.report.findings.find_by_result` on it costs about 6 s, and even a loop that words
 them from the chunk's arrays 1.3 s; here the two shapes that make almost all of them are worded for every
 rebalance at once from the chunk's arrays by Arrow's string kernels (0.3 s), in the words of `rmqplan.report.findings`:
 
@@ -34,9 +34,10 @@ def _no_topics():
 
 
 def generated_finding_lines(spec, batch: Batch, rows: Rows, t: Tally, find, describe) -> list[str]:
-    """Every finding of the chunk's problem rebalances: `find` (`rmqplan.report.findings.find`) on the results that
-    `describe` (a `rmqplan.engines.chunks.GeneratedDescriber`) names, except for the shapes above, written directly
-    when `find` is `rmqplan.report.findings.find`."""
+    """Every finding of the chunk's problem rebalances, in rebalance order: `find`
+    (`rmqplan.report.findings.find_by_result`) on the results that `describe` (a
+    `rmqplan.engines.chunks.GeneratedDescriber`) names, except for the shapes above, written directly when `find` is
+    `rmqplan.report.findings.find_by_result`."""
     from rmqplan.report import findings
     from rmqplan.model.simulation import Simulation
     from rmqplan.allocation.results import results_of
@@ -44,7 +45,8 @@ def generated_finding_lines(spec, batch: Batch, rows: Rows, t: Tally, find, desc
     which = np.flatnonzero(t.problem())
     if not len(which):
         return []
-    fast = _fast_shapes(batch, rows, t, which) if find is findings.find else np.zeros(len(which), dtype=bool)
+    fast = (_fast_shapes(batch, rows, t, which) if find is findings.find_by_result
+            else np.zeros(len(which), dtype=bool))
     lines: dict[int, list[str]] = {}
     slow = which[~fast]
     if len(slow):

@@ -484,8 +484,8 @@ def _per_state(values: np.ndarray) -> np.ndarray:
 def state_summary(sb: StateBatch, t: Tally, moves: StateMoves, base: Batch, base_t: Tally) -> dict:
     """Per scenario: per-step counts (`rmqplan.model.scenarios.STEP_KEYS`), the queues the groups' last states move
     against the baseline, the problems of those last states (`rmqplan.allocation.tally.PROBLEMS`) and how many of their
-    rebalances have one, and the generated group ids with one."""
-    from rmqplan.allocation.tally import PROBLEMS
+    rebalances have one, and the generated group ids with one, with their weights."""
+    from rmqplan.allocation.tally import PROBLEMS, problem_weights
 
     out = {}
     for si, sc in enumerate(sb.scenarios):
@@ -512,12 +512,15 @@ def state_summary(sb: StateBatch, t: Tally, moves: StateMoves, base: Batch, base
         last = mine[sb.last[mine]]
         last_r = np.sort(np.concatenate([2 * last, 2 * last + 1]))
         problem = t.problem()[last_r]
+        group_of = np.repeat(base.group[0::2][sb.group], 2)  # per state rebalance: its generated group
+        weights = problem_weights(group_of, t, last_r[problem])
         out[sc.name] = {
             "steps": counts,
             "moved_queues": int(_per_state(moves.moved_from_baseline)[last].sum()),
             "problems": {name: int((getattr(t, name)[last_r] > 0).sum()) for name in PROBLEMS},
             "problem_results": int(problem.sum()),
-            "problem_groups": np.unique(base.group[0::2][sb.group[last_r[problem] // 2]]).tolist(),
+            "problem_groups": weights[:, 0].tolist(),
+            "problem_weights": weights.tolist(),  # [group, error, lost, processes], for the worst groups
         }
     return out
 

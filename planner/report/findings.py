@@ -368,7 +368,16 @@ def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> 
 
 
 def find(sim: Simulation) -> list[PlanFinding]:
-    """Every finding of a simulation: topic findings (PLAN004, PLAN008) first, then in result order."""
+    """Every finding of a simulation, the worst first (`rmqplan.report.ranking`: the baseline, then each scenario;
+    errors, then warnings, then notes; the group that loses most queues first)."""
+    from rmqplan.report.ranking import ordered_findings
+
+    return ordered_findings(find_by_result(sim), sim)
+
+
+def find_by_result(sim: Simulation) -> list[PlanFinding]:
+    """Every finding in result order, topic findings (PLAN004, PLAN008) first: what `--out` writes to
+    findings.json chunk by chunk (in group order, as the tables)."""
     out = _route_findings(sim)
     seen_groups: set[tuple[str, str]] = set()
     backlogs = {g.name: g.backlog_of() for g in sim.fleet.groups if g.backlog}

@@ -32,7 +32,10 @@ from rmqplan.model.identity import shared_client_ids
 from rmqplan.model.fleet import BROADCASTING, Process, Queue
 from rmqplan.model.simulation import GroupTopicResult, Simulation
 from rmqplan.model.routes import is_retry_topic
-from rmqplan.model.scenarios import churn
+from rmqplan.model.scenarios import churn, scenario_counts
+from rmqplan.model.simulation import MOVE_KINDS
+from rmqplan.report.ranking import Weight, group_weights, ordered_groups
+from rmqplan.report.render import churn_line, more_results_text
 
 MAX_GRID_GROUPS = 40  # groups drawn as grids; a larger fleet lists its problem groups in a table
 MAX_GRID_PROCESSES = 120  # a grid larger than this is summarised, not drawn
@@ -259,13 +262,23 @@ def _group_section(results: list[GroupTopicResult], index: int, problem: bool, b
     return "".join(parts)
 
 
-def _scenario_section(sim: Simulation, name: str, moved_total: int, backlogs: Optional[dict] = None) -> str:
+def _scenario_section(sim: Simulation, name: str, rollout: dict, backlogs: Optional[dict] = None,
+                      weights: Optional[dict[tuple[str, str], Weight]] = None) -> str:
+    """A scenario: its rollout in one line (the text report's), its steps with their moves by kind when it has
+    several, then each group it touches (the worst first) as it leaves it, beside the baseline."""
     backlogs = backlogs or {}
     base = {(r.group, r.topic): r for r in sim.results if r.scenario == sim.scenarios[0]}
     results = [r for r in sim.results if r.scenario == name]
+    line = churn_line(rollout).split(": ", 1)[1]
     parts = [f'<section class="scenario" data-scenario="{e(name)}"><h3>scenario {e(name)} '
-             f'<small>{_plural(moved_total, "queue")} change owner</small></h3>']
+             f'<small class="rollout">{e(line)}</small></h3>']
+    steps = sim.steps.get(name, [])
+    if len(steps) > 1:
+        parts.append(_steps_table(sim, name, steps))
+        parts.append('<p class="sub">after the last step, against the baseline:</p>')
     groups = list(dict.fromkeys(r.group for r in results))
+    if weights is not None:
+        groups = [g for g in ordered_groups(weights, name) if g in groups]
     for group in groups:
         group_results = [r for r in results if r.group == group]
         count = _plural(len(group_results[0].processes), "process", "processes")
@@ -283,6 +296,71 @@ def _scenario_section(sim: Simulation, name: str, moved_total: int, backlogs: Op
                          f'<div class="scroll">{grid(r, "after", r.moved, backlogs.get(group))}</div></figure>'
                          '</div></div>')
     parts.append("</section>")
+    return "".join(parts)
+
+
+KIND_LABELS = {"duplicate_risk": "duplicate risk", "pause": "pause", "pickup": "pickup", "dropped": "dropped",
+               "gone": "gone", "joined": "joined"}
+
+
+def _steps_table(sim: Simulation, name: str, steps: list) -> str:
+    """One row per step: its moves, by kind, and the orphaned and duplicated queues it leaves; then the totals.
+    Moves, duplicate risk and pause count every group (`scenario_counts`); the other kinds the groups listed."""
+    counts = scenario_counts(sim, name)
+    partial = sim.omitted_results > 0 or sim.fleet.generate is not None
+    head = "".join(f'<th>{e(KIND_LABELS[k])}</th>' for k in MOVE_KINDS)
+    rows, total = [], dict.fromkeys(MOVE_KINDS, 0)
+    for step, c in zip(steps, counts):
+        kinds = dict.fromkeys(MOVE_KINDS, 0)
+        for r in step.results:
+            for m in r.moves:
+                kinds[m.kind] += 1
+        kinds["duplicate_risk"], kinds["pause"] = c["duplicate_risk_moves"], c["pause_moves"]
+        for k in MOVE_KINDS:
+            total[k] += kinds[k]
+        cells = "".join(f'<td data-kind="{k}">{kinds[k]:,}</td>' for k in MOVE_KINDS)
+        rows.append(f'<tr data-step="{step.index}"><td>{step.index}</td><td>{e(step.name)}</td>'
+                    f'<td data-moves="{c["moves"]}">{c["moves"]:,}</td>{cells}'
+                    f'<td class="{"bad" if c["orphaned"] else ""}">{c["orphaned"]:,}</td>'
+                    f'<td class="{"warn" if c["duplicated"] else ""}">{c["duplicated"]:,}</td></tr>')
+    moves = sum(c["moves"] for c in counts)
+    foot = (f'<tr class="total"><th colspan="2">all steps</th><td data-moves="{moves}">{moves:,}</td>'
+            + "".join(f'<td data-kind="{k}">{total[k]:,}</td>' for k in MOVE_KINDS)
+            + f'<td>{max((c["orphaned"] for c in counts), default=0):,} worst</td>'
+              f'<td>{max((c["duplicated"] for c in counts), default=0):,} worst</td></tr>')
+    note = ('<p class="more">pickup, dropped, gone and joined are counted over the groups listed; moves, duplicate '
+            'risk and pause over every group.</p>' if partial else "")
+    return (f'<table class="steps" data-scenario="{e(name)}"><thead><tr><th>step</th><th>name</th><th>moves</th>'
+            f'{head}<th>orphaned</th><th>duplicated</th></tr></thead><tbody>{"".join(rows)}</tbody>'
+            f'<tfoot>{foot}</tfoot></table>{note}')
+
+
+def strategies_html(comparisons: list, generated: bool = False) -> str:
+    """--compare-strategies: per group a table of the moves of each strategy and the minimum, per scenario, then
+    the summary lines; what is counted from where is said above the tables (`COUNTED`)."""
+    from rmqplan.allocation.comparison import COUNTED, run_name
+
+    parts = [f'<h2 id="strategies">Strategies</h2><p class="sub counted">{e(COUNTED)}</p>']
+    if not comparisons:
+        parts.append('<p class="none">No clustering group to compare.</p>')
+    by_group: dict[str, list] = {}
+    for c in comparisons:
+        by_group.setdefault(c.group, []).append(c)
+    for group, cs in by_group.items():
+        heads = "".join(f"<th>{e(run_name(r))}</th>" for r in cs[0].runs)
+        rows = []
+        for c in cs:
+            cells = "".join(f'<td data-strategy="{e(r.strategy)}" data-moves="{r.moves}">{r.moves:,}'
+                            + (f' <small class="{"bad" if r.orphaned or r.duplicated or r.failed else "dim"}">'
+                               f'{e(r.problems())}</small>' if r.problems() else "") + "</td>" for r in c.runs)
+            rows.append(f'<tr data-scenario="{e(c.scenario)}"><td>{e(c.scenario)}</td><td>{c.steps}</td>{cells}'
+                        f'<td class="minimum" data-moves="{c.minimum}">{c.minimum:,}</td></tr>')
+        parts.append(f'<section class="strategies" data-group="{e(group)}"><h3>group {e(group)}</h3>'
+                     f'<table class="compare"><thead><tr><th>scenario</th><th>steps</th>{heads}<th>minimum</th></tr>'
+                     f'</thead><tbody>{"".join(rows)}</tbody></table>'
+                     f'<ul class="summaries">{"".join(f"<li>{e(c.summary())}</li>" for c in cs)}</ul></section>')
+    if generated:
+        parts.append('<p class="more">Generated groups are not compared.</p>')
     return "".join(parts)
 
 
@@ -324,30 +402,33 @@ def _findings(findings: Sequence[PlanFinding], counts: dict, out_dir: Optional[s
             f'<th>topic</th><th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{note}')
 
 
-def _problem_table(results: list[GroupTopicResult], omitted: int) -> str:
+def _problem_table(results: list[GroupTopicResult], omitted: int, out_dir: Optional[str] = None) -> str:
     rows = []
     for r in results:
         rows.append(f'<tr data-group="{e(r.group)}" data-topic="{e(r.topic)}"><td>{e(r.group)}</td><td>{e(r.topic)}'
                     f'</td><td>{len(r.queues)}</td><td>{len(r.processes)}</td><td>{len(r.orphaned)}</td>'
                     f'<td>{0 if r.model == BROADCASTING else len(r.duplicated)}</td><td>{len(r.idle)}</td>'
                     f'<td>{len(r.errored)}</td><td>{_bar(r)}</td></tr>')
-    more = f'<p class="more">and {omitted:,} more group/topic results with problems, not listed.</p>' if omitted else ""
+    more = f'<p class="more" id="more-problems">and {e(more_results_text(omitted, out_dir))}.</p>' if omitted else ""
     return (f'<table class="problems"><thead><tr><th>group</th><th>topic</th><th>queues</th><th>processes</th>'
             f'<th>orphaned</th><th>duplicated</th><th>idle</th><th>failed</th><th></th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>{more}')
 
 
 def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, totals: dict, engine: str = "",
-                out_dir: Optional[str] = None, extra: str = "", title: str = "") -> str:
+                out_dir: Optional[str] = None, extra: str = "", title: str = "", strategies=None) -> str:
     """The page; `extra` (HTML) comes after the totals (`rmqplan status` puts the brokers' view there), `title`
-    replaces the fleet's path in the heading."""
+    replaces the fleet's path in the heading; `strategies` (`rmqplan.compare.StrategiesReport`, with
+    --compare-strategies) adds the comparison."""
     baseline = sim.scenarios[0]
     backlogs = {g.name: g.backlog_of() for g in sim.fleet.groups if g.backlog}
     title = title or sim.fleet.path
+    weights = group_weights(sim, findings)
     by_group: dict[str, list[GroupTopicResult]] = {}
     for r in sim.results:
         if r.scenario == baseline:
             by_group.setdefault(r.group, []).append(r)
+    ranked = ordered_groups(weights, baseline)  # the worst first (rmqplan.report.ranking)
     large = len(by_group) > MAX_GRID_GROUPS or sim.omitted_results > 0
     flagged = {(f.scenario, f.group, f.topic) for f in findings}
 
@@ -356,26 +437,31 @@ def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, 
 
     body = [f'<header><h1>rmqplan <small>{e(title)}</small></h1><p class="engine">{e(engine)}</p>'
             '</header>', "<h2>Totals</h2>", _totals(totals, counts), extra]
-    problem_groups = [g for g, rs in by_group.items() if any(has_problem(r) for r in rs)]
+    problem_groups = [g for g in ranked if any(has_problem(r) for r in by_group[g])]
     if large:
         drawn = problem_groups[:MAX_GRID_GROUPS]
         listed = [r for g in problem_groups for r in by_group[g] if has_problem(r)]
-        body += [f"<h2>Problem groups <small>{_plural(len(problem_groups), 'group')} listed</small></h2>",
-                 _problem_table(listed, sim.omitted_results)]
+        body += [f"<h2>Problem groups <small>{_plural(len(problem_groups), 'group')} listed, the worst first: errors, "
+                 f"then warnings, then by the queues they lose</small></h2>",
+                 _problem_table(listed, sim.omitted_results, out_dir)]
         if drawn:
-            body.append(f"<h2>The first {_plural(len(drawn), 'problem group')}</h2>")
+            rest = len(problem_groups) - len(drawn)
+            more = (f"; {_plural(rest, 'more problem group')} in the table above" if rest else "")
+            body.append(f"<h2>The {_plural(len(drawn), 'worst problem group')} <small>drawn{e(more)}</small></h2>")
     else:
-        drawn = list(by_group)
-        body.append(f"<h2>Groups <small>{baseline}</small></h2>")
+        drawn = ranked
+        body.append(f"<h2>Groups <small>{baseline}, the worst first</small></h2>")
     if drawn:
         body.append('<nav class="groups">' + " ".join(
             f'<a href="#g{i}" class="{"problem" if g in problem_groups else ""}">{e(g)}</a>'
             for i, g in enumerate(drawn)) + "</nav>")
     body += [_group_section(by_group[g], i, g in problem_groups, backlogs.get(g)) for i, g in enumerate(drawn)]
-    moved = {c["name"]: c["moved_queues"] for c in churn(sim)}
+    rollouts = {c["name"]: c for c in churn(sim)}
     if sim.scenarios[1:]:
         body.append("<h2>Scenarios <small>beside the baseline; outlined queues change owner</small></h2>")
-        body += [_scenario_section(sim, name, moved[name], backlogs) for name in sim.scenarios[1:]]
+        body += [_scenario_section(sim, name, rollouts[name], backlogs, weights) for name in sim.scenarios[1:]]
+    if strategies is not None:
+        body.append(strategies_html(strategies, sim.fleet.generate is not None))
     body += ['<h2 id="findings">Findings</h2>', _findings(findings, counts, out_dir), LEGEND]
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -428,8 +514,11 @@ h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:12px 0 4px;display:
 .code.warning{background:var(--amber);border-color:var(--amber);color:#1f2328}
 table{border-collapse:collapse}
 .findings,.problems,.ids{width:100%;font-size:12.5px}
-.findings th,.findings td,.problems th,.problems td,.ids th,.ids td{border-bottom:1px solid var(--line);
-padding:4px 8px;text-align:left;vertical-align:top}
+.steps,.compare{font-size:12.5px;margin:6px 0 10px}
+.findings th,.findings td,.problems th,.problems td,.ids th,.ids td,.steps th,.steps td,.compare th,.compare td{
+border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
+.steps tfoot td,.steps tfoot th{font-weight:600;border-top:2px solid var(--line)}
+.compare td.minimum{font-weight:600}ul.summaries{font-size:12.5px;color:#57606a;margin:4px 0 12px}
 .findings tr.error .sev{color:var(--red);font-weight:600}.findings tr.warning .sev{color:#9a6700;font-weight:600}
 .ids tr.collides td{background:var(--red-bg)}
 details.cids{margin:4px 0 8px}details.cids summary{cursor:pointer;color:#57606a}

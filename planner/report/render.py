@@ -39,6 +39,7 @@ from rmqplan.model.simulation import GroupTopicResult, Move, Simulation
 from rmqplan.model.routes import is_retry_topic
 from rmqplan.model.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
 from rmqplan.model.words import count, noun
+from rmqplan.report.ranking import group_weights, ordered_groups
 
 STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
 
@@ -120,7 +121,7 @@ def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bo
             counts: Optional[dict] = None, out_dir: Optional[str] = None) -> dict:
     by_scenario: dict[str, list] = {name: [] for name in sim.scenarios}
     backlogs = _backlogs(sim)
-    for r in sim.results:
+    for r in _worst_first(sim, findings):
         by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments, backlogs.get(r.group)))
     doc = {
         "scenarios": [{"name": name, "groups": entries,
@@ -147,6 +148,27 @@ def _where_the_rest_are(omitted: int, counts: dict, out_dir: Optional[str]) -> s
     where = (f"every finding is in {_findings_file(out_dir)}" if out_dir
              else "--out DIR writes every finding to DIR/findings.json")
     return f"  ... and {omitted} more {noun(omitted, 'finding')} not shown (all findings by code: {by_code}); {where}"
+
+
+def _worst_first(sim: Simulation, findings: Sequence[PlanFinding]) -> list[GroupTopicResult]:
+    """The results, per scenario, group by group worst first (`rmqplan.report.ranking`); topics keep their order."""
+    weights = group_weights(sim, findings)
+    scenario_index = {name: i for i, name in enumerate(sim.scenarios)}
+    return sorted(sim.results, key=lambda r: (scenario_index.get(r.scenario, len(scenario_index)),
+                                              weights[(r.scenario, r.group)]))
+
+
+def more_results_text(omitted: int, out_dir: Optional[str]) -> str:
+    """Where the problem results a large fleet's report leaves out are: every one, with its counts."""
+    where = (f"every group's counts are in {os.path.join(out_dir, 'groups')} (Parquet) and every finding in "
+             f"{_findings_file(out_dir)}" if out_dir else
+             "--out DIR writes every group's counts (DIR/groups, Parquet) and every finding (DIR/findings.json)")
+    return (f"{count(omitted, 'more group/topic result')} with problems, less bad than those shown, "
+            f"{noun(omitted, 'is', 'are')} not shown: {where}")
+
+
+def _more_results(omitted: int, out_dir: Optional[str]) -> str:
+    return f"  ... and {more_results_text(omitted, out_dir)}"
 
 
 def totals(sim: Simulation) -> dict:
@@ -225,6 +247,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
     """`engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`)."""
     out = [f"rmqplan: {sim.fleet.path}: {engine}"]
     backlogs = _backlogs(sim)
+    weights = group_weights(sim, findings)
     for scenario in sim.scenarios:
         results = [r for r in sim.results if r.scenario == scenario]
         out.append("")
@@ -234,7 +257,8 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         by_group: dict[str, list[GroupTopicResult]] = {}
         for r in results:
             by_group.setdefault(r.group, []).append(r)
-        for group_results in by_group.values():
+        for group in ordered_groups(weights, scenario):
+            group_results = by_group[group]
             out.append(_group_header(group_results))
             for r in group_results:
                 subs = sum(1 for p in r.processes if p.instance in r.assignment)
@@ -257,7 +281,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                 if assignments or small:
                     out.extend(_process_map(r, backlog if weighed is not None and weighed.total else None))
     if sim.omitted_results:
-        out.append(f"  ... and {sim.omitted_results} more group/topic results with problems, not shown")
+        out.append(_more_results(sim.omitted_results, out_dir))
     out.append("")
     if findings:
         out.append(f"findings ({len(findings)})")
@@ -275,7 +299,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                f"{count(t['queues'], 'queue')}, {count(t['assignments'], 'assignment')}, {t['orphaned_queues']} orphaned, "
                f"{t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
     for c in churn(sim):
-        out.append(_churn_line(c))
+        out.append(churn_line(c))
     return "\n".join(out) + "\n"
 
 
@@ -295,7 +319,7 @@ def _step_lines(steps, counts) -> list[str]:
     return lines
 
 
-def _churn_line(c: dict) -> str:
+def churn_line(c: dict) -> str:
     r = c.get("rollout")
     if r is None:
         return f"scenario {c['name']}: {_change_owner(c['moved_queues'])}"

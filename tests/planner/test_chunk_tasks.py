@@ -10,7 +10,7 @@ import pytest
 
 from rmqplan.engines.chunk_tasks import ChunkJob, HelperFailed, helpers_for, run_job
 from rmqplan.engines.chunks import chunks, out_ids
-from rmqplan.report.findings import find
+from rmqplan.report.findings import find_by_result as find  # what --out writes: result order
 from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.generated.states import fleet_generated_scenarios
 from rmqplan.engines.local import simulate

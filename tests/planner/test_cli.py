@@ -46,7 +46,12 @@ def test_json_follows_the_output_contract():
     assert [s["name"] for s in doc["scenarios"]] == ["baseline", "scale-out"]
     entry = doc["scenarios"][0]["groups"][0]
     assert set(entry) == {"group", "topic", "orphaned_queues", "duplicated_queues", "idle_instances", "moved_queues"}
-    assert (entry["group"], entry["topic"]) == ("consumer_group", "TopicTest")
+    # the worst group first: orders_legacy loses 9 queues (5 orphaned, 4 duplicated), consumer_group 5, orders none
+    assert [(e["group"], e["topic"]) for e in doc["scenarios"][0]["groups"]] == [
+        ("orders_legacy", "OrderEvents"), ("orders_legacy", "%RETRY%orders_legacy"),
+        ("consumer_group", "TopicTest"), ("consumer_group", "%RETRY%consumer_group"),
+        ("orders", "OrderEvents"), ("orders", "%RETRY%orders")]
+    entry = doc["scenarios"][0]["groups"][2]
     assert entry["orphaned_queues"] == [["TopicTest", "broker-a", 2], ["TopicTest", "broker-a", 3]]
     assert entry["duplicated_queues"] == [["TopicTest", "broker-a", 0], ["TopicTest", "broker-a", 1]]
     scale = doc["scenarios"][1]["groups"]
@@ -54,12 +59,15 @@ def test_json_follows_the_output_contract():
     assert [q[2] for q in scale[0]["moved_queues"]] == [2, 4, 5, 6, 7]
     f = doc["findings"][0]
     assert set(f) >= {"code", "severity", "scenario", "group", "topic", "message"}
+    assert [(x["group"], x["code"], len(x["queues"])) for x in doc["findings"]] == [
+        ("orders_legacy", "PLAN001", 5), ("orders_legacy", "PLAN002", 3), ("orders_legacy", "PLAN002", 1),
+        ("consumer_group", "PLAN001", 2), ("consumer_group", "PLAN002", 2), ("consumer_group", "PLAN002", 1)]
     assert {x["code"] for x in doc["findings"]} == {"PLAN001", "PLAN002"}
 
 
 def test_assignments_add_every_instance_with_its_queues():
     _, out, _ = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--format", "json", "--assignments")
-    entry = json.loads(out)["scenarios"][0]["groups"][0]
+    entry = next(e for e in json.loads(out)["scenarios"][0]["groups"] if e["group"] == "consumer_group")
     assert entry["instances"] == [
         {"instance": "192.168.1.10#1", "client_id": "192.168.1.10@XUJIAN_MACBOOK", "host": "192.168.1.10",
          "queues": [["TopicTest", "broker-a", 0], ["TopicTest", "broker-a", 1]]},
@@ -135,7 +143,9 @@ def test_a_large_generated_fleet_runs_on_the_local_engine(tmp_path):
     fleet.write_text("[generate]\ngroups = 100000\ncolliding_client_ids = 0.01\n")
     code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
     assert code == 1 and err == ""
-    assert "totals: 100000 groups" in out and "more group/topic results with problems, not shown" in out
+    assert "totals: 100000 groups" in out
+    assert ("more group/topic results with problems, less bad than those shown, are not shown: --out DIR writes every "
+            "group's counts (DIR/groups, Parquet)") in out
 
 
 def test_conf_and_master_reach_the_engine_options(monkeypatch):

@@ -83,8 +83,9 @@ def test_scale_out_moves_per_strategy_and_the_minimum():
     assert scale.minimum == 2 and scale.steps == 1 and scale.queues == 9
     assert c[("orders", "baseline")].minimum == 0 and c[("orders", "baseline")].steps == 0
     # CONSISTENT_HASH's 4 processes do not split 8 queues 2 each: it is no candidate for the balanced minimum
-    assert scale.summary() == (f"scale-out (orders): CONSISTENT_HASH moves {expected['CONSISTENT_HASH']} of 9 "
-                               f"queues, AVG (own) 5, AVG_BY_CIRCLE 5; the minimum is 2 (CONSISTENT_HASH: "
+    assert scale.summary() == (f"scale-out (orders), 1 step, 9 queues: CONSISTENT_HASH moves "
+                               f"{expected['CONSISTENT_HASH']} from its own split, AVG (own) 5, AVG_BY_CIRCLE 5; from "
+                               f"the current split (AVG's), a balanced assignment moves at least 2 (CONSISTENT_HASH: "
                                f"unbalanced in 1 state)")
 
 
@@ -160,12 +161,15 @@ def test_cli_json_and_text(tmp_path):
     assert rolling["strategies"][0]["moves"] == next(s for s in doc["scenarios"]
                                                      if s["name"] == "rolling")["rollout"]["moves"]
     assert rolling["minimum_moves"] <= min(s["moves"] for s in rolling["strategies"])
-    assert rolling["summary"].startswith("rolling (orders): ") and "per step" in rolling["summary"]
+    assert rolling["summary"].startswith("rolling (orders), 6 steps, 9 queues: ") and "per step" in rolling["summary"]
+    assert (rolling["queues_before"], rolling["queues_after"]) == (9, 9)
     code, out, _ = rmqplan("simulate", "--fleet", path, "--engine", "local", "--compare-strategies")
     lines = out.splitlines()
-    assert "strategies (moved queues per scenario, summed over its steps; worst problems of any step)" in lines
+    from rmqplan.compare import COUNTED
+
+    assert f"strategies: {COUNTED}" in lines
     assert any(line.split()[:2] == ["scenario", "steps"] and line.split()[-1] == "minimum" for line in lines)
-    assert lines[-1].startswith("  rolling (orders): ")
+    assert lines[-1].startswith("  rolling (orders), 6 steps, 9 queues: ")
 
 
 def planned(plan_dir: Path, scenario: str, group: str) -> list[dict]:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rmqplan.engines.chunks import GeneratedDescriber, chunks, run_chunk
-from rmqplan.report.findings import find
+from rmqplan.report.findings import find_by_result as find  # what --out writes: result order
 from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.generated.findings import _fast_shapes, generated_finding_lines
 from rmqplan.model.fleet import Fleet
