@@ -116,8 +116,9 @@ class Comparison:
                 f"{_number(self.per_step(best.moves))}{unit} from its own split"
                 + "".join(f", {run_name(r)} {_number(self.per_step(r.moves))}" for r in rest)
                 + f"; from the current split ({current}'s), "
-                + ("an assignment balanced by backlog" if self.balance == "backlog" else "a balanced assignment")
-                + f" moves at least {_number(self.per_step(self.minimum))}{unit}"
+                + ("an assignment balanced by backlog moves" if self.balance == "backlog"
+                   else "a balanced assignment moves at least")
+                + f" {_number(self.per_step(self.minimum))}{unit}"
                 + ("" if self.exact else " (or less: a topic leaves the group's routes mid-way, planned step by step)"
                    if self.balance != "backlog" else " (at most: balanced by backlog step by step, each step "
                                                      "exactly)"))
