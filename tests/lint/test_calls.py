@@ -286,3 +286,33 @@ def test_templates_survive_the_cache_codec():
 
     for facts in (parse_java(FACTORY_PATH, FACTORY.encode()), parse_python("app/mq/consumers.py", PY_CONSUMERS.encode())):
         assert facts.templates and facts_from_json(facts_to_json(facts)) == facts
+
+
+PY_BUILDER = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+class OrderWorker:
+    def __init__(self):
+        self.consumer = self._build("orders_cg")
+
+    def _build(self, group):
+        consumer = PushConsumer(group)
+        consumer.set_instance_name("worker")
+        return consumer
+
+    def start(self):
+        self.consumer.subscribe("Orders", self.on_message)
+        self.consumer.start()
+
+    def on_message(self, msg):
+        return ConsumeStatus.CONSUME_SUCCESS
+"""
+
+
+def test_python_builder_method_and_attribute_are_one_consumer():
+    assert found({"worker.py": PY_BUILDER}) == {("RMQ001", "worker.py", line_of(PY_BUILDER, "set_instance_name"))}
+    broadcasting = PY_BUILDER.replace('self.consumer.subscribe("Orders", self.on_message)',
+                                      'self.consumer.set_message_model(0)\n        '
+                                      'self.consumer.subscribe("Orders", self.on_message)')
+    assert found({"worker.py": broadcasting}) == set()
