@@ -7,6 +7,8 @@ prefilter are only indexed for their constants and listener classes, which other
 
 from __future__ import annotations
 
+import gc
+
 import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem, Setting
@@ -23,10 +25,17 @@ _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @
 
 def parse_java(path: str, data: bytes) -> FileFacts:
     facts = FileFacts(path=path, language="java")
+    # The cycle collector's passes over the tree's nodes and the facts free nothing (they hold no cycles) and grow
+    # with the file: paused, a class with 8,000 clients takes 4 times as long as one with 2,000, not 5.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         _parse(path, data, facts)
     except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
         facts.problems.append(_internal_error(path, error))
+    finally:
+        if collecting:
+            gc.enable()
     return facts
 
 
