@@ -34,27 +34,49 @@ def _start(cluster, code: GroupCode, processes: list[dict]) -> list[Consumer]:
     return out
 
 
+ROOMS = {"broker_rooms": ",".join(f"{b}={r}" for b, r in BROKER_ROOMS.items()),
+         "client_rooms": ",".join(f"{ip}={r}" for ip, r in CLIENT_ROOMS.items())}
+
+
 @pytest.fixture(scope="module")
-def baseline(cluster, tmp_path_factory):
+def running(cluster):
+    """The consumers of both tests, started together (the room broker boots meanwhile): group -> its processes,
+    group -> their stable answers."""
+    if ROOM_BROKER not in cluster.brokers:
+        cluster.spawn_broker(ROOM_BROKER)
     cluster.update_topic(TOPIC, 8, broker="broker-a")
     cluster.update_topic(TOPIC, 4, broker="broker-b")
     cluster.update_topic(OTHER, 2, broker="broker-a")
     consumers = {g: _start(cluster, code, procs) for g, (code, procs) in BASELINE.items()}
     try:
+        cluster.wait_broker(ROOM_BROKER)
+        cluster.update_topic(ROOM_TOPIC, 4, broker="broker-a")
+        cluster.update_topic(ROOM_TOPIC, 4, broker=ROOM_BROKER)
+        for group, (code, procs) in RUN_TIME.items():
+            extra = ROOMS if code.strategy == "MACHINE_ROOM_NEARBY" else {}
+            consumers[group] = _start(cluster, code, [{**_driver_settings(p), **extra} for p in procs])
         everyone = [c for cs in consumers.values() for c in cs]
         answers = stable_all(everyone)
         states, i = {}, 0
         for group, cs in consumers.items():
             states[group] = answers[i:i + len(cs)]
             i += len(cs)
-        work = tmp_path_factory.mktemp("baseline")
-        save_outputs(cluster, work / "cluster", [TOPIC, OTHER], list(BASELINE))
-        write_code(work / "code", [code for code, _ in BASELINE.values()])
-        yield work, states, consumers
+        yield consumers, states
     finally:
         for cs in consumers.values():
             for c in cs:
                 c.stop()
+        if cluster.brokers[ROOM_BROKER].proc is not None:
+            cluster.stop_broker(ROOM_BROKER)
+
+
+@pytest.fixture(scope="module")
+def baseline(cluster, running, tmp_path_factory):
+    consumers, states = running
+    work = tmp_path_factory.mktemp("baseline")
+    save_outputs(cluster, work / "cluster", [TOPIC, OTHER], list(BASELINE))
+    write_code(work / "code", [code for code, _ in BASELINE.values()])
+    return work, {g: states[g] for g in BASELINE}, consumers
 
 
 def test_every_queue_is_held_by_whom_rmqplan_predicts(baseline):
@@ -84,73 +106,55 @@ def _driver_settings(settings: dict) -> dict:
     return out
 
 
-def test_strategies_given_data_at_run_time_take_what_rmqplan_predicts(cluster, tmp_path):
+def test_strategies_given_data_at_run_time_take_what_rmqplan_predicts(cluster, running, tmp_path):
     """CONFIG (a list per process, one queue in both lists), MACHINE_ROOM (the brokers named room@name) and
     MACHINE_ROOM_NEARBY (rooms from a resolver): rmqplan fleet leaves these groups out, saying why; the test
     writes them into its fleet with the parameters the processes run with and the client ids connected."""
-    if ROOM_BROKER not in cluster.brokers:
-        cluster.start_broker(ROOM_BROKER)
-    cluster.update_topic(ROOM_TOPIC, 4, broker="broker-a")
-    cluster.update_topic(ROOM_TOPIC, 4, broker=ROOM_BROKER)
-    rooms = {"broker_rooms": ",".join(f"{b}={r}" for b, r in BROKER_ROOMS.items()),
-             "client_rooms": ",".join(f"{ip}={r}" for ip, r in CLIENT_ROOMS.items())}
-    consumers = {}
-    try:
-        for group, (code, procs) in RUN_TIME.items():
-            extra = rooms if code.strategy == "MACHINE_ROOM_NEARBY" else {}
-            consumers[group] = _start(cluster, code, [{**_driver_settings(p), **extra} for p in procs])
-        answers = stable_all([c for cs in consumers.values() for c in cs])
-        states, i = {}, 0
-        for group, cs in consumers.items():
-            states[group] = answers[i:i + len(cs)]
-            i += len(cs)
-        save_outputs(cluster, tmp_path / "cluster", [ROOM_TOPIC], list(RUN_TIME))
-        # and a group of the same topic that rmqplan can read from the code, so that it writes a fleet at all
-        # (its brokers and topics are what the test keeps)
-        write_code(tmp_path / "code", [code for code, _ in RUN_TIME.values()]
-                   + [GroupCode("live_rooms_readable", {ROOM_TOPIC: "*"})])
-        done = rmqplan("fleet", "--from-code", tmp_path / "code", "--cluster", tmp_path / "cluster",
-                       "-o", tmp_path / "fleet.toml")
-        for group in RUN_TIME:
-            assert f"group {group}'s queues cannot be predicted from the code: left out" in done.stderr
-        fleet = tomllib.loads((tmp_path / "fleet.toml").read_text())
-        for broker in fleet["brokers"]:
-            broker["room"] = BROKER_ROOMS.get(broker["name"], "")
-        fleet["topics"] = [t for t in fleet["topics"] if t["name"] == ROOM_TOPIC]
-        fleet["groups"] = []
-        for group, (code, procs) in RUN_TIME.items():
-            ids = connection_ids((tmp_path / "cluster" / f"consumerConnection-{group}.txt").read_text())
-            assert sorted(ids) == sorted(s["client_id"] for s in states[group])
-            entry = {"name": group, "strategy": code.strategy, "subscriptions": [{"topic": ROOM_TOPIC,
-                                                                                  "expression": "*"}]}
-            if code.strategy == "MACHINE_ROOM":
-                entry["consumer_idcs"] = ["hz"]
+    _, answered = running
+    states = {g: answered[g] for g in RUN_TIME}
+    save_outputs(cluster, tmp_path / "cluster", [ROOM_TOPIC], list(RUN_TIME))
+    # and a group of the same topic that rmqplan can read from the code, so that it writes a fleet at all
+    # (its brokers and topics are what the test keeps)
+    write_code(tmp_path / "code", [code for code, _ in RUN_TIME.values()]
+               + [GroupCode("live_rooms_readable", {ROOM_TOPIC: "*"})])
+    done = rmqplan("fleet", "--from-code", tmp_path / "code", "--cluster", tmp_path / "cluster",
+                   "-o", tmp_path / "fleet.toml")
+    for group in RUN_TIME:
+        assert f"group {group}'s queues cannot be predicted from the code: left out" in done.stderr
+    fleet = tomllib.loads((tmp_path / "fleet.toml").read_text())
+    for broker in fleet["brokers"]:
+        broker["room"] = BROKER_ROOMS.get(broker["name"], "")
+    fleet["topics"] = [t for t in fleet["topics"] if t["name"] == ROOM_TOPIC]
+    fleet["groups"] = []
+    for group, (code, procs) in RUN_TIME.items():
+        ids = connection_ids((tmp_path / "cluster" / f"consumerConnection-{group}.txt").read_text())
+        assert sorted(ids) == sorted(s["client_id"] for s in states[group])
+        entry = {"name": group, "strategy": code.strategy, "subscriptions": [{"topic": ROOM_TOPIC,
+                                                                              "expression": "*"}]}
+        if code.strategy == "MACHINE_ROOM":
+            entry["consumer_idcs"] = ["hz"]
+        if code.strategy == "MACHINE_ROOM_NEARBY":
+            entry["nearby"] = "AVG"
+        instances = []
+        for client_id in ids:
+            ip, name = client_id.split("@", 1)
+            inst = {"hosts": [ip], "instance_name": name}
             if code.strategy == "MACHINE_ROOM_NEARBY":
-                entry["nearby"] = "AVG"
-            instances = []
-            for client_id in ids:
-                ip, name = client_id.split("@", 1)
-                inst = {"hosts": [ip], "instance_name": name}
-                if code.strategy == "MACHINE_ROOM_NEARBY":
-                    inst["room"] = CLIENT_ROOMS[ip]
-                if code.strategy == "CONFIG":
-                    [proc] = [p for p in procs if p["instance"] == name]
-                    inst["queues"] = proc["queues"]
-                    inst["strategy"] = "CONFIG"
-                instances.append(inst)
+                inst["room"] = CLIENT_ROOMS[ip]
             if code.strategy == "CONFIG":
-                entry["queues"] = instances[0]["queues"]
-            entry["instances"] = instances
-            fleet["groups"].append(entry)
-        (tmp_path / "rooms.toml").write_text(dump_toml(fleet))
-        simulated = json.loads(rmqplan("simulate", "--fleet", tmp_path / "rooms.toml", "--format", "json",
-                                       "--assignments").stdout)
-        seen = observed(states)
-        assert predicted(simulated["scenarios"][0]["groups"]) == seen
-        # not vacuous: MACHINE_ROOM took only the hz broker's queues; CONFIG held broker-a:1 twice
-        assert {k[2] for k in seen if k[0] == "live_room" and k[1] == ROOM_TOPIC} == {ROOM_BROKER}
-        assert len(seen[("live_config", ROOM_TOPIC, "broker-a", 1)]) == 2
-    finally:
-        for cs in consumers.values():
-            for c in cs:
-                c.stop()
+                [proc] = [p for p in procs if p["instance"] == name]
+                inst["queues"] = proc["queues"]
+                inst["strategy"] = "CONFIG"
+            instances.append(inst)
+        if code.strategy == "CONFIG":
+            entry["queues"] = instances[0]["queues"]
+        entry["instances"] = instances
+        fleet["groups"].append(entry)
+    (tmp_path / "rooms.toml").write_text(dump_toml(fleet))
+    simulated = json.loads(rmqplan("simulate", "--fleet", tmp_path / "rooms.toml", "--format", "json",
+                                   "--assignments").stdout)
+    seen = observed(states)
+    assert predicted(simulated["scenarios"][0]["groups"]) == seen
+    # not vacuous: MACHINE_ROOM took only the hz broker's queues; CONFIG held broker-a:1 twice
+    assert {k[2] for k in seen if k[0] == "live_room" and k[1] == ROOM_TOPIC} == {ROOM_BROKER}
+    assert len(seen[("live_config", ROOM_TOPIC, "broker-a", 1)]) == 2

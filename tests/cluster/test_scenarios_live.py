@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -66,37 +67,35 @@ class Live:
             states.setdefault(group, []).append(answer)
         return observed(states)
 
-    def save(self) -> None:
-        """The fleet as the cluster shows it now (`rmqplan fleet` from the code and mqadmin outputs saved now)."""
+    def snapshot(self) -> Path:
+        """A new step directory holding the mqadmin outputs saved from the cluster now, and the code."""
         self.n += 1
-        self.step = self.work / f"step-{self.n}"
-        save_outputs(self.cluster, self.step / "cluster", [TOPIC], list(GROUPS))
-        write_code(self.step / "code", list(GROUPS.values()))
-        rmqplan("fleet", "--from-code", self.step / "code", "--cluster", self.step / "cluster", "-o",
-                self.step / "fleet.toml")
-        text = (self.step / "fleet.toml").read_text()
-        self.fleet = tomllib.loads(text)
-        self.ids = connected_ids(text)
+        step = self.work / f"step-{self.n}"
+        save_outputs(self.cluster, step / "cluster", [TOPIC], list(GROUPS))
+        write_code(step / "code", list(GROUPS.values()))
+        return step
 
-    def predict(self, scenario: dict | None, saved: bool = False) -> list[list[dict]]:
-        """The groups of each step of `scenario` over the fleet saved now (or just before, `saved`), each step's
-        groups completed with the untouched groups' baseline (without a scenario: the baseline alone)."""
-        if not saved:
-            self.save()
-        fleet = dict(self.fleet)
+    def predict(self, step: Path, scenario: dict | None) -> tuple[list[list[dict]], dict]:
+        """`rmqplan fleet` from a snapshot, then `rmqplan simulate` with `scenario`: the groups of each of its
+        steps, each completed with the untouched groups' baseline (without a scenario: the baseline alone), and
+        the connected ids of the fleet's processes. Only files of `step` are read, so it runs on a thread while
+        the cluster changes."""
+        rmqplan("fleet", "--from-code", step / "code", "--cluster", step / "cluster", "-o", step / "fleet.toml")
+        text = (step / "fleet.toml").read_text()
+        fleet = tomllib.loads(text)
         if scenario is not None:
             fleet["scenarios"] = [{"name": "live", **scenario}]
-        (self.step / "scenario.toml").write_text(dump_toml(fleet))
-        out = json.loads(rmqplan("simulate", "--fleet", self.step / "scenario.toml", "--format", "json",
+        (step / "scenario.toml").write_text(dump_toml(fleet))
+        out = json.loads(rmqplan("simulate", "--fleet", step / "scenario.toml", "--format", "json",
                                  "--assignments").stdout)
         baseline = out["scenarios"][0]["groups"]
         if scenario is None:
-            return [baseline]
+            return [baseline], connected_ids(text)
         states = []
         for s in out["scenarios"][1]["steps"]:
             touched = {(g["group"], g["topic"]) for g in s["groups"]}
             states.append(s["groups"] + [g for g in baseline if (g["group"], g["topic"]) not in touched])
-        return states
+        return states, connected_ids(text)
 
 
 @pytest.fixture(scope="module")
@@ -121,46 +120,53 @@ def live(cluster, tmp_path_factory):
 
 def test_each_step_of_each_scenario_is_what_rmqplan_predicts(live):
     cluster = live.cluster
+    ahead = ThreadPoolExecutor(1)  # each step's prediction runs while the cluster converges
+
+    def check(future: Future, what: str, route=None) -> dict:
+        seen = live.observe(route)
+        [state], ids = future.result()
+        assert predicted(state, ids) == seen, what
+        return ids
+
     # the baseline: saved once the consumers are stable (and connected), as every step's fleet is
     seen = live.observe()
-    assert predicted(live.predict(None)[0], live.ids) == seen
-    assert live.ids and all("#" in cid for cid in live.ids.values())  # pid#nanoTime ids, as connected
+    [state], ids = live.predict(live.snapshot(), None)
+    assert predicted(state, ids) == seen
+    assert ids and all("#" in cid for cid in ids.values())  # pid#nanoTime ids, as connected
 
-    # a consumer added to each group in turn: started once the fleet is saved, and added to the scenario with the
-    # name its client made (its label: the next on the host)
+    # a consumer added to each group in turn: started once the outputs are saved, and added to the scenario with
+    # the name its client made (its label: the next on the host)
     for group in GROUPS:
-        live.save()
+        step = live.snapshot()
         added = live.start(group, "n4").started()
-        [state] = live.predict({"group": group, "add_instances": [{
+        check(ahead.submit(live.predict, step, {"group": group, "add_instances": [{
             "hosts": ["127.0.0.1"], "client_version": GROUPS[group].client,
-            "started_as": added.split("@")[1]}]}, saved=True)
-        assert predicted(state, live.ids) == live.observe(), f"{group}: n4 added"
+            "started_as": added.split("@")[1]}]}), f"{group}: n4 added")
 
     # the topic resized on one broker (mqadmin updateTopic)
-    [state] = live.predict({"set_queues": [{"topic": TOPIC, "read_queues": {"broker-b": 6},
-                                            "write_queues": {"broker-b": 6}}]})
+    future = ahead.submit(live.predict, live.snapshot(), {"set_queues": [
+        {"topic": TOPIC, "read_queues": {"broker-b": 6}, "write_queues": {"broker-b": 6}}]})
     cluster.update_topic(TOPIC, 6, broker="broker-b")
-    assert predicted(state, live.ids) == live.observe(), "LiveSteps resized to 6 queues on broker-b"
+    check(future, "LiveSteps resized to 6 queues on broker-b")
 
     # a broker made read-only (mqadmin updateBrokerConfig brokerPermission 4): observed once every consumer's own
     # route of the topic says broker-c is read-only (perm 4), then stable
-    [state] = live.predict({"broker_perm": {SPARE: 4}})
+    future = ahead.submit(live.predict, live.snapshot(), {"broker_perm": {SPARE: 4}})
     out = cluster.admin("updateBrokerConfig", "-n", cluster.namesrv, "-b", cluster.brokers[SPARE].address,
                         "-k", "brokerPermission", "-v", "4")
     assert "success" in out, out
-    assert predicted(state, live.ids) == live.observe(route=(TOPIC, SPARE, 4)), "broker-c read-only"
+    check(future, "broker-c read-only", route=(TOPIC, SPARE, 4))
 
     # the broker stopped
-    [state] = live.predict({"remove_brokers": [SPARE]})
+    future = ahead.submit(live.predict, live.snapshot(), {"remove_brokers": [SPARE]})
     cluster.stop_broker(SPARE)
-    assert predicted(state, live.ids) == live.observe(), "broker-c stopped"
+    ids = check(future, "broker-c stopped")
 
     # a rolling restart of one group, one process at a time, in the order the fleet lists them; each restarted
     # JVM reports a new pid#nanoTime, which its label stands for from then on
-    steps = live.predict({"group": "steps_avg", "rolling_restart": "group"})
-    labels = [label for (group, label) in live.ids if group == "steps_avg"]
+    steps, ids = live.predict(live.snapshot(), {"group": "steps_avg", "rolling_restart": "group"})
+    labels = [label for (group, label) in ids if group == "steps_avg"]
     assert len(labels) == 4 and len(steps) == 2 * len(labels)
-    ids = dict(live.ids)
     for i, label in enumerate(labels):
         name = live.handle("steps_avg", ids[("steps_avg", label)])
         live.stop("steps_avg", name)
