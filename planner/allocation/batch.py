@@ -85,8 +85,12 @@ class Batch:
         return np.diff(self.c_off)
 
     def entry_rebalance(self) -> np.ndarray:
-        """The rebalance of every entry."""
-        return segment_ids(self.c_off)
+        """The rebalance of every entry (computed once: the kernel and the tally both read it; read-only)."""
+        found = self.__dict__.get("_entry_rebalance")
+        if found is None:
+            found = self.__dict__["_entry_rebalance"] = segment_ids(self.c_off)
+            found.flags.writeable = False
+        return found
 
     def queue_rebalance(self) -> np.ndarray:
         return segment_ids(self.q_off)
@@ -111,24 +115,38 @@ def segment_sums(values: np.ndarray, off: np.ndarray) -> np.ndarray:
     return cs[off[1:]] - cs[off[:-1]]
 
 
+def segment_counts(mask: np.ndarray, off: np.ndarray, ids: Optional[np.ndarray] = None) -> np.ndarray:
+    """How many elements of each segment of `off` are set in the boolean `mask`; `ids`, the segment of every
+    element, if the caller has it. A sparse mask (the usual problem flags) is counted from its set elements."""
+    found = np.flatnonzero(mask)
+    segments = len(off) - 1
+    if 8 * len(found) > len(mask):
+        return segment_sums(mask.view(np.int8), off)
+    at = ids[found] if ids is not None else np.searchsorted(off, found, "right") - 1
+    return np.bincount(at, minlength=segments)
+
+
 def concat_ranges(starts: np.ndarray, counts: np.ndarray, steps=None) -> tuple[np.ndarray, np.ndarray]:
     """Every `starts[i] + steps[i] * j` for j < counts[i], concatenated: (values, owner i of each value)."""
     counts = np.asarray(counts, dtype=np.int64)
-    total = int(counts.sum())
     owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return repeat_ranges(starts, counts, steps), owner
+
+
+def repeat_ranges(starts: np.ndarray, counts: np.ndarray, steps=None) -> np.ndarray:
+    """`concat_ranges`'s values alone: the running position plus one value repeated per range (no gather)."""
+    counts = np.asarray(counts, dtype=np.int64)
     before = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=before[1:])
+    values = np.arange(int(before[-1] + counts[-1]) if len(counts) else 0, dtype=np.int64)
     starts = np.asarray(starts, dtype=np.int64)
-    if steps is None:  # one gather: starts - before, shifted by the running position
-        values = np.arange(total, dtype=np.int64)
-        values += (starts - before)[owner]
-    else:
+    if steps is None:  # starts[i] + (position - before[i])
+        values += np.repeat(starts - before, counts)
+    else:  # starts[i] + steps[i] * (position - before[i])
         steps = np.asarray(steps, dtype=np.int64)
-        values = np.arange(total, dtype=np.int64)
-        values -= before[owner]
-        values *= steps[owner]
-        values += starts[owner]
-    return values, owner
+        values *= np.repeat(steps, counts)
+        values += np.repeat(starts - steps * before, counts)
+    return values
 
 
 def offsets(counts) -> np.ndarray:
@@ -222,10 +240,10 @@ class Calls:
         return self.batch.specs[int(self.spec[k])]
 
     def ranges(self, start: np.ndarray, count: np.ndarray, step=None) -> "Rows":
-        """Rows for asks that hold the ranks `start + step * j` (j < count) of their call's queues."""
-        count = np.maximum(count, 0)
-        ranks, ask = concat_ranges(start, count, step)
-        return Rows(self.ask_entry[ask], self.q_start[self.ask_call[ask]] + ranks)
+        """Rows for asks that hold the ranks `start + step * j` (j < count, count >= 0) of their call's queues,
+        ask by ask."""
+        first = self.q_start[self.ask_call] + start
+        return Rows(np.repeat(self.ask_entry, count), repeat_ranges(first, count, step))
 
 
 @dataclass

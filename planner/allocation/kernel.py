@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rmqplan.allocation.batch import BROADCASTING_CODE, Batch, Calls, Rows, concat_ranges
+from rmqplan.allocation.batch import BROADCASTING_CODE, CLUSTERING_CODE, Batch, Calls, Rows, concat_ranges
 from rmqplan.allocation.strategies import strategy_of
 from rmqplan.allocation.strategies.base import IAE, StrategyError
 
@@ -27,11 +27,18 @@ def allocate(batch: Batch) -> Rows:
     """Who holds what in every rebalance of the batch."""
     m = batch.queue_counts()
     entry_rebalance = batch.entry_rebalance()
-    asks = batch.c_asks & (m[entry_rebalance] > 0)
-    broadcasting = batch.model[entry_rebalance] == BROADCASTING_CODE
-    parts = [_broadcast(batch, np.flatnonzero(asks & broadcasting), entry_rebalance)]
-    clustering = asks & ~broadcasting
-    parts += _clustering(batch, np.flatnonzero(clustering), entry_rebalance, m)
+    has_queues = m > 0
+    clustering_r = has_queues & (batch.model == CLUSTERING_CODE)
+    parts = []
+    broadcasting_r = has_queues & (batch.model == BROADCASTING_CODE)
+    if broadcasting_r.any():
+        parts.append(_broadcast(batch, np.flatnonzero(batch.c_asks & broadcasting_r[entry_rebalance]),
+                                entry_rebalance))
+    if clustering_r.all() and batch.c_asks.all():  # every entry runs its strategy (a generated batch)
+        entries = None
+    else:
+        entries = np.flatnonzero(batch.c_asks & clustering_r[entry_rebalance])
+    parts += _clustering(batch, entries, entry_rebalance, m)
     return Rows.concat(parts)
 
 
@@ -41,39 +48,93 @@ def _broadcast(batch: Batch, entries: np.ndarray, entry_rebalance: np.ndarray) -
     return Rows(entries[owner], queues)
 
 
-def _clustering(batch: Batch, entries: np.ndarray, entry_rebalance: np.ndarray, m: np.ndarray) -> list[Rows]:
-    if not len(entries):
-        return []
-    spec = batch.c_spec[entries].astype(np.int64)
+def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarray) -> list[Rows]:
+    """The asking entries (`entries`, ascending; None: every entry) grouped into calls, one per (rebalance,
+    spec), and each strategy's calls answered at once."""
+    parts = []
     checks = np.array([strategy_of(s).checks(s) for s in batch.specs], dtype=bool)
-    errors = Rows.empty()
     if batch.c_empty_id is not None:
-        failing = batch.c_empty_id[entries] & checks[spec]
-        errors.errors = {int(e): EMPTY_ID_ERROR for e in entries[failing]}
-        entries, spec = entries[~failing], spec[~failing]
-    # one call per (rebalance, spec); entries come in rebalance order, so equal keys are usually adjacent
-    key = entry_rebalance[entries] * len(batch.specs) + spec
-    if len(key) < 2 or bool(np.all(key[1:] >= key[:-1])):
-        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1]))) if len(key) else np.zeros(0, int)
-        call_key = key[starts]
-        ask_call = np.cumsum(np.concatenate(([False], key[1:] != key[:-1]))) if len(key) else key
+        asking = np.arange(batch.entries) if entries is None else entries
+        failing = batch.c_empty_id[asking] & checks[batch.c_spec[asking]]
+        if failing.any():
+            parts.append(Rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                              errors={int(e): EMPTY_ID_ERROR for e in asking[failing]}))
+            entries = asking[~failing]
+    if entries is None:
+        if not batch.entries:
+            return parts
+        calls = _whole_rebalances(batch, entry_rebalance, m)
+        if calls is None:
+            entries = np.arange(batch.entries)
+    if entries is not None:
+        if not len(entries):
+            return parts
+        calls = _grouped(batch, entries, entry_rebalance, m)
+    call_rebalance, call_spec, ask_call, ask_entry = calls
+    spec_strategy = [s.name for s in batch.specs]
+    if len(batch.specs) > 1:  # strategies in the order of their first call
+        used, first = np.unique(call_spec, return_index=True)
+        names = list(dict.fromkeys(spec_strategy[s] for s in used[np.argsort(first)].tolist()))
     else:
-        call_key, ask_call = np.unique(key, return_inverse=True)
-    call_rebalance = call_key // len(batch.specs)
-    call_spec = (call_key % len(batch.specs)).astype(np.int32)
-    strategy_names = np.array([s.name for s in batch.specs], dtype=object)
-    parts = [errors]
-    for name in dict.fromkeys(strategy_names[call_spec].tolist()):
-        mine = np.flatnonzero(strategy_names[call_spec] == name)
-        calls = _calls(batch, call_rebalance, call_spec, m, mine, ask_call, entries)
-        parts.append(strategy_of(name).kernel(calls))
+        names = spec_strategy
+    for name in names:
+        if len(names) == 1:
+            mine = None
+        else:
+            of_name = np.array([n == name for n in spec_strategy], dtype=bool)
+            mine = np.flatnonzero(of_name[call_spec])
+        parts.append(strategy_of(name).kernel(_calls(batch, call_rebalance, call_spec, m, mine, ask_call,
+                                                     ask_entry)))
     return parts
 
 
-def _calls(batch, call_rebalance, call_spec, m, mine, ask_call, entries) -> Calls:
-    renumber = np.full(len(call_rebalance), -1, dtype=np.int64)
-    renumber[mine] = np.arange(len(mine))
-    a = renumber[ask_call] >= 0
-    r = call_rebalance[mine]
-    return Calls(batch, r, call_spec[mine], (batch.c_off[r + 1] - batch.c_off[r]), m[r], batch.q_off[r],
-                 renumber[ask_call[a]], batch.c_index[entries[a]], entries[a])
+def _whole_rebalances(batch: Batch, entry_rebalance: np.ndarray, m: np.ndarray):
+    """When every entry asks and every rebalance has entries of one spec only: one call per rebalance, its
+    entries the asks (call_rebalance, call_spec, ask_call, ask_entry); else None."""
+    c_off = batch.c_off
+    if not (c_off[1:] > c_off[:-1]).all():
+        return None
+    spec = batch.c_spec
+    if len(batch.specs) > 1:
+        change = spec[1:] != spec[:-1]
+        change[c_off[1:-1] - 1] = False  # a new spec where a new rebalance starts is a new call anyway
+        if change.any():
+            return None
+    return (np.arange(batch.rebalances, dtype=np.int64), spec[c_off[:-1]].astype(np.int32), entry_rebalance,
+            None)
+
+
+def _grouped(batch: Batch, entries: np.ndarray, entry_rebalance: np.ndarray, m: np.ndarray):
+    """One call per (rebalance, spec) of the asking `entries`: (call_rebalance, call_spec, ask_call, ask_entry)."""
+    spec = batch.c_spec[entries].astype(np.int64)
+    # entries come in rebalance order, so equal keys are usually adjacent
+    key = entry_rebalance[entries] * len(batch.specs) + spec
+    if len(key) < 2 or bool(np.all(key[1:] >= key[:-1])):
+        new = np.empty(len(key), dtype=bool)
+        new[0] = True
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        call_key = key[new]
+        ask_call = np.cumsum(new) - 1
+    else:
+        call_key, ask_call = np.unique(key, return_inverse=True)
+    return call_key // len(batch.specs), (call_key % len(batch.specs)).astype(np.int32), ask_call, entries
+
+
+def _calls(batch, call_rebalance, call_spec, m, mine, ask_call, ask_entry) -> Calls:
+    """The Calls of one strategy: the calls `mine` (None: all) and their asks."""
+    if mine is not None:
+        renumber = np.full(len(call_rebalance), -1, dtype=np.int64)
+        renumber[mine] = np.arange(len(mine))
+        a = renumber[ask_call] >= 0
+        ask_entry = np.flatnonzero(a) if ask_entry is None else ask_entry[a]
+        ask_call = renumber[ask_call[a]]
+        call_rebalance, call_spec = call_rebalance[mine], call_spec[mine]
+    r = call_rebalance
+    c_off = batch.c_off
+    if ask_entry is None:  # every entry, in order
+        ask_entry = np.arange(batch.entries, dtype=np.int64)
+        ask_index = batch.c_index
+    else:
+        ask_index = batch.c_index[ask_entry]
+    return Calls(batch, r, call_spec, c_off[r + 1] - c_off[r], m[r], batch.q_off[r], ask_call, ask_index,
+                 ask_entry)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, segment_sums
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, segment_counts, segment_sums
 
 # What a rebalance may suffer from, as `Tally` counts it: the findings map each to a code.
 PROBLEMS = ("orphaned", "duplicated", "idle", "errored", "imbalanced")
@@ -57,26 +57,47 @@ class Tally:
 
 
 def tally(batch: Batch, rows: Rows) -> Tally:
-    """Count every rebalance's problems from its rows."""
-    holders = np.bincount(rows.queue, minlength=batch.queue_count).astype(np.int64)
-    held = np.bincount(rows.entry, minlength=batch.entries).astype(np.int64)
+    """Count every rebalance's problems from its rows (each count as `idle_entry` and `imbalanced_entry` say,
+    summed per rebalance without building the per-entry arrays: problems are few, so they are counted where
+    they are)."""
+    holders = np.bincount(rows.queue, minlength=batch.queue_count)
+    held = np.bincount(rows.entry, minlength=batch.entries)
     if rows.extra:
         np.add.at(held, np.array([e for e, _, _ in rows.extra], dtype=np.int64), 1)
     errored_entry = np.zeros(batch.entries, dtype=bool)
     if rows.errors:
         errored_entry[np.fromiter(rows.errors, dtype=np.int64, count=len(rows.errors))] = True
+    c_off, q_off = batch.c_off, batch.q_off
+    entry_r = batch.entry_rebalance()
+    queues, processes = batch.queue_counts(), batch.entry_counts()
     clustering = batch.model == CLUSTERING_CODE
-    result = Tally(
-        holders=holders, held=held, errored_entry=errored_entry,
-        queues=batch.queue_counts(), processes=batch.entry_counts(),
-        subscribers=segment_sums(batch.c_asks, batch.c_off),
-        assignments=segment_sums(held, batch.c_off),
-        orphaned=np.where(clustering, segment_sums(holders == 0, batch.q_off), 0),
-        duplicated=np.where(clustering, segment_sums(holders > 1, batch.q_off), 0),
-        idle=np.zeros(0), errored=segment_sums(errored_entry, batch.c_off), imbalanced=np.zeros(0))
-    result.idle = segment_sums(result.idle_entry(batch), batch.c_off)
-    result.imbalanced = segment_sums(result.imbalanced_entry(batch), batch.c_off)
-    return result
+    every_asks = bool(batch.c_asks.all())
+    subscribers = processes.copy() if every_asks else segment_counts(batch.c_asks, c_off, entry_r)
+    empty = held == 0
+    if not every_asks:
+        empty &= batch.c_asks
+    idle = segment_counts(empty, c_off, entry_r)
+    idle[batch.retry] = 0
+    # imbalanced: held >= 2 and held * subscribers >= 2 * queues, i.e. held >= max(2, ceil(2 * queues / subs))
+    fair_case = clustering & ~batch.retry & (queues > 0) & (subscribers >= 2)
+    least = np.maximum(2, (2 * queues + subscribers - 1) // np.maximum(subscribers, 1))
+    if fair_case.any():
+        least[~fair_case] = np.iinfo(np.int64).max
+        over = held >= np.repeat(least, processes)
+        if not every_asks:
+            over &= batch.c_asks
+        imbalanced = segment_counts(over, c_off, entry_r)
+    else:
+        imbalanced = np.zeros(batch.rebalances, dtype=np.int64)
+    orphaned = segment_counts(holders == 0, q_off)
+    duplicated = segment_counts(holders > 1, q_off)
+    orphaned[~clustering] = 0
+    duplicated[~clustering] = 0
+    return Tally(
+        holders=holders, held=held, errored_entry=errored_entry, queues=queues, processes=processes,
+        subscribers=subscribers, assignments=segment_sums(held, c_off), orphaned=orphaned, duplicated=duplicated,
+        idle=idle, errored=segment_counts(errored_entry, c_off, entry_r) if rows.errors
+        else np.zeros(batch.rebalances, dtype=np.int64), imbalanced=imbalanced)
 
 
 def totals(batch: Batch, t: Tally, rebalances: np.ndarray) -> dict:

@@ -18,6 +18,7 @@ What a generated group looks like (group index g, 0-based):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -214,14 +215,16 @@ def _field_np(group_state, f: int):
     return _mix_np((group_state + f) % MODULUS)
 
 
+@functools.lru_cache(maxsize=16)
 def _decimal_ranks(count: int, terminator: str):
     """rank[v] = the position of str(v) + terminator among those strings for v < count, in Java (= ASCII) order:
-    the order of a decimal field of a generated client id, whatever follows it."""
+    the order of a decimal field of a generated client id, whatever follows it (read-only: it is shared)."""
     import numpy as np
 
     order = sorted(range(count), key=lambda v: f"{v}{terminator}")
     ranks = np.empty(count, dtype=np.int64)
     ranks[order] = np.arange(count)
+    ranks.flags.writeable = False
     return ranks
 
 
@@ -362,7 +365,7 @@ def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
     numbers it can hold (`_decimal_ranks`). A colliding group's processes all have one id (index 0)."""
     import numpy as np
 
-    from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, concat_ranges, offsets
+    from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, offsets, repeat_ranges
     from rmqplan.allocation.strategies import strategy_of
 
     g = np.arange(start, stop, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
@@ -380,27 +383,41 @@ def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
     shared_host = _field_np(gs, F_HOST) % 256
     a0, nano0 = _field_np(gs, F_PROCESS), _field_np(gs, F_NANOTIME)
 
-    # processes: group k, index i
+    # processes: group k, index i (a decimal field's rank by `& 255` and `>> 8`: the numbers are >= 0)
     p_off = offsets(n)
-    i, k = concat_ranges(np.zeros(count, dtype=np.int64), n)
-    a = (a0[k] + i * PROCESS_STEP) % MODULUS
+    k = np.repeat(np.arange(count, dtype=np.int64), n)
+    i = repeat_ranges(np.zeros(count, dtype=np.int64), n)
+    a = a0[k]
+    a += i * PROCESS_STEP
+    a %= MODULUS
     third = _decimal_ranks(256, "@")
     second = _decimal_ranks(max(hi_i // 256 + 1, 1), ".")
     first = _decimal_ranks(256, ".")
-    key = (first[a % 256] * len(second) + second[i // 256]) * 256 + third[i % 256]
-    key = np.where(colliding[k], 0, key)
-    order = np.argsort(k * (256 * 256 * len(second)) + key, kind="stable")
+    key = first[a & 255]
+    key *= len(second)
+    key += second[i >> 8]
+    key *= 256
+    key += third[i & 255]
+    shared = colliding[k]
+    key[shared] = 0
+    key += k * (256 * 256 * len(second))
+    order = np.argsort(key, kind="stable")
     position = np.empty(len(order), dtype=np.int64)
     position[order] = np.arange(len(order)) - p_off[k[order]]
-    index = np.where(colliding[k], 0, position)
+    index = np.where(shared, 0, position) if colliding.any() else position
 
     # entries: each group's processes twice (main topic, then retry topic)
-    entry_process, _ = concat_ranges(np.repeat(p_off[:-1], 2), np.repeat(n, 2))
+    n2 = np.repeat(n, 2)
+    entry_process = repeat_ranges(np.repeat(p_off[:-1], 2), n2)
+    # queues: per group its topic's queues broker by broker, then the retry topic's one queue per broker
     m = counts.sum(axis=1)
     q_counts = np.stack([m, np.full(count, brokers)], axis=1).reshape(-1)
     seg_counts = np.concatenate([counts, np.ones((count, brokers), dtype=np.int64)], axis=1).reshape(-1)
     seg_broker = np.tile(np.arange(brokers, dtype=np.int32), 2 * count)
-    q_id, seg = concat_ranges(np.zeros(len(seg_counts), dtype=np.int64), seg_counts)
+    seg_start = np.zeros(len(seg_counts), dtype=np.int32)
+    np.cumsum(seg_counts[:-1], out=seg_start[1:])
+    q_id = np.arange(int(seg_start[-1] + seg_counts[-1]) if count else 0, dtype=np.int32)
+    q_id -= np.repeat(seg_start, seg_counts)
     specs = [strategy_of(name).spec() for name in names]
     return Batch(
         scenario=np.zeros(2 * count, dtype=np.int32),
@@ -408,11 +425,11 @@ def generated_batch(spec: GenerateSpec, start: int, stop: int, groups=None):
         model=np.full(2 * count, CLUSTERING_CODE, dtype=np.int8),
         retry=np.tile(np.array([False, True]), count),
         q_off=offsets(q_counts),
-        c_off=offsets(np.repeat(n, 2)),
-        q_broker=seg_broker[seg], q_id=q_id.astype(np.int32),
+        c_off=offsets(n2),
+        q_broker=np.repeat(seg_broker, seg_counts), q_id=q_id,
         c_index=index[entry_process], c_order=position[entry_process],
         c_asks=np.ones(len(entry_process), dtype=bool),
-        c_spec=strategy[k[entry_process]],
+        c_spec=np.repeat(strategy, 2 * n),
         c_room=np.full(len(entry_process), -1, dtype=np.int32),
         specs=specs, brokers=spec.broker_names(), broker_room=np.full(brokers, -1, dtype=np.int32), rooms=[],
         names=GeneratedNames(spec, g, k, i, entry_process, colliding, shared_host, a0, nano0),

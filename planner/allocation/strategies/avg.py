@@ -62,5 +62,11 @@ class Avg(Strategy):
         return shares
 
     def kernel(self, calls):
-        start, count = avg_ranges(calls.ask_index, calls.n[calls.ask_call], calls.m[calls.ask_call])
+        # `avg_range` without its branches: with q, mod = divmod(m, n) per call, the process at `index` takes
+        # q + (index < mod) queues from index * q + min(index, mod) (a start past the end comes with count 0)
+        q, mod = np.divmod(calls.m, calls.n)
+        q, mod, index = q[calls.ask_call], mod[calls.ask_call], calls.ask_index
+        start = index * q
+        start += np.minimum(index, mod)
+        count = q + (index < mod)
         return calls.ranges(start, count)

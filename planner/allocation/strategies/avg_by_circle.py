@@ -22,6 +22,7 @@ class AvgByCircle(Strategy):
         return {cid: mq_all[index::n] for cid, index in first_index(cid_all).items()}
 
     def kernel(self, calls):
-        n, m, index = calls.n[calls.ask_call], calls.m[calls.ask_call], calls.ask_index
-        count = np.where(index < m, (m - index + n - 1) // n, 0)
-        return calls.ranges(index, count, n)
+        # ranks index, index + n, ... below m: with q, mod = divmod(m, n) per call, q + (index < mod) of them
+        q, mod = np.divmod(calls.m, calls.n)
+        count = q[calls.ask_call] + (calls.ask_index < mod[calls.ask_call])
+        return calls.ranges(calls.ask_index, count, calls.n[calls.ask_call])
