@@ -117,7 +117,9 @@ def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, node
         return EXIT_USAGE
     for line in result.fleet.problems:
         err.write(f"rmqplan: {line}\n")
+    # the files checked: the code's and the manifests, which findings are anchored at too
     report = dataclasses.replace(result.lint, findings=result.findings, failing=None,
+                                 files_checked=result.lint.files_checked + result.fleet.manifests,
                                  rules=[*result.lint.rules, *PLAN_RULES])
     out.write(render(fmt, report))
     return EXIT_FINDINGS if report.failed() else EXIT_OK

@@ -118,6 +118,7 @@ class DeployedService:
 class Deployment:
     services: list[DeployedService] = field(default_factory=list)
     problems: list[SourceProblem] = field(default_factory=list)
+    files: int = 0  # manifests read
 
 
 def _get(mapping: Any, *keys: str) -> Any:
@@ -489,6 +490,7 @@ def read_deployments(*roots: str | os.PathLike) -> Deployment:
             text = _read_yaml_text(path, result.problems)
             if text is None:
                 continue
+            result.files += 1
             if in_chart:
                 result.problems.append(_helm_problem(text, str(path)) or SourceProblem(
                     Origin(str(path)), "a Helm chart template: not read (render it first, "

@@ -44,13 +44,17 @@ from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
 from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
 from rmqplan.sources.deploy import DeployedService, read_deployments
 from rmqplan.sources.cluster import ClusterSnapshot
+from rmqplan.sources.origin import Origin
 from rmqplan.sources.services import (
     ProcessLayout,
+    ServiceMatching,
     configured_nodes,
     explicit_services,
     match_services,
     process_layout,
+    service_names,
 )
+from rmqplan.model import words
 from rmqplan.allocation.strategies import canonical_name, strategy_of
 
 # Consumers whose queues a client-side rebalance assigns, by rmqlint's api names (the remoting clients).
@@ -100,6 +104,7 @@ class FleetFromCode:
     groups: dict[str, GroupOrigin]
     problems: list[str] = field(default_factory=list)  # one line each: what could not be used, and where
     left_out: int = 0  # consumer groups found in the code but left out (each has its line in `problems`)
+    manifests: int = 0  # deployment files read
 
 
 @dataclass
@@ -343,7 +348,10 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
     if nodes is None:
         nodes, nodes_problems = configured_nodes(root / "pyproject.toml")
         problems += [str(p) for p in nodes_problems]
-    matching = match_services(services, index.modules, root, explicit)
+    from rmqlint.topology import module_directory  # rmqlint graph's name for a module without a build file
+
+    loose = _directory_modules(consumers, index)  # consumers' directories without a build file
+    matching = match_services(services, [*index.modules, *loose.values()], root, explicit)
     problems += [str(p) for p in matching.problems]
     snapshot: Optional[ClusterSnapshot] = None
     if cluster is not None:  # live: only what the code names (its groups, the topics it reads and writes)
@@ -359,6 +367,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
     origins: dict[str, GroupOrigin] = {}
     modules_done: dict[str, set[str]] = {}
     left_out: set[str] = set()  # groups found but not modelled (each with its line in `problems`)
+    undeployed: dict[str, tuple[Module, list[str]]] = {}  # module directory -> (module, its groups) no workload runs
     for consumer in consumers:
         client = consumer.client
         name = _lit(client.group)
@@ -384,8 +393,8 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         for sub in _subscriptions(consumer, problems):
             if all(s.topic != sub.topic for s in group.subscriptions):
                 group.subscriptions.append(sub)
-        module = index.module_of(consumer.path)
-        module_dir = display(module.directory) if module is not None else os.path.dirname(consumer.path) or "."
+        module = index.module_of(consumer.path) or loose[module_directory(consumer.path)]
+        module_dir = display(module.directory)
         if module_dir in modules_done.setdefault(name, set()):
             continue  # one module's processes run all of its consumers of the group
         modules_done[name].add(module_dir)
@@ -423,7 +432,11 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         elif client.instance_name is None and client.api == "spring-listener":
             sets = _starter_names(sets, module, project)
         group.instances.extend(sets)
+        if deployment is not None and not origin.live and not matching.services_of(module):
+            undeployed.setdefault(module_dir, (module, []))[1].append(name)
 
+    if deployment is not None:
+        problems += _unmatched(matching, undeployed, root, deploy)
     for name, group in list(groups.items()):
         if not group.subscriptions:  # nothing to rebalance (topics from run time, or queues assigned by hand)
             problems.append(f"{origins[name].consumers[0]}: group {name} subscribes to no topic known from the code: "
@@ -446,7 +459,43 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
               + (f", the deployment in {', '.join(map(display, deploy))}" if deploy else "")
               + (f" and {_cluster_words(cluster)}" if cluster else "") + "."]
     planned = PlannedFleet(brokers, topics, list(groups.values()), header=header)
-    return FleetFromCode(planned, origins, problems, left_out=len(left_out))
+    return FleetFromCode(planned, origins, problems, left_out=len(left_out),
+                         manifests=deployment.files if deployment is not None else 0)
+
+
+def _directory_modules(consumers: list[_Consumer], index: BuildIndex) -> dict[str, Module]:
+    """A module for each directory holding consumers but no build file: the directory above `src/main` (else the
+    file's), named by its last part, as `rmqlint graph` names it; workloads match it by that name like any other."""
+    from rmqlint.topology import module_directory
+
+    out: dict[str, Module] = {}
+    for consumer in consumers:
+        if index.module_of(consumer.path) is None:
+            directory = module_directory(consumer.path)
+            name = os.path.basename(os.path.abspath(directory))
+            out.setdefault(directory, Module(directory, "", name, Origin(directory)))
+    return out
+
+
+def _unmatched(matching: ServiceMatching, undeployed: dict, root: Path, deploy: Sequence) -> list[str]:
+    """Every workload that runs none of the code's modules, and every module with consumers that no workload runs,
+    each with how to map it; nothing is left to silence. A workload several modules match has its line already."""
+    pyproject = display(root / "pyproject.toml")
+    lines = []
+    for service in matching.unmatched:
+        if service in matching.ambiguous:
+            continue
+        names = ", ".join(sorted(service_names(service)))
+        lines.append(f"{service.origin}: {service.kind} {service.name} runs none of the code's modules (its names: "
+                     f"{names}); if it runs one, map it in {pyproject}: [tool.rmqplan.services] "
+                     f"\"{service.name}\" = \"<module directory>\"")
+    for module_dir, (module, groups) in undeployed.items():
+        mapped = os.path.relpath(os.path.abspath(module.directory), os.path.abspath(root)).replace(os.sep, "/")
+        lines.append(f"{module_dir}: no workload of {', '.join(map(display, deploy))} runs this module (name "
+                     f"{module.name}; consumer {words.noun(len(groups), 'group')} {', '.join(groups)}): modelled as "
+                     f"one process; if one runs it, map it in {pyproject}: [tool.rmqplan.services] "
+                     f"\"<workload name>\" = \"{mapped}\"")
+    return lines
 
 
 def _cluster_words(cluster: ClusterSource) -> str:

@@ -50,6 +50,7 @@ class ServiceMatch:
 class ServiceMatching:
     matches: list[ServiceMatch] = field(default_factory=list)
     unmatched: list[DeployedService] = field(default_factory=list)  # no module, or ambiguous (see problems)
+    ambiguous: list[DeployedService] = field(default_factory=list)  # of `unmatched`: several modules match
     problems: list[SourceProblem] = field(default_factory=list)
 
     def module_of(self, service: DeployedService) -> Optional[Module]:
@@ -202,6 +203,7 @@ def match_services(services: Iterable[DeployedService], modules: Iterable[Module
             continue
         result.unmatched.append(service)
         if len(chosen) > 1:
+            result.ambiguous.append(service)
             listed = ", ".join(sorted(m.directory for m in chosen))
             result.problems.append(SourceProblem(service.origin, f"{service.kind} {service.name} matches several "
                                                                  f"modules ({listed}): map it in "

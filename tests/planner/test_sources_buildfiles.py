@@ -543,3 +543,12 @@ def test_maven_spring_cloud_alibaba_binder_takes_the_bom_release(tmp_path):
     stock = next(m for m in index.modules if m.name == "stock")
     assert _deps(stock) == [("spring-cloud-starter-stream-rocketmq", "2.2.9.RELEASE")]
     assert orders.client is None  # the binder's rocketmq-client is not pinned: its release stays unknown
+
+
+def test_a_pyproject_of_settings_only_is_no_module(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.rmqplan.services]\n"orders" = "services/orders"\n')
+    (tmp_path / "py").mkdir()
+    (tmp_path / "py" / "pyproject.toml").write_text('[project]\nname = "py-consumer"\n')
+    index = read_build_files(tmp_path)
+    assert [m.name for m in index.modules] == ["py-consumer"]
+    assert index.module_of(tmp_path / "services" / "orders" / "A.java") is None

@@ -219,6 +219,8 @@ def read_pyproject(path: Path, problems: list[SourceProblem]) -> Optional[Module
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
     tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
     poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+    if "project" not in data and "poetry" not in tool:
+        return None  # settings only (a [tool.rmqplan] or [tool.rmqlint] table): it builds nothing
     name = project.get("name") or poetry.get("name")
     name_origin = Origin(str(path), line_of(f'"{name}"', f"'{name}'") if isinstance(name, str) else 0)
     if not isinstance(name, str) or not name:
