@@ -118,7 +118,7 @@ class DeployedService:
 class Deployment:
     services: list[DeployedService] = field(default_factory=list)
     problems: list[SourceProblem] = field(default_factory=list)
-    files: int = 0  # manifests read
+    files: int = 0  # manifests read that run a workload
 
 
 def _get(mapping: Any, *keys: str) -> Any:
@@ -490,13 +490,13 @@ def read_deployments(*roots: str | os.PathLike) -> Deployment:
             text = _read_yaml_text(path, result.problems)
             if text is None:
                 continue
-            result.files += 1
             if in_chart:
                 result.problems.append(_helm_problem(text, str(path)) or SourceProblem(
                     Origin(str(path)), "a Helm chart template: not read (render it first, "
                                        "`helm template ... > rendered.yaml`)"))
                 continue
             one = read_manifest_text(text, str(path), autoscalers)
+            result.files += bool(one.services)
             result.services.extend(one.services)
             result.problems.extend(one.problems)
     _attach_autoscalers(result, autoscalers)
