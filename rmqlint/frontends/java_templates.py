@@ -192,7 +192,10 @@ def _is_bean_method(java: JavaFile, callable_node: tree_sitter.Node) -> bool:
 
 
 def _same_file(java: JavaFile) -> Callable[[str, tree_sitter.Node], bool]:
-    def is_owner(written: str, _at: tree_sitter.Node, names={info.name for info in java.classes}) -> bool:
+    """In the template's own file a class name denotes one of the file's classes."""
+    names = {info.name for info in java.classes}
+
+    def is_owner(written: str, _at: tree_sitter.Node) -> bool:
         return written.rpartition(".")[2] in names
 
     return is_owner
