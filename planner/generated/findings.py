@@ -1,8 +1,8 @@
 """The findings of a generated chunk's problem rebalances, one JSON line each, in rebalance order.
 
 A million generated groups have some 40,000 problem rebalances. Turning each into a `GroupTopicResult` (every
-process and queue as an object) to run `rmqplan.report.findings.find_by_result` on it costs about 6 s, and even a loop that words
-them from the chunk's arrays 1.3 s; here the two shapes that make almost all of them are worded for every
+process and queue as an object) to run `rmqplan.report.findings.find_by_result` on it costs about 6 s, and even a
+loop that words them from the chunk's arrays 1.3 s; here the two shapes that make almost all of them are worded for every
 rebalance at once from the chunk's arrays by Arrow's string kernels (0.3 s), in the words of `rmqplan.report.findings`:
 
 - a colliding group (every process reports one client id, `rmqplan.generated.generate`): its orphaned queues (PLAN001) and

@@ -3,8 +3,8 @@ rebalances of the same kind (the same kernel and tally run them; Spark runs them
 state).
 
 Which scenarios touch generated groups: those that restart every group (`rolling_restart = true` in a scenario
-that names no group: every generated group rolls, each one at a time in declaration order, all in parallel, as hand-written groups do) or take
-a generated broker out of consumers' routes (`remove_brokers`, or `broker_perm` without the read bit: every
+that names no group: every generated group rolls, each one at a time in declaration order, all in parallel, as
+hand-written groups do) or take a generated broker out of consumers' routes (`remove_brokers`, or `broker_perm` without the read bit: every
 generated topic and retry topic is on every generated broker, so every generated group is in the change step).
 `set_queues`, `add_instances` and the other group keys name hand-written topics and groups.
 

@@ -138,7 +138,7 @@ class Scenario:
     broker_perm: tuple[tuple[str, int], ...] = ()  # (broker, RocketMQ perm bits: 4 read, 2 write)
     set_queues: tuple[QueueResize, ...] = ()
     rolling_restart: tuple[str, ...] = ()  # the hand-written groups that restart, process by process, in fleet order
-    restarts_every_group: bool = False  # every group restarts, generated ones included (rolling_restart = true, no group)
+    restarts_every_group: bool = False  # every group restarts, generated ones too (rolling_restart = true, no group)
 
     def restarts(self) -> bool:
         return bool(self.rolling_restart) or self.restarts_every_group

@@ -100,7 +100,8 @@ class Simulation:
 class OutRequest:
     """`--out`: the engine writes its tables (`rmqplan.report.out_tables`) and every finding, one JSON object a line in
     `findings.json`, into `directory` (a staging directory the report step moves into place). `find` gives the
-    findings of a Simulation's results (`rmqplan.report.findings.find_by_result`); the engine calls it on every problem group."""
+    findings of a Simulation's results (`rmqplan.report.findings.find_by_result`); the engine calls it on every
+    problem group."""
 
     directory: str
     find: Callable

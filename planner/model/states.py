@@ -14,8 +14,8 @@ baseline):
   with `remove_hosts`, `remove_instances` and `add_instances` applied (`scenario_processes`); and every other group
   whose routes the view changes (a topic or retry topic it rebalances has other readable queues).
 - **rolling restart** (`rolling_restart = true`, a group name or a list of them): every process of the restarting
-  groups (true: the scenario's group, or every group when the scenario names none), as the change left them, restarts one at a time in the order they are listed: `down 1`, `up 1`,
-  `down 2`, `up 2`, ... While down, a process is gone (its client id leaves cidAll). It returns under the same label
+  groups (true: the scenario's group, or every group when the scenario names none), as the change left them,
+  restarts one at a time in the order they are listed: `down 1`, `up 1`, `down 2`, `up 2`, ... While down, a process is gone (its client id leaves cidAll). It returns under the same label
   with the client id a new JVM reports: a fixed instanceName, a declared `pid` (containers: pid 1) and a
   broadcasting `DEFAULT` stay; a synthetic pid is new; on clients >= 4.9.0 its nanoTime is later than that of every
   process of the group started before it. Both continue the group's start counter (`rmqplan.model.identity`: the n of

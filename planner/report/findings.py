@@ -205,7 +205,8 @@ def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
 
 def orphaned_message(group: str, topic: str, orphaned: Sequence[Queue], queues: int, because: str) -> str:
     what = noun(queues, "retry queue" if is_retry_topic(topic) else "queue")
-    return (f"{len(orphaned)} of {queues} {what} of {topic} {noun(len(orphaned), 'is', 'are')} consumed by no process of group {group} "
+    return (f"{len(orphaned)} of {queues} {what} of {topic} {noun(len(orphaned), 'is', 'are')} consumed by no process "
+            f"of group {group} "
             f"({format_queues(orphaned)}): {because}; their messages pile up unread")
 
 
@@ -221,7 +222,8 @@ def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
 
 def duplicated_message(group: str, topic: str, duplicated: Sequence[Queue], queues: int, because: str) -> str:
     what = noun(queues, "retry queue" if is_retry_topic(topic) else "queue")
-    return (f"{len(duplicated)} of {queues} {what} of {topic} {noun(len(duplicated), 'is', 'are')} held by two or more processes of group {group} "
+    return (f"{len(duplicated)} of {queues} {what} of {topic} {noun(len(duplicated), 'is', 'are')} held by two or "
+            f"more processes of group {group} "
             f"({format_queues(duplicated)}): {because}; their messages are consumed twice")
 
 

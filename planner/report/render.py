@@ -296,8 +296,8 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
     t = totals(sim)
     out.append("")
     out.append(f"totals: {count(t['groups'], 'group')}, {count(t['instances'], 'process')}, "
-               f"{count(t['queues'], 'queue')}, {count(t['assignments'], 'assignment')}, {t['orphaned_queues']} orphaned, "
-               f"{t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
+               f"{count(t['queues'], 'queue')}, {count(t['assignments'], 'assignment')}, "
+               f"{t['orphaned_queues']} orphaned, {t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
     for c in churn(sim):
         out.append(churn_line(c))
     return "\n".join(out) + "\n"

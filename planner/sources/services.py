@@ -233,10 +233,12 @@ def process_layout(service: DeployedService, nodes: Optional[int] = None,
         labels = service.pod_names if service.pod_names and len(service.pod_names) == count else [
             f"{name}-pod-{i}" for i in range(1, count + 1)]
         return ProcessLayout(tuple(HostSet(label, 1) for label in labels),
-                             f"{words.count(count, 'replica')}, each with its own {'pod ' if service.kind != 'compose' else ''}IP")
+                             f"{words.count(count, 'replica')}, each with its own "
+                             f"{'pod ' if service.kind != 'compose' else ''}IP")
     if service.kind == "compose" and service.replicas_note != "global: one per node":
         return ProcessLayout((HostSet(f"{name}-host", count),),
-                             f"{words.count(count, 'replica')} on network_mode: host: docker compose runs them on one machine")
+                             f"{words.count(count, 'replica')} on network_mode: host: docker compose runs them on "
+                             "one machine")
     one_per_node = service.one_per_node or service.replicas_note == "global: one per node"
     rule = service.max_per_node_why if service.max_per_node == 1 else (
         "a DaemonSet runs one per node" if service.kind == "DaemonSet" else "one per node")
@@ -253,11 +255,13 @@ def process_layout(service: DeployedService, nodes: Optional[int] = None,
         if nodes is None:
             spread = (f" (the spread constraint's maxSkew {service.spread_max_skew} allows it when one node is "
                       "eligible)" if service.spread_max_skew else "")
-            why = (f"{words.count(count, 'replica')} on host networking: all on one node, the worst case Kubernetes allows"
+            why = (f"{words.count(count, 'replica')} on host networking: all on one node, the worst case "
+                   "Kubernetes allows"
                    f"{spread}; --nodes N spreads them")
         else:
             why = f"{words.count(count, 'replica')} on host networking on the one node"
         return ProcessLayout((HostSet(f"{name}-node-1", count),), why, worst_case=nodes is None)
     counts = [c for c in _even(count, nodes) if c]
     return ProcessLayout(tuple(HostSet(f"{name}-node-{i}", c) for i, c in enumerate(counts, 1)),
-                         f"{words.count(count, 'replica')} on host networking spread over {len(counts)} of {nodes} nodes")
+                         f"{words.count(count, 'replica')} on host networking spread over {len(counts)} of {nodes} "
+                         "nodes")
