@@ -10,7 +10,10 @@ messages behind and each subscribing process's part of them. A scenario's `group
 has `steps` ([{step, name, groups: [ENTRY + moves], totals}], each group against its state before the step; a
 move is {queue, from, to, kind}) and `rollout` (`rmqplan.model.scenarios.rollout`). Queues are `[topic, broker, queueId]`. `findings` lists the findings of the listed results;
 `finding_counts` counts every finding of the fleet by code, and when some are not listed, `findings_omitted` says
-how many and `findings_file` where they all are (the `--out` findings.json, else null).
+how many and `findings_file` where they all are (the `--out` findings.json, else null). Groups and findings come
+the worst first (`rmqplan.report.ranking`); when an engine lists only the worst groups of a large fleet,
+`results_omitted` says how many more group/topic results have problems and `results_file` where every group's counts
+are (the `--out` groups table, else null).
 
 `--out DIR` is written all or nothing (into a temporary sibling directory renamed at the end; an existing DIR is
 replaced only when it is empty or holds a previous `summary.json`). The engine writes the tables
@@ -136,6 +139,9 @@ def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bo
         if omitted > 0:
             doc["findings_omitted"] = omitted
             doc["findings_file"] = _findings_file(out_dir)
+    if sim.omitted_results:
+        doc["results_omitted"] = sim.omitted_results
+        doc["results_file"] = os.path.join(out_dir, "groups") if out_dir else None
     return doc
 
 

@@ -116,6 +116,7 @@ def test_a_large_generated_fleet_shows_its_worst_groups_and_says_where_the_rest_
     problem = {g: w for g, w in weight.items() if w[0] or w[1] or w[2]}
     ranked = sorted(problem, key=lambda g: (not problem[g][0], -problem[g][1], -problem[g][2], g))
     listed = list(dict.fromkeys(e["group"] for e in doc["scenarios"][0]["groups"]))
+    assert doc["results_omitted"] > 0 and doc["results_file"] == str(out_dir / "groups")
     assert len(problem) > 200 + 50 and len(listed) == 200
     # the 200 shown are the 200 worst, the worst first; only ties at the cut may differ
     cut = problem[ranked[199]]
