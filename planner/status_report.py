@@ -26,6 +26,7 @@ from rmqplan.model.fleet import Queue
 from rmqplan.model.identity import shared_client_ids
 from rmqplan.model.routes import is_retry_topic
 from rmqplan.model.simulation import GroupTopicResult, Simulation
+from rmqplan.model import words
 from rmqplan.report.findings import PlanFinding, format_queues, queues_text
 from rmqplan.sources.cluster import ClusterSnapshot, ConsumeProgress, QueueOffsets
 from rmqplan.sources.from_cluster import FleetFromCluster
@@ -288,7 +289,7 @@ def render_status_text(report: StatusReport) -> str:
     codes = sorted({f.code for f in report.findings if f.severity == "error"})
     out += ["", f"problems now: {n_errors} error{'s' if n_errors != 1 else ''}"
                 + (f" ({', '.join(codes)})" if codes else "")
-                + f"; the brokers confirm {tally[CONFIRMS]} queue(s), contradict {tally[CONTRADICTS]}, "
+                + f"; the brokers confirm {words.count(tally[CONFIRMS], 'queue')}, contradict {tally[CONTRADICTS]}, "
                   f"cannot tell {tally[SILENT]}"]
     return "\n".join(out) + "\n"
 
@@ -364,7 +365,7 @@ def render_status_html(report: StatusReport) -> str:
             + (f'<table class="findings live"><thead><tr><th>severity</th><th>code</th><th>group</th><th>problem</th>'
                f'<th>the brokers\' view</th></tr></thead><tbody>{"".join(rows)}</tbody></table>' if rows
                else '<p class="none">No orphaned or doubly held queue now.</p>'))
-    engine = f"live: {report.snapshot.source}, {len(report.connected.groups)} connected group(s)"
+    engine = f"live: {report.snapshot.source}, {words.count(len(report.connected.groups), 'connected group')}"
     return render_html(report.sim, report.findings, report.counts, totals(report.sim), engine, extra=live,
                        title=f"status of {report.snapshot.source}")
 

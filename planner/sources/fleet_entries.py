@@ -27,6 +27,7 @@ from typing import Iterable, Optional
 from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES, parse_client_version
 from rmqplan.model.identity import NANOTIME_SINCE, STREAM_SUFFIX
 from rmqplan.model.javaorder import java_string_key
+from rmqplan.model import words
 from rmqplan.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
 from rmqplan.sources.deploy import DeployedService
 from rmqplan.sources.cluster import (RETRY_PREFIX, ClusterSnapshot, Connection, ConsumeProgress, ConsumerConnection,
@@ -151,7 +152,8 @@ def live_instances(consumer: ConsumerConnection) -> list[PlannedInstances]:
         shown = f"{first.language} {first.version_name or 'version unknown'}"
         instances = PlannedInstances(
             hosts=Sourced([first.ip], f"{where} (the client id's IP)"),
-            count=Sourced(len(connections), f"{where}: {len(connections)} connection(s) with this client id"),
+            count=Sourced(len(connections), f"{where}: {words.count(len(connections), 'connection')} with this "
+                                            "client id"),
             note=f"connected now: {client_id} ({shown})")
         if first.version is not None and first.language == "JAVA":
             instances.client_version = Sourced(first.version, f"{where}: {first.version_name} as connected")

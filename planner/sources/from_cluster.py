@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
+from rmqplan.model import words
 from rmqplan.allocation.strategies import ParamError, canonical_name, parse_strategy, strategy_of
 from rmqplan.sources.cluster import ClusterSnapshot, ConsumerConnection
 from rmqplan.sources.fleet_entries import backlog_entry, cluster_entries, live_instances
@@ -127,7 +128,7 @@ def fleet_from_cluster(snapshot: ClusterSnapshot, told: Optional[Mapping[str, To
                                [PlannedSubscription(s.topic, s.expression or "*", Sourced.at("", s.origin))
                                 for s in subs],
                                live_instances(consumer), params=params,
-                               note=f"group {name}: {len(consumer.connections)} connection(s) now"
+                               note=f"group {name}: {words.count(len(consumer.connections), 'connection')} now"
                                     + (f", {consumer.consume_type}" if consumer.consume_type else ""))
         backlog = backlog_entry(snapshot.progress.get(name), [s.topic for s in subs])
         if backlog is not None:
@@ -146,9 +147,9 @@ def fleet_from_cluster(snapshot: ClusterSnapshot, told: Optional[Mapping[str, To
         if topic not in have:  # the clients get no route either: they read nothing of it
             why = f"{snapshot.missing_topics.get(topic) or snapshot.source}: no route"
             planned_topics.append(PlannedTopic(Sourced(topic, why), Sourced(0, f"{why}: no queue to read")))
-            problems.append(f"{why} for topic {topic}, which group(s) "
-                            f"{', '.join(g.name.value for g in groups if any(s.topic == topic for s in g.subscriptions))} "
-                            "subscribe to: nothing of it is consumed")
+            readers = [g.name.value for g in groups if any(s.topic == topic for s in g.subscriptions)]
+            problems.append(f"{why} for topic {topic}, which {words.noun(len(readers), 'group')} {', '.join(readers)} "
+                            f"{words.noun(len(readers), 'subscribes', 'subscribe')} to: nothing of it is consumed")
     header = [f"Written by rmqplan fleet from what is connected to {snapshot.source} now."]
     fleet = PlannedFleet(brokers, planned_topics, groups, header=header)
     return FleetFromCluster(fleet, written, strategies, problems)

@@ -55,7 +55,7 @@ def test_the_live_orders_group_simulates_to_orphaned_queues():
     (instances,) = live_instances(consumer)
     assert (instances.hosts.value, instances.count.value, instances.instance_name.value) == (
         ["10.2.0.5"], 3, "orders-node")
-    assert instances.count.source.endswith("consumerConnection-orders_cg.txt:2,3,4: 3 connection(s) with this "
+    assert instances.count.source.endswith("consumerConnection-orders_cg.txt:2,3,4: 3 connections with this "
                                            "client id")
     group = PlannedGroup(Sourced("orders_cg", str(consumer.origin)),
                          Sourced(consumer.message_model.lower(), str(consumer.message_model_origin)),
