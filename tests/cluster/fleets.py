@@ -47,6 +47,7 @@ class GroupCode:
     instance_name: Optional[str] = None
     unit_name: Optional[str] = None
     settings: dict = field(default_factory=dict)
+    kind: str = "push"  # or "lite_pull": a DefaultLitePullConsumer
 
 
 def _java_string(s: str) -> str:
@@ -72,7 +73,8 @@ def write_code(root: Path, groups: list[GroupCode]) -> None:
   </dependencies>
 </project>
 """)
-        lines = [f"DefaultMQPushConsumer consumer = new DefaultMQPushConsumer({_java_string(g.group)});",
+        cls = "DefaultLitePullConsumer" if g.kind == "lite_pull" else "DefaultMQPushConsumer"
+        lines = [f"{cls} consumer = new {cls}({_java_string(g.group)});",
                  'consumer.setNamesrvAddr(System.getenv("NAMESRV_ADDR"));']
         for topic, expression in g.subscriptions.items():
             lines.append(f"consumer.subscribe({_java_string(topic)}, {_java_string(expression)});")
@@ -90,12 +92,15 @@ def write_code(root: Path, groups: list[GroupCode]) -> None:
             lines.append(f"consumer.setInstanceName({_java_string(g.instance_name)});")
         if g.unit_name is not None:
             lines.append(f"consumer.setUnitName({_java_string(g.unit_name)});")
-        lines += ["consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->",
-                  "    ConsumeConcurrentlyStatus.CONSUME_SUCCESS);", "consumer.start();"]
+        if g.kind != "lite_pull":
+            lines += ["consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->",
+                      "    ConsumeConcurrentlyStatus.CONSUME_SUCCESS);"]
+        lines.append("consumer.start();")
         body = "\n".join("        " + line for line in lines)
         name = "".join(part.capitalize() for part in g.group.replace("-", "_").split("_")) + "Consumer"
         (src / f"{name}.java").write_text(f"""package live;
 
+import org.apache.rocketmq.client.consumer.DefaultLitePullConsumer;
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
 import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;

@@ -21,6 +21,10 @@ BASELINE = {
                             unit_name="blue"), [{"instance": "unit-node", "unit": "blue"}] * 2),
     "live_broadcast": (GroupCode("live_broadcast", {TOPIC: "*"}, client="4.9.8", model="BROADCASTING"),
                        [{}] * 2),
+    # lite pull consumers: no retry topic, and from 4.9.4 on a client id that ends with @STREAM
+    "live_lite": (GroupCode("live_lite", {TOPIC: "*"}, client="4.9.8", kind="lite_pull"), [{"kind": "lite_pull"}] * 2),
+    "live_lite_old": (GroupCode("live_lite_old", {OTHER: "*"}, client="4.9.3", kind="lite_pull"),
+                      [{"kind": "lite_pull"}] * 2),
 }
 
 # The strategies that allocate from data given at run time (rmqplan fleet leaves their groups out: the test

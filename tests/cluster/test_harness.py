@@ -42,6 +42,25 @@ def test_every_client_release_takes_its_queues_and_mqadmin_shows_the_same(cluste
             c.stop()
 
 
+def test_lite_pull_and_pull_consumers_name_themselves_with_stream_from_4_9_4(cluster):
+    """A DefaultLitePullConsumer and a DefaultMQPullConsumer (registering the topic) on 4.9.3 and 4.9.8: the broker
+    lists them as CONSUME_ACTIVELY, and from 4.9.4 on their ids end with @STREAM (the driver drives both kinds)."""
+    cluster.update_topic("HarnessPullTopic", 4, broker="broker-a")
+    consumers = {(kind, v): Consumer(cluster, group=f"harness_{kind}_{v.replace('.', '')}",
+                                     subscriptions={"HarnessPullTopic": "*"}, client=v, ip="127.0.0.1", kind=kind)
+                 for kind in ("lite_pull", "pull") for v in ("4.9.3", "4.9.8")}
+    try:
+        states = dict(zip(consumers, stable_all(list(consumers.values()))))
+        for (kind, v), state in states.items():
+            assert state["client_id"].endswith("@STREAM") == (v == "4.9.8"), (kind, v, state["client_id"])
+            assert sorted(q[2] for q in state["queues"]) == [0, 1, 2, 3]  # alone in its group, no retry topic
+            shown = cluster.admin("consumerConnection", "-n", cluster.namesrv, "-g", consumers[(kind, v)].group)
+            assert connection_ids(shown) == [state["client_id"]] and "CONSUME_ACTIVELY" in shown, shown
+    finally:
+        for c in consumers.values():
+            c.stop()
+
+
 def test_pid_1_processes_on_4_5_1_share_a_client_id(cluster):
     cluster.update_topic("HarnessPidTopic", 4, broker="broker-a")
     consumers = [Consumer(cluster, group="harness_pid", subscriptions={"HarnessPidTopic": "*"}, client="4.5.1",

@@ -179,9 +179,18 @@ public final class RmqDriver {
         return arg("kind", "push");
     }
 
+    /** target.name(values...), the public method whose parameters take the values (overloads differ by type). */
     private static Object call(Object target, String name, Object... values) throws Exception {
         for (Method m : target.getClass().getMethods()) {
-            if (m.getName().equals(name) && m.getParameterCount() == values.length) {
+            if (!m.getName().equals(name) || m.getParameterCount() != values.length) {
+                continue;
+            }
+            Class<?>[] types = m.getParameterTypes();
+            boolean fits = true;
+            for (int i = 0; i < values.length; i++) {
+                fits &= values[i] == null || types[i].isInstance(values[i]) || types[i].isPrimitive();
+            }
+            if (fits) {
                 return m.invoke(target, values);
             }
         }
