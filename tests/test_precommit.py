@@ -50,10 +50,11 @@ def test_the_documented_snippet_runs_with_real_pre_commit(tmp_path):
         pytest.skip("pre-commit (the [dev] extra) and git are needed")
     head = _git(REPO, "rev-parse", "HEAD").strip()
     snippet = _snippet()
-    # Only the two placeholders change: where the hook repository is, and which commit of it.
+    assert re.search(r"(?m)^\s+rev: [0-9a-f]{40}\b", snippet), "the snippet pins rev to a full commit sha"
+    # Only the placeholder of where the hook repository is changes; `pre-commit autoupdate --freeze`, as the page
+    # says, writes the sha of its newest commit (the repository has no tags) in place of the example sha.
     config = re.sub(r"(?m)^(\s+- repo: )\S+", lambda m: m.group(1) + str(REPO), snippet, count=1)
-    config = re.sub(r"(?m)^(\s+rev: )[0-9a-f]{40}", lambda m: m.group(1) + head, config, count=1)
-    assert config.count(str(REPO)) == 1 and config.count(head) == 1, "the snippet names a repo and a full sha"
+    assert config.count(str(REPO)) == 1
 
     project = tmp_path / "project"
     project.mkdir()
@@ -66,9 +67,15 @@ def test_the_documented_snippet_runs_with_real_pre_commit(tmp_path):
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("VIRTUAL_ENV", None)
 
-    def run() -> subprocess.CompletedProcess:
-        return subprocess.run([str(pre_commit), "run"], cwd=project, env=env, capture_output=True, text=True,
-                              timeout=900)
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(pre_commit), *(args or ("run",))], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=900)
+
+    updated = run("autoupdate", "--freeze")
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    written = (project / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert re.search(rf"(?m)^\s+rev: {head}\b", written), written
+    _git(project, "add", ".pre-commit-config.yaml")
 
     stopped = run()
     assert stopped.returncode == 1, stopped.stdout + stopped.stderr
