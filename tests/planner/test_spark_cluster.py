@@ -123,6 +123,8 @@ def test_a_fleet_on_a_standalone_cluster_equals_the_local_engine(cluster, tmp_pa
     assert code == local_code == 1
     assert on_cluster.pop("findings_file") == str(tmp_path / "cluster" / "findings.json")
     assert local.pop("findings_file") == str(tmp_path / "local" / "findings.json")
+    assert on_cluster.pop("results_file") == str(tmp_path / "cluster" / "groups")
+    assert local.pop("results_file") == str(tmp_path / "local" / "groups")
     assert on_cluster == local and on_cluster["totals"]["groups"] == 20003
     summary = json.loads((tmp_path / "cluster" / "summary.json").read_text())
     assert summary["engine"] == "spark" and summary["findings_written"] == sum(on_cluster["finding_counts"].values())
