@@ -127,6 +127,9 @@ class FactsCache:
         self._walk_new: dict | None = None
         self._settings_old: dict | None = None
         self._settings_new: dict | None = None
+        self._words_old: dict = {}  # file -> [content hash, {word: found}]: the byte searches of the linker's lookups
+        self._words_new: dict = {}
+        self._words_dirty = False
         self._facts_old: dict | None = None  # loaded on first use
         self._facts_new: dict[str, list] = {}
         self._facts_dirty = False
@@ -148,7 +151,28 @@ class FactsCache:
         self._walk_old = walk if isinstance(walk, dict) else None
         settings = data.get("settings")
         self._settings_old = settings if isinstance(settings, dict) else None
+        words = data.get("words")
+        self._words_old = words if isinstance(words, dict) else {}
         return data["files"]
+
+    # --- words searched for in a file's bytes -----------------------------------------------------------------
+    # The linker looks for the methods that make clients in every file (rmqlint.calls): a run with one file changed
+    # answers the others from here instead of reading them again.
+
+    def words_found(self, rel: str, digest: str) -> dict | None:
+        """{word: found} of earlier searches of this content of the file, or None."""
+        saved = self._words_new.get(rel) or self._words_old.get(rel)
+        if saved.__class__ is list and len(saved) == 2 and saved[0] == digest and isinstance(saved[1], dict):
+            return saved[1]
+        return None
+
+    def remember_words(self, rel: str, digest: str, found: dict) -> None:
+        if not self.enabled or not digest:
+            return
+        saved = [digest, found]
+        if self._words_new.get(rel) != saved:
+            self._words_new[rel] = saved
+            self._words_dirty = self._words_dirty or self._words_old.get(rel) != saved
 
     # --- the parsed settings file -------------------------------------------------------------------------------
 
@@ -318,7 +342,12 @@ class FactsCache:
         facts_changed = self._facts_dirty or with_facts != {
             rel for rel, raw in self._old.items()
             if raw.__class__ is list and len(raw) == _FIELDS and raw[_HAS_FACTS] is True}
-        if (not self._dirty and not facts_changed and set(self._new) == set(self._old)
+        # Searches of files that were not asked about in this run stay while their content does.
+        words = {rel: saved for rel, saved in self._words_old.items()
+                 if rel not in self._words_new and rel in self._new and saved.__class__ is list and len(saved) == 2
+                 and saved[0] == self._new[rel][_HASH]}
+        words.update((rel, saved) for rel, saved in self._words_new.items() if rel in self._new)
+        if (not self._dirty and not facts_changed and set(self._new) == set(self._old) and not self._words_dirty
                 and self._walk_new == self._walk_old and self._settings_new == self._settings_old):
             return
         try:
@@ -335,7 +364,7 @@ class FactsCache:
                 _write_atomically(self.dir / FACTS_FILE, {"key": self.key, "facts": facts})
             _write_atomically(self.dir / CACHE_FILE, {
                 "key": self.key, "files": self._new, "memo": self._memo_new, "walk": self._walk_new,
-                "settings": self._settings_new})
+                "settings": self._settings_new, "words": dict(sorted(words.items()))})
         except (OSError, TypeError, ValueError):
             # A read-only checkout or a full disk: the next run is simply cold.
             self.enabled = False

@@ -477,6 +477,26 @@ class SourceIndex:
     def peek(self, rel: str) -> bytes | None:
         return self._peek(rel)
 
+    def mentions(self, rel: str, words: tuple[bytes, ...]) -> frozenset[bytes]:
+        """The words the file's bytes contain; the cache answers for a file whose content it searched before."""
+        entry = self._entries.get(rel)
+        digest = entry.hash if entry is not None and self.cache is not None and self.cache.enabled else ""
+        if not digest:
+            data = self._peek(rel)
+            return frozenset(w for w in words if w in data) if data is not None else frozenset()
+        keys = [w.decode("latin-1") for w in words]
+        saved = self.cache.words_found(rel, digest) if rel not in self._peeked else None
+        if saved is not None and all(k in saved for k in keys):
+            return frozenset(w for w, k in zip(words, keys) if saved[k] is True)
+        data = self._peek(rel)
+        if data is None:
+            return frozenset()
+        found = frozenset(w for w in words if w in data)
+        known = dict(saved or self.cache.words_found(rel, digest) or {})
+        known.update((k, w in found) for w, k in zip(words, keys))
+        self.cache.remember_words(rel, digest, known)
+        return found
+
     def _peek(self, rel: str) -> bytes | None:
         """A file's bytes for the byte search, read at most once per run."""
         if self._memory is not None:

@@ -66,6 +66,9 @@ class StaticFiles:
     def peek(self, path: str) -> bytes | None:
         return None
 
+    def mentions(self, path: str, words: tuple[bytes, ...]) -> frozenset[bytes]:
+        return frozenset()
+
     def memo(self, name: str) -> dict:
         return self._memos.setdefault(name, {})
 

@@ -41,10 +41,12 @@ class ModuleReader:
 
     def services(self) -> list:
         if self._services is None:
-            from rmqplan.sources.deploy import read_deployments
-
             files = [self.root / rel for rel in self.deployment_files if _may_deploy(self.root / rel)]
-            self._services = read_deployments(*files).services if files else []
+            self._services = []
+            if files:  # the planner's readers are imported only for a project that may deploy something
+                from rmqplan.sources.deploy import read_deployments
+
+                self._services = read_deployments(*files).services
         return self._services
 
     def deploys(self) -> bool:

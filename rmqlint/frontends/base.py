@@ -31,6 +31,9 @@ class SourceFiles(Protocol):
     def peek(self, path: str) -> Optional[bytes]:
         """The file's bytes, for a cheap search before parsing (read at most once per run)."""
 
+    def mentions(self, path: str, words: tuple[bytes, ...]) -> frozenset[bytes]:
+        """The `words` the file's bytes contain (a byte search that a cache may answer without reading)."""
+
     def memo(self, name: str) -> dict:
         """A dictionary that lives as long as the run, for a frontend's lookup indexes and memos."""
 

@@ -60,15 +60,19 @@ class JavaFrontend(Frontend):
         for template, _declaring in templates:
             qualified, _, name = template.method.rpartition("/")[0].rpartition(".")
             wanted.append((last(qualified).encode(), f"{name}(".encode()))
+        calls = tuple(sorted({pair[1] for pair in wanted}))  # searched first: the owners only where a call is
         found: list[tuple[int, str, ClientFact]] = []
         for path in files.paths(self.name):
             if not callers(path):
                 continue
-            data = files.peek(path)
-            chosen = [i for i, (owner, call) in enumerate(wanted) if data is not None and call in data
-                      and owner in data and templates[i][1].path != path]
+            named = files.mentions(path, calls)
+            if named:
+                named = named | files.mentions(path, tuple(sorted({owner for owner, call in wanted if call in named})))
+            chosen = [i for i, (owner, call) in enumerate(wanted) if call in named and owner in named
+                      and templates[i][1].path != path]
             caller = files.ensure_parsed(path) if chosen else None
-            java = java_file(path, data) if caller is not None else None
+            data = files.peek(path) if caller is not None else None
+            java = java_file(path, data) if data is not None else None
             if java is None:
                 continue
             for index in chosen:

@@ -67,14 +67,18 @@ class PythonFrontend(Frontend):
         for template, _declaring in templates:
             module, _, name = template.method.rpartition(".")
             wanted.append((module.rpartition(".")[2].encode(), name.encode()))
+        calls = tuple(sorted({pair[1] for pair in wanted}))  # searched first: the owners only where a call is
         found: list[tuple[int, str, ClientFact]] = []
         for path in files.paths(self.name):
             if not callers(path):
                 continue
-            data = files.peek(path)
-            chosen = [i for i, (module, name) in enumerate(wanted) if data is not None and name in data
-                      and module in data and templates[i][1].path != path]
-            index = module_index(path, data) if chosen and files.ensure_parsed(path) is not None else None
+            named = files.mentions(path, calls)
+            if named:
+                named = named | files.mentions(path, tuple(sorted({module for module, name in wanted if name in named})))
+            chosen = [i for i, (module, name) in enumerate(wanted) if name in named and module in named
+                      and templates[i][1].path != path]
+            data = files.peek(path) if chosen and files.ensure_parsed(path) is not None else None
+            index = module_index(path, data) if data is not None else None
             if index is None:
                 continue
             found.extend((chosen[number], path, client)

@@ -288,6 +288,48 @@ def test_templates_survive_the_cache_codec():
         assert facts.templates and facts_from_json(facts_to_json(facts)) == facts
 
 
+def test_a_run_with_one_file_changed_reads_no_unchanged_caller_again(tmp_path, monkeypatch):
+    """The byte search for calls of a factory is kept in the cache per file content: the next run reads only the
+    files that changed, and still finds a call added to one of them."""
+    import os
+
+    from rmqlint.engine import LintOptions, SourceIndex, lint
+    from tests.lint.test_engine_fixtures import OLD, write_project
+
+    plain = "src/main/java/com/acme/app/Plain.java"
+    plain_text = "package com.acme.app;\n\npublic class Plain {\n    void run() {\n    }\n}\n"
+    root = write_project(tmp_path / "p", {FACTORY_PATH: FACTORY, APP_PATH: APP, plain: plain_text})
+    first = {(f.code, f.location.path) for f in lint(LintOptions(paths=[root])).findings}
+    assert ("RMQ004", APP_PATH) in first
+
+    read: list[str] = []
+    real_peek, real_read = SourceIndex._peek, SourceIndex._read
+
+    def peek(self, rel):
+        if rel not in self._peeked:
+            read.append(rel)
+        return real_peek(self, rel)
+
+    def read_file(self, rel, kind):
+        read.append(rel)
+        return real_read(self, rel, kind)
+
+    monkeypatch.setattr(SourceIndex, "_peek", peek)
+    monkeypatch.setattr(SourceIndex, "_read", read_file)
+    (root / APP_PATH).write_text(APP.replace('"Refunded"', '"Paid"'), encoding="utf-8")
+    os.utime(root / APP_PATH, (OLD + 10, OLD + 10))
+    second = {(f.code, f.location.path) for f in lint(LintOptions(paths=[root])).findings}
+    assert ("RMQ004", APP_PATH) not in second and set(read) == {APP_PATH}  # neither Plain nor the factory read
+
+    read.clear()
+    (root / plain).write_text(plain_text.replace("void run() {", 'void run() throws Exception {\n'
+                                                 '        com.acme.mq.Consumers.start("app_cg", "Orders", "X");'),
+                              encoding="utf-8")
+    os.utime(root / plain, (OLD + 10, OLD + 10))
+    third = {(f.code, f.location.path) for f in lint(LintOptions(paths=[root])).findings}
+    assert plain in read and ("RMQ004", plain) in third
+
+
 PY_BUILDER = """\
 from rocketmq.client import ConsumeStatus, PushConsumer
 
