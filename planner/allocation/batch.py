@@ -279,3 +279,50 @@ class Rows:
             errors.update(p.errors)
         return Rows(np.concatenate([p.entry for p in parts]), np.concatenate([p.queue for p in parts]), pos,
                     extra, errors)
+
+
+# ------------------------------------------------------------------------------------------------ sub-batches
+
+
+class SubsetNames:
+    """The names of a `sub_batch`: rebalance j is the batch's `rebalance[j]`, entry d the batch's `entry[d]`.
+    The bulk forms (`client_keys`, `client_id_bytes`, `topic_bytes`) exist when the batch's names have them."""
+
+    def __init__(self, names: BatchNames, rebalance: np.ndarray, entry: np.ndarray):
+        self.names, self.rebalance, self.entry = names, rebalance, entry
+
+    def topic(self, r: int) -> str:
+        return self.names.topic(int(self.rebalance[r]))
+
+    def client_ids(self, entries: np.ndarray) -> list[str]:
+        return self.names.client_ids(self.entry[entries])
+
+    def __getattr__(self, attr: str):
+        if attr in ("client_keys", "client_id_bytes"):
+            bulk = getattr(self.names, attr)  # AttributeError when the batch's names have no bulk form
+            return lambda entries: bulk(self.entry[entries])
+        if attr == "topic_bytes":
+            bulk = self.names.topic_bytes
+            return lambda rebalances: bulk(self.rebalance[rebalances])
+        raise AttributeError(attr)
+
+
+def sub_batch(batch: Batch, rebalance: np.ndarray, q_off: np.ndarray, queues: np.ndarray, c_off: np.ndarray,
+              entries: np.ndarray, c_asks: np.ndarray, c_spec: np.ndarray, specs: list) -> Batch:
+    """A batch whose rebalance j takes the batch's queues `queues[q_off[j]:q_off[j+1]]` (in RocketMQ order) and
+    entries `entries[c_off[j]:c_off[j+1]]` of the batch's rebalance `rebalance[j]`, given in cidAll order: cidAll
+    is that subset, in that order (`c_order` counts along it; `c_index` is the place of the first of each run
+    of equal client ids, equal in the batch by their `c_index`)."""
+    j = segment_ids(c_off)
+    position = np.arange(len(entries), dtype=np.int64) - c_off[j]
+    index_of = batch.c_index[entries]
+    new_run = np.ones(len(entries), dtype=bool)
+    new_run[1:] = (index_of[1:] != index_of[:-1]) | (j[1:] != j[:-1])
+    index = position if new_run.all() else position[np.flatnonzero(new_run)[np.cumsum(new_run) - 1]]
+    return Batch(
+        scenario=batch.scenario[rebalance], group=batch.group[rebalance], model=batch.model[rebalance],
+        retry=batch.retry[rebalance], q_off=q_off, c_off=c_off, q_broker=batch.q_broker[queues],
+        q_id=batch.q_id[queues], c_index=index, c_order=position, c_asks=c_asks, c_spec=c_spec,
+        c_room=batch.c_room[entries], specs=specs, brokers=batch.brokers, broker_room=batch.broker_room,
+        rooms=batch.rooms, names=SubsetNames(batch.names, rebalance, entries),
+        c_empty_id=None if batch.c_empty_id is None else batch.c_empty_id[entries])
