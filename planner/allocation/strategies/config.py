@@ -30,14 +30,15 @@ class Config(Strategy):
         batch = calls.batch
         entry, queue, pos = [], [], []
         rows = Rows.empty()
-        for k in range(len(calls)):
-            asks = calls.ask_entry[calls.ask_call == k].tolist()
-            if not asks:
-                continue
-            r, start = int(calls.rebalance[k]), int(calls.q_start[k])
-            at = {batch.queue(r, i): i for i in range(start, start + int(calls.m[k]))}
-            for p, q in enumerate(calls.spec_of(k).config_queues):
-                i = at.get(q)
+        order = np.argsort(calls.ask_call, kind="stable")  # the asks of call k: order[bounds[k]:bounds[k + 1]]
+        bounds = np.searchsorted(calls.ask_call[order], np.arange(len(calls) + 1))
+        asking = calls.ask_entry[order].tolist()
+        for k in np.flatnonzero(bounds[1:] > bounds[:-1]).tolist():
+            asks = asking[bounds[k]:bounds[k + 1]]
+            listed = calls.spec_of(k).config_queues
+            topic, at = _queue_index(batch, int(calls.rebalance[k]), int(calls.q_start[k]), int(calls.m[k]), listed)
+            for p, q in enumerate(listed):
+                i = at.get((q.broker, q.queue_id)) if q.topic == topic else None
                 for e in asks:
                     if i is None:
                         rows.extra.append((e, q, p))
@@ -48,3 +49,16 @@ class Config(Strategy):
         rows.entry, rows.queue = np.asarray(entry, dtype=np.int64), np.asarray(queue, dtype=np.int64)
         rows.pos = np.asarray(pos, dtype=np.int64)
         return rows
+
+
+
+def _queue_index(batch, r: int, start: int, m: int, listed) -> tuple[str, dict]:
+    """Rebalance r's topic and {(broker, queue id): batch index} of its queues `start:start + m` (empty when no
+    listed queue is of that topic: a list of another topic's queues has nothing to look up)."""
+    topic = batch.names.topic(r)
+    at: dict = {}
+    if any(q.topic == topic for q in listed):
+        brokers = batch.brokers
+        for j, (b, i) in enumerate(zip(batch.q_broker[start:start + m].tolist(), batch.q_id[start:start + m].tolist())):
+            at[(brokers[b], i)] = start + j
+    return topic, at
