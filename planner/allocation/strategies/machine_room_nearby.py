@@ -177,14 +177,15 @@ def _nearby_rows(calls, delegates):
     # a room without clients: the call's whole cidAll
     shared = np.flatnonzero(~has_clients)
     shared_at, shared_of = concat_ranges(e_off[sub_call[shared]], calls.n[sub_call[shared]])
-    sizes = np.zeros(sub_count, dtype=np.int64)
-    sizes[has_clients] = np.bincount(sub_of_key[own_at], minlength=sub_count)[has_clients]
+    own_sub = sub_of_key[own_at]
+    sizes = np.bincount(own_sub, minlength=sub_count)
+    own_off = offsets(sizes)
     sizes[shared] = calls.n[sub_call[shared]]
     sub_c_off = offsets(sizes)
     at = np.empty(int(sub_c_off[-1]), dtype=np.int64)  # each delegate entry: its place in `entries`
     sub_of = np.empty(len(at), dtype=np.int64)
-    own_sub = sub_of_key[own_at]
-    own_place = sub_c_off[own_sub] + np.arange(len(own_at)) - np.searchsorted(own_sub, own_sub, "left")
+    own_place = np.arange(len(own_at), dtype=np.int64)
+    own_place += (sub_c_off[:-1] - own_off[:-1])[own_sub]
     at[own_place], sub_of[own_place] = own_at, own_sub
     shared_place = sub_c_off[shared[shared_of]] + (shared_at - e_off[sub_call[shared[shared_of]]])
     at[shared_place], sub_of[shared_place] = shared_at, shared[shared_of]
@@ -194,8 +195,8 @@ def _nearby_rows(calls, delegates):
     ask_call_of[calls.ask_entry] = calls.ask_call
     asks = ask_call_of[sub_entries] == sub_call[sub_of]
     table = SpecTable()
-    used = set(np.unique(calls.spec).tolist())
-    sub_spec = np.array([table.id(d) if s in used else -1 for s, d in enumerate(delegates)],
+    used = np.bincount(calls.spec, minlength=len(delegates)) > 0
+    sub_spec = np.array([table.id(d) if used[s] else -1 for s, d in enumerate(delegates)],
                         dtype=np.int32)[calls.spec[sub_call]]
     sub = sub_batch(batch, calls.rebalance[sub_call], sub_q_off, queues, sub_c_off, sub_entries, asks,
                     sub_spec[sub_of], table.specs)
