@@ -5,9 +5,13 @@ name a consumer gets when the code sets none, and the consume pool's defaults.
   before 4.9.0, `pid#nanoTime` from 4.9.0 on. `DefaultMQPushConsumer.consumeThreadMax` defaults to 64 up to 4.5.0,
   20 from 4.5.1 on (`consumeThreadMin` is 20 in every release).
 - rocketmq-spring-boot-starter (`DefaultRocketMQListenerContainer`, `RocketMQUtil.getInstanceName`): 2.0.0 and
-  2.0.1 leave the name alone; 2.0.2 to 2.1.1 set `accessKey|secretKey|consumerGroup|pid` when access and secret
-  keys are configured (and leave it alone otherwise); 2.2.0 sets `nameServer@pid`; 2.2.1 and 2.2.2
-  `nameServer@pid@nanoTime`; from 2.2.3 the annotation's `instanceName` (default `DEFAULT`) is passed on.
+  2.0.1 leave the name alone; 2.0.2 sets `accessKey|secretKey|consumerGroup` (no pid) when access and secret keys
+  are configured; 2.0.3 always sets the listener container's bean name
+  (`org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>`, n counting the application's
+  listeners), the same in every process (fixed in 2.0.4, "consumed twice because of the same instanceName");
+  2.0.4 to 2.1.1 set `accessKey|secretKey|consumerGroup|pid` when keys are configured (and leave the name alone
+  otherwise); 2.2.0 sets `nameServer@pid`; 2.2.1 and 2.2.2 `nameServer@pid@nanoTime`; from 2.2.3 the
+  annotation's `instanceName` (default `DEFAULT`) is passed on.
   The pool: up to 2.2.1 `consumeThreadMax` (default 64) is the maximum and lowers the client's minimum of 20 when
   below it; 2.2.2 and 2.2.3 apply `consumeThreadNumber` (default 20) as both bounds; from 2.3.0 `consumeThreadNumber`
   is the minimum and `consumeThreadMax` the maximum.
@@ -15,8 +19,8 @@ name a consumer gets when the code sets none, and the consume pool's defaults.
   `accessKey|secretKey|topic|pid|pid` when the binder has access and secret keys (the client's default otherwise);
   2.2.7 to 2.2.10 and 2021.0.1.0 to 2021.0.4.0 always `[accessKey|secretKey|]group|pid`; from 2021.0.5.0 (and in
   2022.x, 2023.x) `[accessKey|]group|pid|nanoTime`.
-A name made of the pid and fixed text is the same in every container (each one's process is pid 1): replicas that
-share an IP then share a client id.
+A name made of the pid and fixed text is the same in every container (each one's process is pid 1), and one of
+fixed text alone is the same in every process: replicas that share an IP then share a client id.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ SPRING_STARTER = "rocketmq-spring-boot-starter"
 CLOUD_BINDER = "spring-cloud-starter-stream-rocketmq"
 # The configuration keys whose access and secret keys the starter and the binder put in the names they make.
 STARTER_KEYS = ("rocketmq.consumer.access-key", "rocketmq.consumer.secret-key")
+# rocketmq-spring-boot-starter 2.0.3's instance name: its listener container's bean name, n from 1 in the order the
+# application registers its listeners.
+STARTER_CONTAINER_NAME = "org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>"
 BINDER_KEYS = ("spring.cloud.stream.rocketmq.binder.access-key", "spring.cloud.stream.rocketmq.binder.secret-key")
 
 
@@ -49,6 +56,11 @@ class MadeName:
     per_container: bool  # the same in every container (its process is pid 1)
     holds_secret: bool = False  # the secret key is part of it: every broker logs it with the client id
 
+    @property
+    def fixed(self) -> bool:
+        """Made of fixed text alone (no pid, no time): the same in every process, in containers or not."""
+        return self.per_container and "pid" not in self.pattern
+
 
 def client_default_name(client_version: Optional[str]) -> Optional[MadeName]:
     """The name a clustering consumer whose code sets none runs with; None when the release is not known."""
@@ -66,6 +78,10 @@ def starter_made_name(starter_version: Optional[str], keys: bool) -> Optional[Ma
     version = version_tuple(starter_version)
     if version is None or version < (2, 0, 2) or version >= (2, 2, 3):
         return None
+    if version[:3] == (2, 0, 3):
+        return MadeName(STARTER_CONTAINER_NAME, per_container=True)
+    if version[:3] == (2, 0, 2):
+        return MadeName("accessKey|secretKey|consumerGroup", True, True) if keys else None
     if version < (2, 2, 0):
         return MadeName("accessKey|secretKey|consumerGroup|pid", True, True) if keys else None
     if version < (2, 2, 1):

@@ -116,9 +116,11 @@ def _release_collision(release: Release, made: MadeName, via: str, clients: list
     name = f"the client's default instance name, the {made.pattern}" if made.pattern == "pid" else \
         f"the instance name {made.pattern}"
     fix = _fix(release, made)
-    text = (f"{what} gives every clustering consumer {name}, the same in every container (each one's process is "
-            f"pid 1): {placement.service} runs {placement.why}, so up to {placement.per_ip} processes report one "
-            f"IP and one client id, consume the same queues, and leave other queues to nobody")
+    same = "the same in every process (it holds no pid)" if made.fixed else \
+        "the same in every container (each one's process is pid 1)"
+    text = (f"{what} gives every clustering consumer {name}, {same}: {placement.service} runs {placement.why}, so "
+            f"up to {placement.per_ip} processes report one IP and one client id, consume the same queues, and leave "
+            "other queues to nobody")
     if made.holds_secret:
         text += "; the name also holds the secret key, which every broker then logs with the client id"
     if placement.host_network and _before(release, (4, 9, 0)):

@@ -457,9 +457,12 @@ whose build file (`pom.xml`, `build.gradle`, `requirements.txt`) names a release
 the same in every container, and whose deployment (a Kubernetes workload or docker-compose service among the
 project's files) lets several replicas share an IP (host networking with more than one replica per node, at worst):
 - rocketmq-client before 4.9.0: a consumer with no name gets the pid, which is 1 in every container;
-- rocketmq-spring-boot-starter 2.2.0: `nameServer@pid`; 2.0.2 to 2.1.1 with access keys:
-  `accessKey|secretKey|consumerGroup|pid`; earlier ones leave the client's default (2.2.1 adds the time, and from
-  2.2.3 the client names its consumers);
+- rocketmq-spring-boot-starter 2.2.0: `nameServer@pid`; 2.0.4 to 2.1.1 with access keys:
+  `accessKey|secretKey|consumerGroup|pid`; 2.0.3 the listener container's bean name
+  (`org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>`) and 2.0.2 with access keys
+  `accessKey|secretKey|consumerGroup`, fixed text that is the same in every process whatever its pid (only a
+  newer starter helps: the starter overrides any client's default); the others leave the client's default
+  (2.2.1 adds the time, and from 2.2.3 the client names its consumers);
 - Spring Cloud Alibaba's RocketMQ binder (`spring-cloud-starter-stream-rocketmq`, Maven): 2.2.7 to 2.2.10 and
   2021.0.1.0 to 2021.0.4.0 `[accessKey|secretKey|]group|pid`; earlier ones with keys
   `accessKey|secretKey|topic|pid|pid` (from 2021.0.5.0 the time is added);

@@ -299,8 +299,9 @@ def _run_time_names(sets: list[PlannedInstances], value, why: str) -> list[Plann
 
 def _starter_names(sets: list[PlannedInstances], module: Optional[Module], project) -> list[PlannedInstances]:
     """A Spring listener's consumer named by its starter release (`rmqlint.client_releases`): 2.2.0's
-    `nameServer@pid` and 2.0.2-2.1.1's `accessKey|secretKey|group|pid` (with access keys configured) are the same
-    in every container (pid 1)."""
+    `nameServer@pid` and 2.0.4-2.1.1's `accessKey|secretKey|group|pid` (with access keys configured) are the same
+    in every container (pid 1); 2.0.3's container bean name and 2.0.2's `accessKey|secretKey|group` are the same in
+    every process."""
     from rmqlint.client_releases import SPRING_STARTER, STARTER_KEYS, starter_made_name
 
     starter = next((d for d in module.dependencies if d.artifact == SPRING_STARTER), None) if module else None
@@ -314,6 +315,11 @@ def _starter_names(sets: list[PlannedInstances], module: Optional[Module], proje
     where = starter.version_origin or starter.origin
     out = []
     for planned in sets:
+        if made.fixed:  # fixed text: the same in every process, whatever its pid
+            out.append(replace(planned, instance_name=Sourced.at(
+                made.pattern, Place(display(where.path), where.line, 1),
+                f"{SPRING_STARTER} {starter.version} names it so in every process")))
+            continue
         if planned.pid is None:
             out.append(planned)  # a process of its own pid: the name is as unique as the pid
             continue

@@ -115,6 +115,31 @@ def test_starter_releases():
     assert rmq001(project(pom("rocketmq-spring-boot-starter", "2.2.3"), HOST_NETWORK, listener)) == []
 
 
+def test_starter_2_0_2_and_2_0_3_names_hold_no_pid():
+    """2.0.3 names every listener's consumer by its container bean (fixed text, with keys or without), 2.0.2 with
+    keys AK|SK|group: the same in every process, so upgrading the client would not help; the advice says to upgrade
+    the starter."""
+    listener = {"orders/src/main/java/com/example/orders/OrderListener.java": LISTENER}
+    keys = {"orders/src/main/resources/application.yml":
+            "rocketmq:\n  consumer:\n    access-key: ${AK}\n    secret-key: ${SK}\n"}
+    for code in (listener, {**listener, **keys}):
+        ((_p, _l, message),) = rmq001(project(pom("rocketmq-spring-boot-starter", "2.0.3"), HOST_NETWORK, code))
+        assert "instance name org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>, the same in " \
+               "every process (it holds no pid)" in message
+        assert "upgrade the starter" in message and "upgrade the client" not in message
+    ((_p, _l, message),) = rmq001(project(pom("rocketmq-spring-boot-starter", "2.0.2"), HOST_NETWORK,
+                                          {**listener, **keys}))
+    assert "accessKey|secretKey|consumerGroup, the same in every process" in message and "secret key" in message
+    # near misses: 2.0.2 without keys leaves the name to the client (4.4.0's pid: said as the client's default);
+    # 2.0.4 adds the pid; one replica per node keeps the IPs apart
+    ((_p, _l, message),) = rmq001(project(pom("rocketmq-spring-boot-starter", "2.0.2"), HOST_NETWORK, listener))
+    assert "the client's default instance name, the pid" in message
+    ((_p, _l, message),) = rmq001(project(pom("rocketmq-spring-boot-starter", "2.0.4"), HOST_NETWORK,
+                                          {**listener, **keys}))
+    assert "accessKey|secretKey|consumerGroup|pid, the same in every container" in message
+    assert rmq001(project(pom("rocketmq-spring-boot-starter", "2.0.3"), ONE_PER_NODE, listener)) == []
+
+
 BOM_POM = """\
 <project>
   <modelVersion>4.0.0</modelVersion>
@@ -170,6 +195,9 @@ def test_release_facts():
     assert client_default_name(None) is None
     assert starter_made_name("2.2.0", False).pattern == "nameServer@pid"
     assert starter_made_name("2.0.1", True) is None and starter_made_name("2.2.3", True) is None
+    assert starter_made_name("2.0.3", False).fixed and starter_made_name("2.0.2", True).fixed
+    assert starter_made_name("2.0.2", False) is None and not starter_made_name("2.0.4", True).fixed
+    assert not starter_made_name("2.2.0", False).fixed and not binder_made_name("2.2.7.RELEASE", False).fixed
     assert binder_made_name("2021.1", False) is None and binder_made_name("2021.1", True).holds_secret
     assert binder_made_name("2.2.7.RELEASE", False).per_container
     assert consume_thread_max_default("4.4.0") == 64 and consume_thread_max_default("4.5.1") == 20

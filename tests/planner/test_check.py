@@ -350,3 +350,37 @@ def test_a_spring_starter_release_names_the_consumers_the_same_in_every_containe
     (tmp_path / "orders" / "pom.xml").write_text(pom.replace("2.2.0", "2.2.1"))
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
     assert (code, json.loads(out)["findings"]) == (0, [])
+
+
+def test_starter_2_0_3_names_every_process_alike_whatever_its_pid(tmp_path, monkeypatch):
+    """rocketmq-spring-boot-starter 2.0.3 names a listener's consumer by its container bean, with no pid: the fleet
+    writes that name for processes of any pid, and check agrees with RMQ001; 2.0.4 leaves the name to the client
+    (4.5.1's pid without keys: still pid 1 in every container)."""
+    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId>"
+           "<version>1</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId>"
+           "<artifactId>rocketmq-spring-boot-starter</artifactId>\n<version>2.0.3</version>"
+           "</dependency></dependencies></project>\n")
+    (tmp_path / "orders" / "src" / "main" / "java" / "a").mkdir(parents=True)
+    (tmp_path / "orders" / "pom.xml").write_text(pom)
+    (tmp_path / "orders" / "src" / "main" / "java" / "a" / "OrderListener.java").write_text(
+        "package a;\nimport org.apache.rocketmq.spring.annotation.RocketMQMessageListener;\n"
+        "import org.apache.rocketmq.spring.core.RocketMQListener;\n"
+        '@RocketMQMessageListener(topic = "Orders", consumerGroup = "orders_cg")\n'
+        "public class OrderListener implements RocketMQListener<String> {\n    public void onMessage(String m) {}\n}\n")
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "orders.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
+        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0
+    assert ('instance_name = "org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>"  # '
+            'orders/pom.xml:2 rocketmq-spring-boot-starter 2.0.3 names it so in every process') in out
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    found = {(f["code"], f["path"]): f["message"] for f in json.loads(out)["findings"]}
+    assert {("PLAN001", "deploy/orders.yaml"), ("RMQ001", "orders/pom.xml")} <= set(found)
+    assert "share client id orders-node-1@org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>" \
+        in found[("PLAN001", "deploy/orders.yaml")]
+    (tmp_path / "orders" / "pom.xml").write_text(pom.replace("2.0.3", "2.0.4"))
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0 and "DefaultRocketMQListenerContainer" not in out and "instance_name" not in out
