@@ -134,10 +134,13 @@ replaces the return. So the function handed to ctypes raises, and a ctypes callb
 prints "Exception ignored on calling ctypes callback function" with the traceback to stderr and returns to the
 C++ core without writing the callback's result (it writes it only for a callback that returned). The core reads
 whatever that return slot held (`if (callback(consumer, msg) != E_CONSUME_SUCCESS) return RECONSUME_LATER;`): a
-leftover 0 acknowledges the message as consumed, anything else sends it back for a retry (up to 16 times, then to
-the dead-letter queue; broadcasting consumers drop it). Which one happens is decided by the machine and by what
-ran before, not by the code: the same message may be lost on one host and retried on another, and stderr fills
-with tracebacks. (A callback that raises takes the same path: `_on_message` raises its exception again.)
+leftover 0 acknowledges the message as consumed, anything else fails it: a clustering consumer sends it back for a
+retry (up to 16 times, then to the dead-letter queue), a broadcasting one drops it, and an orderly one
+(`PushConsumer(group, orderly=True)`) consumes it again in place, without end, every second and after 16 tries
+every 5 seconds, so its queue is blocked while the leftover value stays nonzero. Which one happens is decided by
+the machine and by what ran before, not by the code: the same message may be lost on one host and retried on
+another, and stderr fills with tracebacks. (A callback that raises takes the same path: `_on_message` raises its
+exception again.)
 
 ## Example
 ```python
