@@ -248,6 +248,18 @@ def test_python_helper_called_twice_in_its_module():
     assert found({"svc.py": PY_SAME_MODULE.replace('"Refunded"', '"Paid"')}) == set()
 
 
+def test_python_helper_parameter_left_out_takes_its_default():
+    """`start(group, topic)` with `tags="*"`: the call that passes no tags subscribes with "*"."""
+    files = {"svc.py": PY_CONSUMERS + '\n\nstart("orders_cg", "Orders")\nstart("orders_cg", "Orders", "Paid")\n'}
+    assert found(files) == {("RMQ004", "svc.py", line_of(files["svc.py"], '"Paid"'))}
+    # near misses: both calls take the default; a default not known statically stays unknown
+    assert found({"svc.py": PY_CONSUMERS + '\n\nstart("orders_cg", "Orders")\nstart("orders_cg", "Orders")\n'}) \
+        == set()
+    unknown = "import os\n" + PY_CONSUMERS.replace('tags="*"', 'tags=os.environ["TAGS"]')
+    assert found({"svc.py": unknown + '\n\nstart("orders_cg", "Orders")\nstart("orders_cg", "Orders", "Paid")\n'}) \
+        == set()
+
+
 PY_MAIN = """\
 from app.mq.consumers import make, start
 from .mq import consumers as mq
