@@ -186,7 +186,7 @@ def run_check(path: str, deploy: Sequence[str], cluster, nodes: Optional[int],
                if not os.path.isdir(p)]
     if missing:
         raise CheckError(missing)
-    result = lint(LintOptions(paths=[Path(path)], use_cache=use_cache))
+    result = lint(LintOptions(paths=[Path(path)], use_cache=use_cache, nodes=nodes))  # RMQ001 places as the fleet
     try:
         fleet = fleet_from_code(path, deploy, cluster, nodes)
     except ClusterSourceError as e:

@@ -36,6 +36,9 @@ class LintOptions:
     ignore: list[str] | None = None
     fail_on: str | None = None
     use_cache: bool = True
+    # Nodes the deployments' replicas spread over (`rmqplan check --nodes`); None: the project's [tool.rmqplan]
+    # nodes, else the worst case (host networking: every replica on one node).
+    nodes: int | None = None
 
 
 @dataclass
@@ -143,7 +146,8 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
     rules = [rule() for rule in ALL_RULES if settings.enabled(rule.CODE)]
 
     stats = loader.stat_all()
-    state = repr((sorted(r.CODE for r in rules), settings.tests, findings_stamp(), _others_stamp(root, discovery)))
+    state = repr((sorted(r.CODE for r in rules), settings.tests, findings_stamp(), _others_stamp(root, discovery),
+                  options.nodes))
     findings = _from_memo(cache.memo_findings(cache.snapshot(stats, state, after_run=False)))
     if findings is not None:
         cache.accept_memo()
@@ -152,7 +156,8 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
 
         loader.scan()
         project = Linker(loader.facts, loader, root=str(root), callers=_callers(settings.tests)).link()
-        findings = run_rules(_with_modules(project, root, discovery.others), rules, tests=settings.tests)
+        findings = run_rules(_with_modules(project, root, discovery.others, options.nodes), rules,
+                             tests=settings.tests)
         if cache.enabled:  # the memo of the findings is only written to a cache
             cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
@@ -184,14 +189,15 @@ def _others_stamp(root: Path, discovery: Discovery) -> list:
     return stamp
 
 
-def _with_modules(project: Project, root: Path, others: list[str]) -> Project:
-    """The project, with its build modules and deployments read when a rule first asks (`rmqlint.modules`)."""
+def _with_modules(project: Project, root: Path, others: list[str], nodes: int | None = None) -> Project:
+    """The project, with its build modules and deployments read when a rule first asks (`rmqlint.modules`);
+    `nodes` overrides the project's configured number of nodes."""
     from rmqlint.modules import ModuleReader, is_deployment_file
 
     if not any(is_build_file(rel) for rel in others):
         project.modules_loader, project.deploys_loader = (lambda: []), (lambda: False)
         return project
-    reader = ModuleReader(root, [rel for rel in others if is_deployment_file(rel)])
+    reader = ModuleReader(root, [rel for rel in others if is_deployment_file(rel)], nodes)
     project.modules_loader, project.deploys_loader = reader.modules, reader.deploys
     return project
 

@@ -34,9 +34,10 @@ class ModuleReader:
     """Reads the deployments when first asked whether there are any, and the build files when first asked for the
     modules (a project with no workload in its YAML files needs the build files only for releases)."""
 
-    def __init__(self, root: Path, deployment_files: list[str]):
+    def __init__(self, root: Path, deployment_files: list[str], nodes: int | None = None):
         self.root = root
         self.deployment_files = deployment_files
+        self.nodes = nodes
         self._services: list | None = None
 
     def services(self) -> list:
@@ -53,7 +54,7 @@ class ModuleReader:
         return bool(self.services())
 
     def modules(self) -> list[Module]:
-        return read_modules(self.root, self.services())
+        return read_modules(self.root, self.services(), self.nodes)
 
 
 # Bytes without which a YAML file holds no workload (a Kubernetes kind, a compose file's services): the others (CI
@@ -70,15 +71,17 @@ def _may_deploy(path: Path) -> bool:
     return any(marker in data for marker in _WORKLOAD_MARKERS)
 
 
-def read_modules(root: Path, services: list) -> list[Module]:
-    """The modules under `root` with their releases, and where the deployed `services` run them."""
+def read_modules(root: Path, services: list, nodes: int | None = None) -> list[Module]:
+    """The modules under `root` with their releases, and where the deployed `services` run them, spread over
+    `nodes` (None: the project's [tool.rmqplan] nodes, else the worst case)."""
     from rmqplan.sources.buildfiles import read_build_files
     from rmqplan.sources.services import configured_nodes, explicit_services, match_services, process_layout
 
     index = read_build_files(root)
     if not index.modules:
         return []
-    nodes, _problems = configured_nodes(root / "pyproject.toml")
+    if nodes is None:
+        nodes, _problems = configured_nodes(root / "pyproject.toml")
     explicit, _problems = explicit_services(root / "pyproject.toml")
     matching = match_services(services, index.modules, root, explicit) if services else None
     modules = []

@@ -384,3 +384,40 @@ def test_starter_2_0_3_names_every_process_alike_whatever_its_pid(tmp_path, monk
     (tmp_path / "orders" / "pom.xml").write_text(pom.replace("2.0.3", "2.0.4"))
     code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
     assert code == 0 and "DefaultRocketMQListenerContainer" not in out and "instance_name" not in out
+
+
+def test_check_nodes_place_replicas_for_rmq001_as_for_the_fleet(tmp_path, monkeypatch):
+    """`check --nodes N` spreads host-networking replicas for rmqlint's RMQ001 as it does for the fleet: a name made
+    from the host name collides where the fleet's client ids do (2 nodes: 2 replicas on one), and nowhere on 3
+    nodes (a cached run without --nodes still reports the worst case)."""
+    source = tmp_path / "orders" / "src" / "main" / "java" / "a" / "C.java"
+    source.parent.mkdir(parents=True)
+    source.write_text('package a;\nimport org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;\n'
+                      'public class C {\n  public static void main(String[] a) throws Exception {\n'
+                      '    DefaultMQPushConsumer c = new DefaultMQPushConsumer("cg1");\n'
+                      '    c.setInstanceName("orders-" + System.getenv("HOSTNAME"));\n'
+                      '    c.subscribe("T1", "*");\n    c.start();\n  }\n}\n')
+    (tmp_path / "orders" / "pom.xml").write_text(
+        '<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId><version>1'
+        '</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-client'
+        '</artifactId><version>4.9.7</version></dependency></dependencies></project>\n')
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "orders.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
+        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    monkeypatch.chdir(tmp_path)
+
+    def codes(*nodes: str) -> dict[str, list[str]]:
+        code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", *nodes)
+        found: dict[str, list[str]] = {}
+        for f in json.loads(out)["findings"]:
+            found.setdefault(f["code"], []).append(f["message"])
+        return found
+
+    assert codes("--nodes", "3") == {}
+    two = codes("--nodes", "2")
+    assert set(two) == {"RMQ001", "PLAN001", "PLAN002"}
+    assert "spread over 2 of 2 nodes, so up to 2 replicas report one IP" in two["RMQ001"][0]
+    worst = codes()
+    assert "all on one node, the worst case Kubernetes allows, so up to 3 replicas" in worst["RMQ001"][0]
+    assert all("3 processes share client id" in m for m in worst["PLAN001"])
