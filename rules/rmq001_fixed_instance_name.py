@@ -510,7 +510,10 @@ consumer.subscribe("TopicTest", "*");
 
 ## Fix
 Remove the setter: the client then picks a name unique per process (clients >= 4.9.0: `pid#nanoTime`). In Spring,
-drop `instanceName` from `@RocketMQMessageListener` (its default `DEFAULT` is replaced at start).
+drop `instanceName` from `@RocketMQMessageListener` (its default `DEFAULT` is replaced at start). Before 4.9.0 that
+name is the pid alone, and the Python 2.x client's id keeps the pid (`ip@pid#DEFAULT`): where replicas share an IP
+and a pid (containers on host networking are all pid 1) removing the name is not enough, and a name unique per
+process, as below, is needed.
 
 Several consumers of one group in one process on purpose (one per topic, or a pool) need a name each: on clients
 before 4.9.0 they would otherwise share the process's client instance, which refuses the group a second time
@@ -708,6 +711,12 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             why = "every replica on one host reports the same client id"
             unique = ('"@" + UtilAll.getPid() + "#" + System.nanoTime() (not the host name: on host networking it is '
                       "the node's)")
+        if client.api == "python2":
+            # Without a name the id is ip@pid#DEFAULT: still shared by pid-1 containers on one IP.
+            return (head + why + ", so replicas consume the same queues and other queues are consumed by nobody; "
+                    "removing the name helps only where pids differ (the id keeps the pid, 1 in every container), so "
+                    f"append what is unique per process, which also keeps several consumers of the group in one "
+                    f"process apart: {unique}")
         return (head + why + ", so replicas consume the same queues and other queues are consumed by nobody; remove "
                 f"the name, or, to keep several consumers of the group in one process apart, append what is unique "
                 f"per process: {unique}")

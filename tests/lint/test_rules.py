@@ -147,6 +147,9 @@ class TestFixedInstanceName:
     def test_python2_message_explains_the_pid(self):
         (finding,) = self.run(consumer(api="python2", instance_name=setting("w")))
         assert "pid" in finding.message and "host networking" in finding.message
+        # without a name the id is ip@pid#DEFAULT: removing it is no fix where pids are shared
+        assert "removing the name helps only where pids differ" in finding.message
+        assert "remove the name," not in finding.message and "a random UUID" in finding.message
 
     def test_unknown_group_is_named_by_client(self):
         (finding,) = self.run(consumer(group=setting(Dynamic("env")), name="consumer", instance_name=setting("n")))
