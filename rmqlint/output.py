@@ -7,12 +7,15 @@
   and exit status 2 (`OutputFailed`, turned into that line by `run_command`).
 - A file or directory we create gets the permissions any other tool's would: 0666 or 0777 less the umask (a
   temporary file from `tempfile` is 0600, a temporary directory 0700, which a shared file system's other users
-  cannot read). Files are written atomically: a temporary file beside the target, renamed over it.
+  cannot read). Files are written atomically: a temporary file beside the target, renamed over it; an existing
+  file keeps its permissions, a symbolic link stays a link (its file is replaced), and what is no file (a device
+  such as /dev/full or /dev/stdout, a FIFO) is written in place, as `>` would.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from typing import Callable, Optional
@@ -140,16 +143,31 @@ def as_created(path: str | os.PathLike, directory: bool = False) -> None:
 def write_atomically(target: str | os.PathLike, text: str, *, encoding: str = "utf-8",
                      newline: Optional[str] = "\n") -> None:
     """Write `text` to `target` all at once: a temporary file in the same directory, renamed over it. Raises
-    OSError (nothing left behind) when it cannot."""
+    OSError (nothing left behind) when it cannot. A symbolic link's file is the one replaced, an existing file
+    keeps its mode, and a target that is no regular file (a device, a FIFO) is written in place: renaming over
+    /dev/full would replace the device with a file."""
     path = os.fspath(target)
     if os.path.isdir(path):
         raise IsADirectoryError(21, "is a directory", path)
+    try:
+        existing = os.stat(path)  # through a symbolic link
+    except FileNotFoundError:
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        with open(path, "w", encoding=encoding, newline=newline) as fh:
+            fh.write(text)
+        return
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline=newline) as fh:
             fh.write(text)
-        as_created(tmp)
+        if existing is None:
+            as_created(tmp)
+        else:
+            os.chmod(tmp, stat.S_IMODE(existing.st_mode))
         os.replace(tmp, path)
     except BaseException:
         try:

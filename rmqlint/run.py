@@ -50,8 +50,7 @@ def run(options: LintOptions, run_options: RunOptions, say: Callable[[str], None
     if run_options.add_suppressions:
         result = _suppress(options, result, _reported(result, entries).findings, say)
     if run_options.write_baseline:
-        _write_baseline(result, options, run_options.write_baseline, say)
-        entries = baseline.load(run_options.write_baseline)
+        entries = _write_baseline(result, options, run_options.write_baseline, say)
     return RunOutcome(_reported(result, entries))
 
 
@@ -170,11 +169,12 @@ class _FileNote:
         self.location = Location(fix.edits[0].path, fix.edits[0].span.line, 1, fix.edits[0].span.line, 2)
 
 
-def _write_baseline(result: LintResult, options: LintOptions, path: str, say) -> None:
+def _write_baseline(result: LintResult, options: LintOptions, path: str, say) -> list[baseline.Entry]:
+    """Write the baseline and return its entries (not read back: the file may be a FIFO or a device)."""
     prints = baseline.fingerprints(result.root, result.findings)
     entries = baseline.entries_of(result.findings, prints)
     kept: list[baseline.Entry] = []
-    if os.path.exists(path):
+    if os.path.isfile(path):  # not a device or FIFO (/dev/full reads without end): nothing to keep there
         try:
             kept = baseline.outside(baseline.load(path), _linted(result.root, options.paths))
         except baseline.BaselineError:
@@ -182,6 +182,7 @@ def _write_baseline(result: LintResult, options: LintOptions, path: str, say) ->
     baseline.write(path, entries, kept)
     say(f"rmqlint: wrote {len(entries)} finding{'s' if len(entries) != 1 else ''} to the baseline {path}"
         + (f" (and kept {len(kept)} of files not linted now)" if kept else ""))
+    return list({*entries, *kept})  # as the file holds them
 
 
 def _linted(root: Path, paths: list[Path]) -> list[str]:

@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,9 @@ COMMANDS = [
 ]
 
 
-def _run(args, stdout, **kwargs) -> subprocess.CompletedProcess:
+def _run(args, stdout, timeout=300, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=REPO, stdout=stdout, stderr=subprocess.PIPE,
-                          text=True, timeout=300, **kwargs)
+                          text=True, timeout=timeout, **kwargs)
 
 
 @pytest.mark.parametrize("status, args", [(c[0], c[1:]) for c in COMMANDS], ids=[" ".join(c[1:]) for c in COMMANDS])
@@ -95,3 +96,51 @@ def test_written_files_and_directories_follow_the_umask(tmp_path, umask):
             expected = (0o777 if (tmp_path / path).is_dir() else 0o666) & ~umask
             assert mode == expected, f"{path}: {oct(mode)}, expected {oct(expected)} under umask {oct(umask)}"
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary file left behind"
+
+
+# Each command that writes a file, with the target put last.
+WRITERS = {
+    "html": ("rmqplan", "simulate", "--fleet", "examples/fleet.toml", "--html"),
+    "fleet": ("rmqplan", "fleet", "--from-code", ORDERS, "--deploy", f"{ORDERS}/deploy", "-o"),
+    "graph": ("rmqlint", "graph", "examples/tag-case-drift", "--no-cache", "-o"),
+    "baseline": ("rmqlint", "examples/tag-case-drift", "--no-cache", "--write-baseline"),
+}
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_a_link_keeps_pointing_at_its_file_and_an_old_file_keeps_its_mode(tmp_path, name):
+    real = tmp_path / "real"
+    real.write_text("old\n")
+    real.chmod(0o640)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    done = _run((*WRITERS[name], str(link)), subprocess.PIPE)
+    assert done.returncode in (0, 1), done.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)  # the link's file replaced, not the link
+    assert real.read_text() != "old\n" and stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_a_fifo_or_a_device_is_written_in_place_not_replaced_by_a_file(tmp_path, name):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        done = _run((*WRITERS[name], str(fifo)), subprocess.PIPE, timeout=120)
+    finally:
+        if reader.is_alive():  # the command never opened it: unblock the reader
+            with open(fifo, "wb"):
+                pass
+        reader.join(timeout=60)
+    assert done.returncode in (0, 1), done.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and received and received[0]
+    if os.geteuid() == 0:  # a twin of /dev/full (renaming over the real one as root would replace the device)
+        full = tmp_path / "full"
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        done = _run((*WRITERS[name], str(full)), subprocess.PIPE)
+        assert done.returncode == 2 and "No space left on device" in done.stderr
+        assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+        assert stat.S_ISCHR(full.stat().st_mode)
