@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from rmqplan.cli import run
-from tests.planner.browser import Browser, NoBrowser
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples" / "fleet.toml")
@@ -21,16 +20,6 @@ def rmqplan(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = run(list(argv), out, err)
     return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        b = Browser.start()
-    except NoBrowser as e:
-        pytest.skip(str(e))
-    yield b
-    b.close()
 
 
 def _idle_fleet(tmp_path) -> str:

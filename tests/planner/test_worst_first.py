@@ -13,23 +13,12 @@ from pathlib import Path
 import pytest
 
 from rmqplan.cli import run
-from tests.planner.browser import Browser, NoBrowser
 
 
 def rmqplan(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = run(list(argv), out, err)
     return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        b = Browser.start()
-    except NoBrowser as e:
-        pytest.skip(str(e))
-    yield b
-    b.close()
 
 
 # 60 hand-written groups in file order g00..g59, each on a topic of its own. Most are fine (4 processes with their
