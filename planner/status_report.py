@@ -265,7 +265,7 @@ def render_status_text(report: StatusReport) -> str:
             known = any(v.backlog is not None for v in views)
             state = f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}"
             if known:
-                state += f", {_behind(views):,} messages behind"
+                state += f", {words.count(_behind(views), 'message', separators=True)} behind"
             out.append(f"  {r.topic}: {state}")
             out += _by_client_id(r, views)
             found = problems(report, r, views)

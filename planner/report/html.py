@@ -34,6 +34,7 @@ from rmqplan.model.simulation import GroupTopicResult, Simulation
 from rmqplan.model.routes import is_retry_topic
 from rmqplan.model.scenarios import churn, scenario_counts
 from rmqplan.model.simulation import MOVE_KINDS
+from rmqplan.model.words import count, noun
 from rmqplan.report.ranking import Weight, group_weights, ordered_groups
 from rmqplan.report.render import churn_line, more_results_text
 
@@ -54,7 +55,7 @@ def e(text) -> str:
 
 
 def _plural(n: int, word: str, plural: Optional[str] = None) -> str:
-    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+    return count(n, word, plural, separators=True)
 
 
 # --------------------------------------------------------------------------------------------------- the grid
@@ -128,7 +129,7 @@ def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = (), backl
         mark = f'<span class="times">\u00d7{n}</span>' if q in duplicated else ""
         extra = ""
         if behind is not None:
-            tip += f"; {behind.get(q, 0):,} messages behind"
+            tip += f"; {_plural(behind.get(q, 0), 'message')} behind"
             mark += f'<span class="behind">{_count(behind.get(q, 0))}</span>' if behind.get(q) else ""
             extra = f' data-backlog="{behind.get(q, 0)}"'
         head2.append(f'<th class="{cls}" data-queue="{e(_queue_key(q))}"{extra} title="{e(tip)}">{q.queue_id}{mark}</th>')
@@ -162,7 +163,8 @@ def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = (), backl
         held_text = str(len(share))
         if behind is not None:
             mine = sum(behind.get(q, 0) for q in share if q in readable)
-            held_text += f' <span class="behind" title="{mine:,} messages behind">{_count(mine)}</span>' if mine else ""
+            behind_text = _plural(mine, "message") + " behind"
+            held_text += f' <span class="behind" title="{behind_text}">{_count(mine)}</span>' if mine else ""
         body.append(
             f'<tr class="{" ".join(row_classes)}" data-instance="{e(p.instance)}" data-client-id="{e(p.client_id)}">'
             f'<th class="name"><span class="chip" style="background:{colour[p.client_id]}">{number[p.instance]}'
@@ -193,7 +195,7 @@ def _bar(r: GroupTopicResult) -> str:
             rects.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" fill="{fill}"/>')
         x += w
     return (f'<svg class="bar" width="120" height="10" viewBox="0 0 120 10" role="img" aria-label="'
-            f'{len(r.orphaned)} orphaned, {dup} duplicated of {len(r.queues)} queues">{"".join(rects)}</svg>')
+            f'{len(r.orphaned)} orphaned, {dup} duplicated of {_plural(len(r.queues), "queue")}">{"".join(rects)}</svg>')
 
 
 # ------------------------------------------------------------------------------------------------- the page
@@ -281,8 +283,8 @@ def _scenario_section(sim: Simulation, name: str, rollout: dict, backlogs: Optio
         groups = [g for g in ordered_groups(weights, name) if g in groups]
     for group in groups:
         group_results = [r for r in results if r.group == group]
-        count = _plural(len(group_results[0].processes), "process", "processes")
-        parts.append(f'<p class="sub">group {e(group)}: {count} in the scenario</p>')
+        processes = _plural(len(group_results[0].processes), "process")
+        parts.append(f'<p class="sub">group {e(group)}: {processes} in the scenario</p>')
         parts.append(_client_ids(group_results[0].processes, group_results[0].model))
         for r in group_results:
             before = base.get((r.group, r.topic))
@@ -365,12 +367,14 @@ def strategies_html(comparisons: list, generated: bool = False) -> str:
 
 
 def _totals(t: dict, counts: dict) -> str:
-    cards = [("groups", t["groups"], ""), ("processes", t["instances"], ""), ("queues", t["queues"], ""),
-             ("assignments", t["assignments"], ""), ("orphaned queues", t["orphaned_queues"], "bad"),
-             ("duplicated queues", t["duplicated_queues"], "warn"), ("idle processes", t["idle_instances"], "dim")]
+    cards = [("groups", "group", t["groups"], ""), ("processes", "process", t["instances"], ""),
+             ("queues", "queue", t["queues"], ""), ("assignments", "assignment", t["assignments"], ""),
+             ("orphaned", "orphaned queue", t["orphaned_queues"], "bad"),
+             ("duplicated", "duplicated queue", t["duplicated_queues"], "warn"),
+             ("idle", "idle process", t["idle_instances"], "dim")]
     out = ['<div class="cards" id="totals">']
-    for label, n, tone in cards:
-        key = label.split()[0]
+    for key, word, n, tone in cards:  # "1 group", "2 groups"
+        label = noun(n, word, "idle processes" if word == "idle process" else None)
         out.append(f'<div class="card {tone if n else ""}" data-total="{e(key)}"><b>{n:,}</b><span>{e(label)}</span>'
                    f'</div>')
     out.append("</div>")

@@ -159,3 +159,43 @@ def test_hovering_a_process_marks_the_processes_that_share_its_client_id(tmp_pat
       return row.closest('table').querySelectorAll('tr.peer').length;
     })()""")
     assert peers == 3  # the three pid-1 containers report one client id
+
+
+ONE_OF_EACH = """
+[[brokers]]
+name = "b"
+[[topics]]
+name = "T"
+read_queues = 1
+[[groups]]
+name = "g"
+subscriptions = [{ topic = "T" }]
+backlog = { "T" = { "b" = [1] } }
+[[groups.instances]]
+hosts = ["10.0.0.1"]
+[[scenarios]]
+name = "restart"
+rolling_restart = true
+"""
+PLURALS = r"\b1 (?:\w+ )?(?:groups|processes|queues|assignments|messages|steps|moves|findings|ids|brokers|topics)\b"
+
+
+def test_a_fleet_of_one_group_process_and_queue_is_counted_in_the_singular_in_chromium(tmp_path, browser):
+    fleet = tmp_path / "one.toml"
+    fleet.write_text(ONE_OF_EACH, encoding="utf-8")
+    page_file = tmp_path / "one.html"
+    code, _, err = rmqplan("simulate", "--fleet", str(fleet), "--html", str(page_file), "--compare-strategies")
+    assert code == 0, err
+    page = browser.open(page_file.as_uri())
+    facts = page.evaluate("""(() => ({
+      text: document.body.innerText,
+      labels: [...document.querySelectorAll('[title], [aria-label]')]
+              .map(e => (e.getAttribute('title') || '') + ' ' + (e.getAttribute('aria-label') || '')).join('\\n'),
+      cards: Object.fromEntries([...document.querySelectorAll('#totals .card')]
+                                .map(c => [c.dataset.total, c.innerText.replace(/\\s+/g, ' ')])),
+    }))()""")
+    assert facts["cards"] == {"groups": "1 group", "processes": "1 process", "queues": "2 queues",
+                              "assignments": "2 assignments", "orphaned": "0 orphaned queues",
+                              "duplicated": "0 duplicated queues", "idle": "0 idle processes"}
+    assert "1 message behind" in facts["labels"] and "of 1 queue" in facts["labels"]
+    assert not re.findall(PLURALS, facts["text"] + "\n" + facts["labels"])
