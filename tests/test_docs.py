@@ -230,6 +230,8 @@ def test_engine_help_is_what_the_engine_page_says():
 
     page = " ".join(_text(REPO / "docs" / "engines-and-clusters.md").split())
     assert f"`--engine`: {ENGINE_HELP}" in page
+    default = ENGINE_HELP.split(";")[0].removeprefix("auto (default): ")  # the README says what auto picks
+    assert f"`--engine auto`: {default})" in " ".join(_text(REPO / "README.md").split())
     done = subprocess.run([str(BIN / "rmqplan"), "simulate", "--help"], capture_output=True, text=True,
                           env={**os.environ, "COLUMNS": "10000"})
     assert ENGINE_HELP in " ".join(done.stdout.split())
