@@ -46,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser(
         "simulate", help="simulate a fleet's rebalance and report what goes wrong",
         epilog=f"A [generate] fleet of more than {FULL_RESULTS_GROUPS:,} groups is summarised: the totals and the "
-               f"findings' counts cover every group, the first {DETAIL_LIMIT} groups with a problem are reported in "
-               "full (with their findings), and --out writes every assignment and every finding.")
+               f"findings' counts cover every group, the {DETAIL_LIMIT} worst groups with a problem (errors, then "
+               "warnings, then by the queues they lose) are reported in full (with their findings), and --out "
+               "writes every assignment and every finding.")
     sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate (- reads standard input)")
     sim.add_argument("--engine", choices=("auto", "local", "spark"), default="auto", help=ENGINE_HELP)
     sim.add_argument("--format", choices=("text", "json"), default="text")

@@ -2,7 +2,7 @@
 processes, `rmqplan.engines.chunk_tasks`, and the Spark engine's tasks), so that their answers come from the same code.
 
 A chunk of `CHUNK_GROUPS` generated groups is one batch (`rmqplan.generated.generate.generated_batch`); the kernel and the
-tally run over it. From a chunk come its summary (totals, problem counts, its first problem groups) and for
+tally run over it. From a chunk come its summary (totals, problem counts, its worst problem groups) and for
 `--out` its rows of every table (`rmqplan.report.out_tables`) and the findings of its problem groups. The groups the
 report shows in full are computed again on their own (`listed_groups`, `group_details`), and `with_generated`
 adds it all to the Simulation. The findings are computed by a function the caller passes

@@ -3,7 +3,7 @@ generated fleet, in helper processes on the other CPUs.
 
 A hand-written fleet is one batch (`rmqplan.allocation.rebalances`): every scenario's rebalances at once, every result
 built. A `[generate]`d fleet is generated, allocated and counted chunk by chunk (`rmqplan.engines.chunks`), so memory stays
-bounded at any size: the totals and problem counts cover every group, the first `DETAIL_LIMIT` problem groups are
+bounded at any size: the totals and problem counts cover every group, the `DETAIL_LIMIT` worst problem groups are
 reported in full (every group of a fleet of at most `FULL_RESULTS_GROUPS`), computed again on their own. This
 process and helper processes take the chunks in turn (`rmqplan.engines.chunk_tasks`). With `--out` (an `OutRequest`) the
 same pass writes every table row and every finding.
@@ -64,7 +64,7 @@ def simulate_generated(fleet: Fleet, sim: Simulation, out: Optional[OutRequest] 
                        brokers=None, progress: Progress = None, helpers: Optional[int] = None) -> Simulation:
     """Adds the generated groups, run by this process and `helpers` helper processes (`rmqplan.engines.chunk_tasks`; by
     default one per other CPU when there are chunks enough): totals and problem counts for all from each chunk's
-    summary, results for the first problem groups (all groups of a fleet of at most FULL_RESULTS_GROUPS) computed
+    summary, results for the worst problem groups (all groups of a fleet of at most FULL_RESULTS_GROUPS) computed
     again on their own; with `out`, every table row and finding. Scenarios that touch generated groups add their
     states to each chunk (`rmqplan.generated.states`)."""
     spec = fleet.generate

@@ -6,7 +6,7 @@ per partition (`mapInArrow`), so both engines give the same answers from the sam
   rebalance and become the `Simulation` the local engine returns.
 - `[generate]`d groups: each task generates, allocates and counts its chunks of groups where it runs
   (`rmqplan.engines.chunks`, from `spark.range`: nothing comes from the driver, nothing is shuffled); only one summary line
-  per chunk (totals, problem counts, the first problem groups) comes back. The groups the report shows in full are
+  per chunk (totals, problem counts, the worst problem groups) comes back. The groups the report shows in full are
   computed by a second, small job. With `--out` the same tasks write their chunks' table rows (Parquet part files,
   pyarrow) and return every finding as a line, which Spark writes as text while the summaries are observed on the
   way: one pass.

@@ -23,7 +23,7 @@ class Queue(NamedTuple):
 CLUSTERING = "clustering"
 BROADCASTING = "broadcasting"
 DEFAULT_CLIENT_VERSION = "4.9.8"
-# A [generate] fleet larger than this is summarised on Spark: totals for all, the first DETAIL_LIMIT problem groups
+# A [generate] fleet larger than this is summarised on Spark: totals for all, the DETAIL_LIMIT worst problem groups
 FULL_RESULTS_GROUPS = 1_000
 DETAIL_LIMIT = 200
 DEFAULT_VIRTUAL_NODES = 10

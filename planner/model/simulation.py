@@ -75,7 +75,7 @@ class Simulation:
     results: list  # list[GroupTopicResult]
     scenarios: list = field(default_factory=lambda: ["baseline"])  # scenario names, baseline first
     # The baseline totals of the WHOLE fleet as the engine counted them (the keys of `rmqplan.report.totals`; an
-    # engine may return only some results, e.g. the first problem groups of a [generate]d fleet), and how many
+    # engine may return only some results, e.g. the worst problem groups of a [generate]d fleet), and how many
     # results with a problem were left out of `results`.
     totals: Optional[dict] = None
     omitted_results: int = 0

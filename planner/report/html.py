@@ -12,7 +12,7 @@ What it shows:
   queues that change owner outlined in both;
 - with the group's backlog (a fleet read from a cluster), each queue's messages behind under its number, and
   each process's total in its row;
-- a large fleet (more groups than `MAX_GRID_GROUPS`, or an engine that listed only its first problem groups):
+- a large fleet (more groups than `MAX_GRID_GROUPS`, or an engine that listed only its worst problem groups):
   the totals, a table of the listed problem groups with their counts, and grids for the first of them.
 
 Every grid, row, column and cell carries `data-*` attributes (scenario, group, topic, instance, client id, queue)
