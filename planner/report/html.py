@@ -194,8 +194,9 @@ def _bar(r: GroupTopicResult) -> str:
         if w:
             rects.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" fill="{fill}"/>')
         x += w
-    return (f'<svg class="bar" width="120" height="10" viewBox="0 0 120 10" role="img" aria-label="'
-            f'{len(r.orphaned)} orphaned, {dup} duplicated of {_plural(len(r.queues), "queue")}">{"".join(rects)}</svg>')
+    label = f'{len(r.orphaned)} orphaned, {dup} duplicated of {_plural(len(r.queues), "queue")}'
+    return (f'<svg class="bar" width="120" height="10" viewBox="0 0 120 10" role="img" aria-label="{label}">'
+            f'{"".join(rects)}</svg>')
 
 
 # ------------------------------------------------------------------------------------------------- the page

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -238,4 +239,21 @@ def test_a_group_without_processes_is_an_error(tmp_path):
         path = tmp_path / "fleet.toml"
         path.write_text(base + extra, encoding="utf-8")
         code, out, err = rmqplan("simulate", "--fleet", str(path))
-        assert code == 2 and out == "" and err.startswith(f"{path}: {expected}")
+        assert code == 2 and out == "" and err.startswith(f"{path}: {expected}") and len(err.splitlines()) == 1
+
+
+def test_one_of_each_is_counted_in_the_singular(tmp_path):
+    path = tmp_path / "one.toml"
+    path.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 1\n[[groups]]\nname = "g"\n'
+                    'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h1"]\n'
+                    '[[scenarios]]\nname = "join"\ngroup = "g"\nadd_instances = [{ hosts = ["h2"] }]\n'
+                    '[[scenarios]]\nname = "restart"\nrolling_restart = true\n', encoding="utf-8")
+    code, out, err = rmqplan("simulate", "--fleet", str(path), "--compare-strategies")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "  group g (clustering, AVG, 1 process)" in lines and "    T: 1 queue, 1 process, orphaned 0, " \
+        "duplicated 0, idle 0" in lines
+    assert "totals: 1 group, 1 process, 2 queues, 2 assignments, 0 orphaned, 0 duplicated, 0 idle" in lines
+    assert any(line.startswith("findings (1)") for line in lines) and "fleet of 1 group)" in err + out
+    assert any(line.startswith("  join (g), 1 step, 2 queues: ") for line in lines)
+    assert not re.findall(r"\b1 (?:\w+ )?(?:groups|processes|queues|assignments|steps|moves|findings|ids)\b", out + err)
