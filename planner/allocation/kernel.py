@@ -14,6 +14,9 @@ transcriptions (`rmqplan.allocation.strategies`) stay the reference the tests co
 
 from __future__ import annotations
 
+from itertools import count
+from operator import attrgetter
+
 import numpy as np
 
 from rmqplan.allocation.batch import BROADCASTING_CODE, CLUSTERING_CODE, Batch, Calls, Rows, concat_ranges
@@ -52,10 +55,14 @@ def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarra
     """The asking entries (`entries`, ascending; None: every entry) grouped into calls, one per (rebalance,
     spec), and each strategy's calls answered at once."""
     parts = []
-    checks = np.array([strategy_of(s).checks(s) for s in batch.specs], dtype=bool)
     if batch.c_empty_id is not None:
         asking = np.arange(batch.entries) if entries is None else entries
-        failing = batch.c_empty_id[asking] & checks[batch.c_spec[asking]]
+        failing = batch.c_empty_id[asking]
+        if failing.any():  # the strategies that check (asked only of the specs of empty ids: specs may be many)
+            specs = np.unique(batch.c_spec[asking[failing]])
+            checks = np.zeros(len(batch.specs), dtype=bool)
+            checks[specs] = [strategy_of(batch.specs[s]).checks(batch.specs[s]) for s in specs.tolist()]
+            failing &= checks[batch.c_spec[asking]]
         if failing.any():
             parts.append(Rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                               errors={int(e): EMPTY_ID_ERROR for e in asking[failing]}))
@@ -71,20 +78,22 @@ def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarra
             return parts
         calls = _grouped(batch, entries, entry_rebalance, m)
     call_rebalance, call_spec, ask_call, ask_entry = calls
-    spec_strategy = [s.name for s in batch.specs]
-    if len(batch.specs) > 1:  # strategies in the order of their first call
-        used, first = np.unique(call_spec, return_index=True)
-        names = list(dict.fromkeys(spec_strategy[s] for s in used[np.argsort(first)].tolist()))
+    # each spec's strategy as a code (the first spec of its name), one C-level pass: a batch may have a spec per
+    # process (CONFIG lists)
+    codes: dict = {}
+    spec_code = np.fromiter(map(codes.setdefault, map(attrgetter("name"), batch.specs), count()), dtype=np.int64,
+                            count=len(batch.specs))
+    name_of = {code: name for name, code in codes.items()}
+    if len(codes) > 1:  # strategies in the order of their first call
+        call_code = spec_code[call_spec]
+        used, first = np.unique(call_code, return_index=True)
+        used = used[np.argsort(first)].tolist()
     else:
-        names = spec_strategy
-    for name in names:
-        if len(names) == 1:
-            mine = None
-        else:
-            of_name = np.array([n == name for n in spec_strategy], dtype=bool)
-            mine = np.flatnonzero(of_name[call_spec])
-        parts.append(strategy_of(name).kernel(_calls(batch, call_rebalance, call_spec, m, mine, ask_call,
-                                                     ask_entry)))
+        call_code, used = None, list(name_of)
+    for code in used:
+        mine = None if call_code is None else np.flatnonzero(call_code == code)
+        parts.append(strategy_of(name_of[code]).kernel(_calls(batch, call_rebalance, call_spec, m, mine, ask_call,
+                                                              ask_entry)))
     return parts
 
 

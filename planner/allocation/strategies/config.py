@@ -3,7 +3,16 @@ whatever the input: no `check`, no sorting, queues of other topics included."""
 
 from __future__ import annotations
 
+import gc
+from dataclasses import dataclass
+from itertools import chain, count, repeat
+from operator import itemgetter
+from typing import Optional
+
+import numpy as np
+
 from rmqplan.allocation.strategies.base import CONFIG_QUEUES, Strategy, first_index
+from rmqplan.model.javaorder import java_string_key
 
 
 class Config(Strategy):
@@ -22,43 +31,135 @@ class Config(Strategy):
         return {cid: list(spec.config_queues) for cid in first_index(cid_all)}
 
     def kernel(self, calls):
-        """The list for every asking process: queues of the rebalance by index, others as `extra`."""
-        import numpy as np
-
-        from rmqplan.allocation.batch import Rows
+        """The list of every asking process, in its order: queues of the call's rebalance by batch index, the
+        others (another topic, a broker or queue id the rebalance does not have) as `extra`. All asks at once:
+        an ask's list is its spec's range of the batch's encoded lists (`_lists`), and a listed queue of the
+        rebalance's topic is found among the batch's queues by its key (`_queue_keys`)."""
+        from rmqplan.allocation.batch import Rows, repeat_ranges
 
         batch = calls.batch
-        entry, queue, pos = [], [], []
-        rows = Rows.empty()
-        order = np.argsort(calls.ask_call, kind="stable")  # the asks of call k: order[bounds[k]:bounds[k + 1]]
-        bounds = np.searchsorted(calls.ask_call[order], np.arange(len(calls) + 1))
-        asking = calls.ask_entry[order].tolist()
-        for k in np.flatnonzero(bounds[1:] > bounds[:-1]).tolist():
-            asks = asking[bounds[k]:bounds[k + 1]]
-            listed = calls.spec_of(k).config_queues
-            topic, at = _queue_index(batch, int(calls.rebalance[k]), int(calls.q_start[k]), int(calls.m[k]), listed)
-            for p, q in enumerate(listed):
-                i = at.get((q.broker, q.queue_id)) if q.topic == topic else None
-                for e in asks:
-                    if i is None:
-                        rows.extra.append((e, q, p))
-                    else:
-                        entry.append(e)
-                        queue.append(i)
-                        pos.append(p)
-        rows.entry, rows.queue = np.asarray(entry, dtype=np.int64), np.asarray(queue, dtype=np.int64)
-        rows.pos = np.asarray(pos, dtype=np.int64)
+        if not len(calls.ask_call):
+            return Rows.empty()
+        lists = _lists(batch)
+        ask_spec = calls.spec[calls.ask_call]
+        first = lists.off[ask_spec]
+        counts = lists.off[ask_spec + 1] - first
+        item = repeat_ranges(first, counts)  # every ask's listed queues, list by list
+        owner = np.repeat(np.arange(len(ask_spec), dtype=np.int64), counts)
+        entry, pos, call = calls.ask_entry[owner], item - first[owner], calls.ask_call[owner]
+        found = np.full(len(item), -1, dtype=np.int64)
+        of_topic = np.flatnonzero(lists.topic[item] == _topic_codes(batch, lists, calls.rebalance)[call])
+        if len(of_topic):
+            found[of_topic] = _queue_keys(batch).find(calls.rebalance[call[of_topic]],
+                                                      lists.broker[item[of_topic]], lists.queue_id[item[of_topic]])
+        held = found >= 0
+        rows = Rows(entry[held], found[held], pos[held])
+        other = np.flatnonzero(~held)
+        if len(other):
+            rows.extra = _tuples(entry[other].tolist(), lists.queues[item[other]].tolist(), pos[other].tolist())
         return rows
 
 
+def _tuples(*columns: list) -> list:
+    """The rows of the columns as tuples, the cyclic garbage collector paused: millions of new tuples would each
+    time start collections that walk every live object (the batch's lists among them), ten times the building's
+    own cost (measured); tuples of ints and Queues make no cycle."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(zip(*columns))
+    finally:
+        if enabled:
+            gc.enable()
 
-def _queue_index(batch, r: int, start: int, m: int, listed) -> tuple[str, dict]:
-    """Rebalance r's topic and {(broker, queue id): batch index} of its queues `start:start + m` (empty when no
-    listed queue is of that topic: a list of another topic's queues has nothing to look up)."""
-    topic = batch.names.topic(r)
-    at: dict = {}
-    if any(q.topic == topic for q in listed):
-        brokers = batch.brokers
-        for j, (b, i) in enumerate(zip(batch.q_broker[start:start + m].tolist(), batch.q_id[start:start + m].tolist())):
-            at[(brokers[b], i)] = start + j
-    return topic, at
+
+@dataclass
+class _Lists:
+    """The CONFIG lists of a batch's specs as arrays: spec s lists the items `off[s]:off[s + 1]`; per item its
+    topic (a code, equal for equal names), broker (the Java rank of its name among the batch's brokers, -1 for a
+    name the batch does not have), queue id and the Queue itself."""
+
+    off: np.ndarray  # int64[S + 1]
+    topic: np.ndarray  # int64
+    broker: np.ndarray  # int64
+    queue_id: np.ndarray  # int64
+    queues: np.ndarray  # object: Queue
+    topic_codes: dict  # topic name -> code
+
+
+def _lists(batch) -> _Lists:
+    """The batch's `_Lists`, built once per batch (and specs table) by one C-level pass per column: no Python
+    statement per listed queue."""
+    from rmqplan.allocation.batch import offsets
+
+    cached = batch.__dict__.get("_config_lists")
+    if cached is not None and cached[0] is batch.specs:
+        return cached[1]
+    listed = [s.config_queues for s in batch.specs]
+    off = offsets(np.fromiter(map(len, listed), dtype=np.int64, count=len(listed)))
+    total = int(off[-1])
+    flat = list(chain.from_iterable(listed))
+    codes: dict = {}  # a name's code: the place of its first item
+    topic = np.fromiter(map(codes.setdefault, map(itemgetter(0), flat), count()), dtype=np.int64, count=total)
+    broker = np.fromiter(map(_broker_ranks(batch).get, map(itemgetter(1), flat), repeat(-1)), dtype=np.int64,
+                         count=total)
+    queue_id = np.fromiter(map(itemgetter(2), flat), dtype=np.int64, count=total)
+    lists = _Lists(off, topic, broker, queue_id, np.fromiter(flat, dtype=object, count=total), codes)
+    batch.__dict__["_config_lists"] = (batch.specs, lists)
+    return lists
+
+
+def _broker_ranks(batch) -> dict:
+    """Broker name -> its rank in Java order among the batch's distinct names: the order of a rebalance's queues."""
+    return {b: i for i, b in enumerate(sorted(set(batch.brokers), key=java_string_key))}
+
+
+def _topic_codes(batch, lists: _Lists, rebalance: np.ndarray) -> np.ndarray:
+    """Per call, the code of its rebalance's topic in `lists` (-1: no list names it); each rebalance named once."""
+    distinct, inverse = np.unique(rebalance, return_inverse=True)
+    names = map(batch.names.topic, distinct.tolist())
+    codes = np.fromiter(map(lists.topic_codes.get, names, repeat(-1)), dtype=np.int64, count=len(distinct))
+    return codes[inverse]
+
+
+@dataclass
+class _QueueKeys:
+    """The batch's queues by key (rebalance, broker rank, queue id): `key` sorted, `index[i]` the batch queue of
+    `key[i]` (None: the batch's own order, as RocketMQ's order of each rebalance's queues gives it)."""
+
+    key: np.ndarray
+    index: Optional[np.ndarray]
+    brokers: int
+    low: int  # the smallest queue id
+    span: int  # queue ids are low .. low + span - 1
+
+    def find(self, rebalance: np.ndarray, broker: np.ndarray, queue_id: np.ndarray) -> np.ndarray:
+        """The batch index of each queue, the last of equal ones (as a dict of mqAll keeps it), or -1."""
+        valid = (broker >= 0) & (queue_id >= self.low) & (queue_id < self.low + self.span)
+        wanted = (rebalance * self.brokers + np.where(valid, broker, 0)) * self.span + (queue_id - self.low)
+        at = np.searchsorted(self.key, wanted, side="right") - 1
+        np.maximum(at, 0, out=at)
+        hit = valid & (self.key[at] == wanted) if len(self.key) else np.zeros(len(wanted), dtype=bool)
+        return np.where(hit, at if self.index is None else self.index[at], -1)
+
+
+def _queue_keys(batch) -> _QueueKeys:
+    from rmqplan.allocation.batch import segment_ids
+
+    cached = batch.__dict__.get("_config_queue_keys")
+    if cached is not None:
+        return cached
+    ranks = _broker_ranks(batch)
+    broker = np.array([ranks[b] for b in batch.brokers], dtype=np.int64)
+    q_id = batch.q_id.astype(np.int64)
+    low = int(q_id.min(initial=0))
+    span = int(q_id.max(initial=0)) - low + 1
+    brokers = max(len(ranks), 1)
+    key = (segment_ids(batch.q_off) * brokers + broker[batch.q_broker]) * span + (q_id - low)
+    index = None
+    if len(key) > 1 and not bool(np.all(key[1:] >= key[:-1])):
+        index = np.argsort(key, kind="stable")  # equal keys keep batch order: the last is mqAll's
+        key = key[index]
+    keys = _QueueKeys(key, index, brokers, low, span)
+    batch.__dict__["_config_queue_keys"] = keys
+    return keys
