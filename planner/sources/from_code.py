@@ -8,7 +8,9 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
   with. Topics the code produces to are topics too. 5.x gRPC consumers are left out: the proxy assigns their
   queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
   predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
-  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`).
+  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`). Spring Cloud
+  Alibaba's binder makes consumers from the configuration (`rmqplan.sources.binder`), named as its release names
+  them; a Spring starter release names its listeners' consumers too (`rmqlint.client_releases`).
 - **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`rmqplan.sources.services`)
   and their processes' IPs (`process_layout`: with host networking, the worst case Kubernetes allows unless
   `nodes` says how many nodes there are).
@@ -41,6 +43,7 @@ from rmqplan.sources.fleet_writer import (
 )
 from rmqplan.model.identity import CPP_CLIENT
 from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
+from rmqplan.sources.binder import BinderConsumer, binder_consumers
 from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
 from rmqplan.sources.deploy import DeployedService, read_deployments
 from rmqplan.sources.cluster import ClusterSnapshot
@@ -111,6 +114,7 @@ class FleetFromCode:
 class _Consumer:
     path: str  # relative to the code root
     client: object  # rmqlint.facts.ClientFact, linked
+    binder: Optional[BinderConsumer] = None  # made by Spring Cloud Alibaba's binder from configuration
 
 
 def _lit(setting) -> Optional[str]:
@@ -145,6 +149,9 @@ def _consumers(code: Path, problems: list[str]) -> tuple[list[_Consumer], list[t
         if client.api not in REMOTING_APIS:
             continue  # a 5.x gRPC consumer: the proxy assigns its queues
         consumers.append(_Consumer(shown(facts.path), client))
+    binder, binder_problems = binder_consumers(project, report)
+    consumers += [_Consumer(shown(made.path), made.client, made) for made in binder]
+    problems += [f"{shown(p.partition(':')[0])}:{p.partition(':')[2]}" for p in binder_problems]
     for facts, tag in project.produced():
         if facts.path in report and not is_test_source(facts.path):
             produced.append((shown(facts.path), tag))
@@ -313,20 +320,24 @@ def _starter_names(sets: list[PlannedInstances], module: Optional[Module], proje
     if made is None or not made.per_container:
         return sets
     where = starter.version_origin or starter.origin
+    return _made_names(sets, made, f"{SPRING_STARTER} {starter.version}", Place(display(where.path), where.line, 1))
+
+
+def _made_names(sets: list[PlannedInstances], made, release: str, where: Place) -> list[PlannedInstances]:
+    """The instance sets with the name a framework `release` gives its consumers (`MadeName`), written at
+    `where`: fixed text as it is, a pattern with the pid with each process's pid."""
     out = []
     for planned in sets:
         if made.fixed:  # fixed text: the same in every process, whatever its pid
-            out.append(replace(planned, instance_name=Sourced.at(
-                made.pattern, Place(display(where.path), where.line, 1),
-                f"{SPRING_STARTER} {starter.version} names it so in every process")))
+            out.append(replace(planned, instance_name=Sourced.at(made.pattern, where,
+                                                                 f"{release} names it so in every process")))
             continue
         if planned.pid is None:
             out.append(planned)  # a process of its own pid: the name is as unique as the pid
             continue
         name = made.pattern.replace("pid", str(planned.pid.value))
         out.append(replace(planned, instance_name=Sourced.at(
-            name, Place(display(where.path), where.line, 1),
-            f"{SPRING_STARTER} {starter.version} names it {made.pattern}, pid {planned.pid.value}")))
+            name, where, f"{release} names it {made.pattern}, pid {planned.pid.value}")))
     return out
 
 
@@ -384,6 +395,13 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         if name in left_out:
             continue
         group = groups.get(name)
+        if group is None and consumer.binder is not None and consumer.binder.strategy_bean is not None:
+            bean = consumer.binder.strategy_bean
+            problems.append(f"{display(os.path.join(project.root, bean.path))}:{bean.line}: group {name}'s queues "
+                            "cannot be predicted from the configuration (the binder takes the strategy bean it "
+                            "names): left out")
+            left_out.add(name)
+            continue
         if group is None:
             strategy = _strategy(consumer)
             if strategy.unpredictable is not None:
@@ -437,6 +455,11 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                                    "at run time")
         elif client.instance_name is None and client.api == "spring-listener":
             sets = _starter_names(sets, module, project)
+        elif consumer.binder is not None and consumer.binder.made is not None and consumer.binder.made.per_container:
+            release = consumer.binder.release
+            sets = _made_names(sets, consumer.binder.made, f"{release.artifact} {release.version}",
+                               Place(display(os.path.join(project.root, release.location.path)),
+                                     release.location.line, 1))
         group.instances.extend(sets)
         if deployment is not None and not origin.live and not matching.services_of(module):
             undeployed.setdefault(module_dir, (module, []))[1].append(name)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import tomllib
 from pathlib import Path
 
 import jsonschema
@@ -421,3 +422,101 @@ def test_check_nodes_place_replicas_for_rmq001_as_for_the_fleet(tmp_path, monkey
     worst = codes()
     assert "all on one node, the worst case Kubernetes allows, so up to 3 replicas" in worst["RMQ001"][0]
     assert all("3 processes share client id" in m for m in worst["PLAN001"])
+
+
+BINDER_POM = """\
+<project>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>orders</artifactId>
+  <version>1.0</version>
+  <dependencyManagement>
+    <dependencies>
+      <dependency>
+        <groupId>com.alibaba.cloud</groupId>
+        <artifactId>spring-cloud-alibaba-dependencies</artifactId>
+        <version>2021.0.4.0</version>
+        <type>pom</type>
+        <scope>import</scope>
+      </dependency>
+    </dependencies>
+  </dependencyManagement>
+  <dependencies>
+    <dependency>
+      <groupId>com.alibaba.cloud</groupId>
+      <artifactId>spring-cloud-starter-stream-rocketmq</artifactId>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+BINDINGS = """\
+spring:
+  cloud:
+    stream:
+      bindings:
+        orders-in-0:
+          destination: OrderTopic
+          group: orders_consumer
+        audit-in-0:
+          destination: AuditTopic
+          group: ${AUDIT_GROUP}
+        stock-in-0:
+          destination: StockTopic
+          group: stock_consumer
+        orders-out-0:
+          destination: ShipTopic
+      rocketmq:
+        bindings:
+          orders-in-0:
+            consumer:
+              subscription: paid||refunded
+          stock-in-0:
+            consumer:
+              allocateMessageQueueStrategy: stockStrategy
+"""
+
+
+def test_spring_cloud_alibaba_binder_consumers_are_in_the_fleet_named_by_the_binder(tmp_path, monkeypatch):
+    """The binder makes a consumer of each input binding with a group: the fleet has the group, its topic and the
+    binder's name (2021.0.4.0: group|pid, pid 1 in every container), and check agrees with RMQ001; 2021.0.5.0 adds
+    the time. Left out, each with a line: a group only known at run time, a strategy bean; an output binding
+    (no group) is no consumer."""
+    (tmp_path / "orders" / "src" / "main" / "resources").mkdir(parents=True)
+    (tmp_path / "orders" / "pom.xml").write_text(BINDER_POM)
+    (tmp_path / "orders" / "src" / "main" / "resources" / "application.yml").write_text(BINDINGS)
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "orders.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
+        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0
+    fleet = tomllib.loads(out)
+    assert [g["name"] for g in fleet["groups"]] == ["orders_consumer"]
+    [group] = fleet["groups"]
+    assert group["model"] == "clustering"
+    assert group["subscriptions"] == [{"topic": "OrderTopic", "expression": "paid||refunded"}]
+    assert 'instance_name = "group|1"  # orders/pom.xml:11 spring-cloud-starter-stream-rocketmq 2021.0.4.0 names it ' \
+           'group|pid, pid 1' in out
+    config = "orders/src/main/resources/application.yml"
+    assert (f"rmqplan: {config}:10: binding audit-in-0 of spring-cloud-starter-stream-rocketmq: "
+            "spring.cloud.stream.bindings.audit-in-0.group is not known from the configuration: left out") in err
+    assert f"rmqplan: {config}:23: group stock_consumer's queues cannot be predicted" in err
+    assert "ShipTopic" not in out
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    found = {(f["code"], f["path"]) for f in json.loads(out)["findings"]}
+    assert {("PLAN001", config), ("PLAN002", config), ("PLAN001", "deploy/orders.yaml"),
+            ("RMQ001", "orders/pom.xml")} <= found
+    (tmp_path / "orders" / "pom.xml").write_text(BINDER_POM.replace("2021.0.4.0", "2021.0.5.0"))
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0 and "orders_consumer" in out and "instance_name" not in out
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    assert (code, json.loads(out)["findings"]) == (0, [])
+    # 2.2.x spells the model `broadcasting: true`, 2021.x `messageModel`
+    for model in ("broadcasting: true", "messageModel: BROADCASTING"):
+        (tmp_path / "orders" / "src" / "main" / "resources" / "application.yml").write_text(BINDINGS.replace(
+            "              subscription: paid||refunded\n", f"              {model}\n"))
+        code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+        [group] = tomllib.loads(out)["groups"]
+        assert code == 0 and group["model"] == "broadcasting" and group["subscriptions"][0]["expression"] == "*"
