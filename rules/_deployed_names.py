@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from rmqlint.client_releases import (BINDER_KEYS, CLOUD_BINDER, REMOTING_CLIENT, SPRING_STARTER, STARTER_KEYS,
                                      MadeName, binder_made_name, client_default_name, starter_made_name,
                                      version_tuple)
+from rmqlint.binder import binder_consumers
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Related
 from rmqlint.project import Module, Placement, Project, Release
 from rmqlint.text import canonical_key
 from rmqlint.values import Dynamic, alternatives
-from rmqlint.rules._consumers import CLUSTERING, GRPC_APIS, REBALANCING_ROLES, describe_group, message_model
+from rmqlint.rules._consumers import BROADCASTING, CLUSTERING, GRPC_APIS, REBALANCING_ROLES, describe_group, \
+    message_model
 
 _HOST_SAYS = {"host": "the host name (or address), which on host networking is the node's",
               "pid": "the pid, which is 1 in every container"}
@@ -173,6 +175,13 @@ def _listener_keys(project: Project, client: ClientFact) -> bool:
 
 
 def _binder_consumes(project: Project, module: Module) -> bool:
-    """The module's configuration binds an input with a consumer group (`spring.cloud.stream.bindings.x.group`)."""
-    return any(key.startswith(canonical_key("spring.cloud.stream.bindings.")) and key.endswith(".group")
-               for key in project.config_keys(module.directory))
+    """The module's configuration binds an input with a consumer group (`spring.cloud.stream.bindings.x.group`)
+    that is not known to be broadcasting (a broadcasting consumer takes every queue: its client id splits none)."""
+    if not any(key.startswith(canonical_key("spring.cloud.stream.bindings.")) and key.endswith(".group")
+               for key in project.config_keys(module.directory)):
+        return False
+    made, _left_out = binder_consumers(project)
+    known = [b for b in made if project.module_of(b.path) is module]
+    groups = sum(1 for key in project.config_keys(module.directory)
+                 if key.startswith(canonical_key("spring.cloud.stream.bindings.")) and key.endswith(".group"))
+    return len(known) < groups or any(message_model(b.client) != BROADCASTING for b in known)

@@ -9,7 +9,7 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
   queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
   predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
   Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`). Spring Cloud
-  Alibaba's binder makes consumers from the configuration (`rmqplan.sources.binder`), named as its release names
+  Alibaba's binder makes consumers from the configuration (`rmqlint.binder`), named as its release names
   them; a Spring starter release names its listeners' consumers too (`rmqlint.client_releases`).
 - **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`rmqplan.sources.services`)
   and their processes' IPs (`process_layout`: with host networking, the worst case Kubernetes allows unless
@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from rmqplan.sources.cluster_source import ClusterSource
 from rmqplan.sources.fleet_entries import backlog_entry, cluster_entries, deployed_instances, live_instances
@@ -43,7 +43,6 @@ from rmqplan.sources.fleet_writer import (
 )
 from rmqplan.model.identity import CPP_CLIENT
 from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
-from rmqplan.sources.binder import BinderConsumer, binder_consumers
 from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
 from rmqplan.sources.deploy import DeployedService, read_deployments
 from rmqplan.sources.cluster import ClusterSnapshot
@@ -59,6 +58,9 @@ from rmqplan.sources.services import (
 )
 from rmqplan.model import words
 from rmqplan.allocation.strategies import canonical_name, strategy_of
+
+if TYPE_CHECKING:
+    from rmqlint.binder import BinderConsumer
 
 # Consumers whose queues a client-side rebalance assigns, by rmqlint's api names (the remoting clients).
 REBALANCING_ROLES = ("push_consumer", "lite_pull_consumer")
@@ -133,6 +135,7 @@ def _place(path: str, location) -> Place:
 def _consumers(code: Path, problems: list[str]) -> tuple[list[_Consumer], list[tuple[str, object]], object]:
     """The rebalancing consumers and the produced tags of the files under `code` (test sources left out), linked
     with the rest of their project (constants and configuration may live outside `code`)."""
+    from rmqlint.binder import binder_consumers
     from rmqlint.discover import is_test_source
     from rmqlint.engine import load_project
 

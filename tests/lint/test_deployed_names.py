@@ -185,6 +185,15 @@ def test_spring_cloud_alibaba_binder():
     assert "spring-cloud-starter-stream-rocketmq 2021.0.4.0 gives every clustering consumer the instance name " \
            "group|pid" in message
     assert rmq001({**files, "orders/pom.xml": BOM_POM.format(version="2021.0.5.0")}) == []
+    # a broadcasting binding takes every queue: its client id splits none (2.2.x and 2021.x spellings); a model
+    # known only at run time is not known to be broadcasting
+    rocketmq = ("      rocketmq:\n        bindings:\n          orders-in-0:\n"
+                "            consumer:\n              {model}\n")
+    for model in ("broadcasting: true", "messageModel: BROADCASTING"):
+        assert rmq001({**files, "orders/src/main/resources/application.yml":
+                       BINDINGS + rocketmq.format(model=model)}) == []
+    assert len(rmq001({**files, "orders/src/main/resources/application.yml":
+                       BINDINGS + rocketmq.format(model="messageModel: ${MODEL}")})) == 1
     # no input binding with a group: no consumer of the binder
     assert rmq001({**files, "orders/src/main/resources/application.yml": BINDINGS.replace(
         "          group: orders_consumer\n", "")}) == []

@@ -1,5 +1,6 @@
 """The consumers Spring Cloud Alibaba's RocketMQ binder (`spring-cloud-starter-stream-rocketmq`) makes from a
-module's Spring configuration, for the fleet: no code constructs them.
+module's Spring configuration: no code constructs them. `rmqplan fleet` models them, and RMQ001 reports the
+binder release that names them alike where only clustering ones share an IP.
 
 An input binding with a consumer group (`spring.cloud.stream.bindings.<binding>.group`, which Spring Cloud Stream
 reads for inbound bindings only) and a destination (`...destination`, the topic) is one push consumer of that group
@@ -38,9 +39,9 @@ class BinderConsumer:
     strategy_bean: Optional[Location] = None  # a strategy bean named: the queues cannot be predicted
 
 
-def binder_consumers(project: Project, report: set[str]) -> tuple[list[BinderConsumer], list[str]]:
-    """The binder's consumers in the configuration files of `report` (test sources left out), and a line for each
-    binding left out (`path:line: why`)."""
+def binder_consumers(project: Project, report: Optional[set[str]] = None) -> tuple[list[BinderConsumer], list[str]]:
+    """The binder's consumers in the configuration files of `report` (None: all of the project's; test sources
+    left out), and a line for each binding left out (`path:line: why`)."""
     found: list[BinderConsumer] = []
     problems: list[str] = []
     for module in project.modules:
@@ -52,7 +53,8 @@ def binder_consumers(project: Project, report: set[str]) -> tuple[list[BinderCon
         shown: dict[str, str] = {}  # the binding's name as written (keys are compared in Spring's relaxed form)
         for path in sorted(project.files):
             facts = project.files[path]
-            if path not in report or is_test_source(path) or project.module_of(path) is not module:
+            if (report is not None and path not in report) or is_test_source(path) \
+                    or project.module_of(path) is not module:
                 continue
             for entry in facts.config:
                 key = canonical_key(entry.key)
