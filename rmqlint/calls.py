@@ -49,12 +49,14 @@ def has_params(client: ClientFact, function: str) -> bool:
 
 
 def bind(value: Value, function: str, args: Sequence[Optional[Value]]) -> Value:
-    """`value` with each parameter of `function` replaced by the argument passed for it (a missing one is
-    unknown)."""
+    """`value` with each parameter of `function` replaced by the argument passed for it (a missing one is its
+    default when it has one, else unknown)."""
     if isinstance(value, Param):
         if value.function != function:
             return value
         argument = args[value.index] if value.index < len(args) else None
+        if argument is None:
+            argument = value.default
         return argument if argument is not None else Dynamic(f"no argument for parameter {value.name}")
     if isinstance(value, Concat):
         return concat([bind(part, function, args) for part in value.parts])

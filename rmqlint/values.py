@@ -73,6 +73,7 @@ class Param:
     index: int
     name: str
     function: str = ""
+    default: "Value | None" = None  # Python: the parameter's default, for a call that passes nothing
 
 
 @dataclass(frozen=True)
@@ -346,7 +347,8 @@ def to_json(value: "Value | None"):
         return {"k": "ConstRef", "language": value.language, "scopes": list(value.scopes), "name": value.name,
                 "spring": value.spring}
     if isinstance(value, Param):
-        return {"k": "Param", "index": value.index, "name": value.name, "function": value.function}
+        return {"k": "Param", "index": value.index, "name": value.name, "function": value.function,
+                **({"default": to_json(value.default)} if value.default is not None else {})}
     if isinstance(value, Placeholder):
         return {"k": "Placeholder", "key": value.key, "default": to_json(value.default)}
     if isinstance(value, Concat):
@@ -378,7 +380,7 @@ def from_json(data) -> "Value | None":
         index = data["index"]
         if type(index) is not int or index < 0:
             raise TypeError("expected a parameter position")
-        return Param(index, _str(data["name"]), _str(data["function"]))
+        return Param(index, _str(data["name"]), _str(data["function"]), from_json(data.get("default")))
     if kind == "Placeholder":
         return Placeholder(_str(data["key"]), from_json(data["default"]))
     if kind == "Concat":

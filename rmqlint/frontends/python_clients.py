@@ -304,14 +304,7 @@ class ClientCollector:
             if at is not None and at < size:
                 values[at] = self.index.value(arg.value, self.scope)
                 places[at] = self.index.loc(arg.value)
-        if isinstance(function, cst.FunctionDef):  # a parameter no argument is passed for takes its default
-            defining = inner.parent if inner is not None else self.scope
-            params = [*function.params.posonly_params, *function.params.params, *function.params.kwonly_params]
-            for at, param in enumerate(params):
-                if param.default is not None and at < size and values[at] is None:
-                    values[at] = self.index.value(param.default, defining)
-                    places[at] = self.index.loc(param.default)
-        return values, places
+        return values, places  # a parameter no argument is passed for: its default (`Param.default`), if any
 
     def _hold(self, client: _Client, keys: list[tuple]) -> None:
         if not keys:

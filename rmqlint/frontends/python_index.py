@@ -39,6 +39,7 @@ class Binding:
     values: list = field(default_factory=list)
     other: str = ""  # "parameter", "loop variable", ... : not a constant
     position: int | None = None  # a function's parameter: its place among the declared ones (`self` counts)
+    default: cst.BaseExpression | None = None  # a parameter's default, evaluated where the function is defined
     import_target: str | None = None  # `from a import b` -> "a.b"; `import a.b as s` -> "a.b"; `import a.b` -> "a"
     is_module: bool = False  # an `import` statement (not `from`): the name is a module
     definition: cst.CSTNode | None = None  # FunctionDef / ClassDef
@@ -128,7 +129,7 @@ class ScopeBuilder:
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         for position, param in enumerate(params):
             binding = scope.bind(param.name.value)
-            binding.other, binding.position = "parameter", position
+            binding.other, binding.position, binding.default = "parameter", position, param.default
         for extra in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(extra, cst.Param):
                 scope.bind(extra.name.value).other = "parameter"
@@ -446,7 +447,9 @@ class PythonIndex:
 
     def _binding_value(self, name: str, binding: Binding, owner: Scope, at: cst.CSTNode | None) -> Value:
         if binding.other == "parameter" and binding.position is not None and not binding.values:
-            return Param(binding.position, name, self.function_key(owner))  # each call binds it (`rmqlint.calls`)
+            default = self.value(binding.default, owner.parent) if binding.default is not None and owner.parent \
+                else None  # what a call that passes nothing gets
+            return Param(binding.position, name, self.function_key(owner), default)  # each call binds it
         if binding.other:
             return Dynamic(f"{name} is a {binding.other}")
         if binding.definition is not None:

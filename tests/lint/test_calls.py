@@ -291,6 +291,17 @@ def test_python_functions_of_another_module_bound_at_each_call():
     assert found({**files, "app/main.py": "GROUP = 'orders_cg'\n"}) == set()
 
 
+def test_python_function_of_another_module_called_without_a_defaulted_argument():
+    """`start(GROUP, "Orders")` from another module subscribes with the default tags "*" (`Param.default`), so a
+    call with "Paid" is a second expression for the group; near miss: both calls leave the tags out."""
+    files = {"app/__init__.py": "", "app/mq/__init__.py": "", "app/mq/consumers.py": PY_CONSUMERS,
+             "app/main.py": 'from app.mq.consumers import start\n\nstart("orders_cg", "Orders")\n'
+                            'start("orders_cg", "Orders", "Paid")\n'}
+    assert found(files) == {("RMQ004", "app/main.py", 4)}
+    files["app/main.py"] = files["app/main.py"].replace(', "Paid")', ")")
+    assert found(files) == set()
+
+
 def test_templates_survive_the_cache_codec():
     from rmqlint.facts import facts_from_json, facts_to_json
     from rmqlint.frontends.java_parse import parse_java
