@@ -215,6 +215,39 @@ def test_release_facts():
         "max", "number", "number", "both", "both"]
 
 
+PY_NOTIFIER = """\
+import socket
+import uuid
+
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+def on_notice(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("notifier")
+consumer.set_instance_name("notifier-" + socket.gethostname())
+consumer.subscribe("Notices", on_notice)
+consumer.start()
+"""
+
+
+def test_python_name_from_the_host_name_on_host_networking():
+    """socket.gethostname() is the node's name on host networking: the replicas on one node share it, their IP and
+    pid 1, so the C++ client's ip@pid#name is one id; reported at the setter with the pod's name as the fix."""
+    files = {"notifier/requirements.txt": "rocketmq-client-python==2.0.0\n",
+             "deploy/orders.yaml": HOST_NETWORK.replace("orders", "notifier"), "notifier/main.py": PY_NOTIFIER}
+    ((path, line, message),) = rmq001(files)
+    assert (path, line) == ("notifier/main.py", line_of(PY_NOTIFIER, "set_instance_name"))
+    assert "made from the host name" in message and "downward API" in message
+    # near misses: each pod its own host name off host networking; a UUID is unique per process
+    assert rmq001({**files, "deploy/orders.yaml": files["deploy/orders.yaml"].replace("      hostNetwork: true\n",
+                                                                                      "")}) == []
+    assert rmq001({**files, "notifier/main.py": PY_NOTIFIER.replace("socket.gethostname()", "uuid.uuid4().hex")}) \
+        == []
+
+
 def test_an_edit_of_the_build_file_is_seen_by_the_cached_run(tmp_path):
     root = tmp_path / "shop"
     for rel, text in project(pom("rocketmq-client", "4.8.0"), HOST_NETWORK,
