@@ -18,6 +18,20 @@ def _missing(paths: Sequence[Optional[str]]) -> list[str]:
     return [f"rmqplan: {p}: no such directory" for p in paths if p is not None and not os.path.isdir(p)]
 
 
+def _config_errors(error: Exception, code: str) -> str:
+    """rmqlint's configuration errors and, beside them, what is wrong in the code's [tool.rmqplan] table, so that one
+    run lists every problem of the settings (the [tool.rmqplan] ones alone are reported and the run goes on)."""
+    from pathlib import Path
+
+    from rmqplan.sources.services import configured_nodes, explicit_services
+
+    pyproject = Path(code) / "pyproject.toml"
+    lines = str(error).splitlines()
+    for problems in (explicit_services(pyproject)[1], configured_nodes(pyproject)[1]):
+        lines += [str(p) for p in problems if str(p) not in lines]
+    return "".join(f"rmqplan: {line}\n" for line in lines)
+
+
 def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int],
                   output: Optional[str], out: TextIO, err: TextIO) -> int:
     from rmqplan.sources.cluster_source import ClusterSourceError
@@ -31,7 +45,10 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, node
         return EXIT_USAGE
     try:
         result = fleet_from_code(code, deploy, cluster, nodes)
-    except (ConfigError, DiscoveryError, ClusterSourceError) as e:
+    except ConfigError as e:
+        err.write(_config_errors(e, code))
+        return EXIT_USAGE
+    except (DiscoveryError, ClusterSourceError) as e:
         err.write("".join(f"rmqplan: {line}\n" for line in str(e).splitlines()))
         return EXIT_USAGE
     for line in result.problems:
@@ -112,7 +129,10 @@ def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, node
     except CheckError as e:
         err.write("".join(f"rmqplan: {line}\n" for line in e.lines))
         return EXIT_USAGE
-    except (ConfigError, DiscoveryError) as e:
+    except ConfigError as e:
+        err.write(_config_errors(e, path))
+        return EXIT_USAGE
+    except DiscoveryError as e:
         err.write("".join(f"rmqplan: {line}\n" for line in str(e).splitlines()))
         return EXIT_USAGE
     for line in result.fleet.problems:

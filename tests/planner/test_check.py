@@ -91,6 +91,17 @@ def test_nodes_from_the_projects_configuration(shop):
     assert "spread over 3 of 3 nodes" in out
 
 
+def test_a_bad_configuration_lists_the_problems_of_both_tables_at_once(shop):
+    (shop / "pyproject.toml").write_text('[tool.rmqlint]\nfail-on = "bad"\n[tool.rmqplan]\nnodez = 3\n'
+                                         '[tool.rmqplan.services]\norders = 1\n')
+    expected = ["rmqplan: pyproject.toml: tool.rmqlint.fail-on: expected one of error, warning, info, got 'bad'",
+                "rmqplan: pyproject.toml: [tool.rmqplan] nodez: unknown key (did you mean 'nodes'?)",
+                "rmqplan: pyproject.toml:6: [tool.rmqplan.services] orders: expected a module directory or name"]
+    for command in (("fleet", "--from-code", "."), ("check", ".", "--no-cache")):
+        code, out, err = rmqplan(*command, "--deploy", "deploy")
+        assert (code, out, err.splitlines()) == (2, "", expected), command
+
+
 def test_check_reports_the_predicted_problems_at_their_causes(shop):
     code, out, err = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--format", "json",
                              "--no-cache")
