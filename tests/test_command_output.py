@@ -144,3 +144,17 @@ def test_a_fifo_or_a_device_is_written_in_place_not_replaced_by_a_file(tmp_path,
         assert done.returncode == 2 and "No space left on device" in done.stderr
         assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
         assert stat.S_ISCHR(full.stat().st_mode)
+
+
+@pytest.mark.parametrize("option, marker", [("--out", "summary.json"), ("--plan", "plan.json")])
+def test_a_linked_out_directory_is_replaced_where_the_link_points(tmp_path, option, marker):
+    pytest.importorskip("pyarrow")
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    for _ in range(2):  # the second run replaces the first one's output
+        done = _run(("rmqplan", "simulate", "--fleet", "examples/fleet.toml", option, str(link)), subprocess.PIPE)
+        assert done.returncode == 1, done.stderr
+        assert link.is_symlink() and os.readlink(link) == str(real) and (real / marker).is_file()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]  # nothing left beside them

@@ -360,6 +360,8 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     if target.is_dir() and any(target.iterdir()) and not (target / marker).is_file():
         raise OutputError(f"{option} {out_dir}: directory is not empty and holds no rmqplan output; "
                           f"refusing to replace it")
+    if target.is_symlink():  # DIR is a link: the directory it names is replaced, the link stays
+        target = target.resolve()
     parent = target.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
