@@ -78,18 +78,18 @@ def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarra
             return parts
         calls = _grouped(batch, entries, entry_rebalance, m)
     call_rebalance, call_spec, ask_call, ask_entry = calls
-    # each spec's strategy as a code (the first spec of its name), one C-level pass: a batch may have a spec per
-    # process (CONFIG lists)
-    codes: dict = {}
-    spec_code = np.fromiter(map(codes.setdefault, map(attrgetter("name"), batch.specs), count()), dtype=np.int64,
-                            count=len(batch.specs))
-    name_of = {code: name for name, code in codes.items()}
-    if len(codes) > 1:  # strategies in the order of their first call
+    # the specs' strategies by C-level passes, no Python statement per spec: a batch may hold a spec per process
+    # (CONFIG lists)
+    spec_names = list(map(attrgetter("name"), batch.specs))
+    if len(set(spec_names)) <= 1:
+        call_code, name_of, used = None, spec_names[:1], [0] if spec_names else []
+    else:  # a code per name (its first spec), the strategies in the order of their first call
+        codes: dict = {}
+        spec_code = np.fromiter(map(codes.setdefault, spec_names, count()), dtype=np.int64, count=len(spec_names))
+        name_of = {code: name for name, code in codes.items()}
         call_code = spec_code[call_spec]
         used, first = np.unique(call_code, return_index=True)
         used = used[np.argsort(first)].tolist()
-    else:
-        call_code, used = None, list(name_of)
     for code in used:
         mine = None if call_code is None else np.flatnonzero(call_code == code)
         parts.append(strategy_of(name_of[code]).kernel(_calls(batch, call_rebalance, call_spec, m, mine, ask_call,
