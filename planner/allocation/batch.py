@@ -20,6 +20,7 @@ builds a batch from a hand-written fleet, `rmqplan.generated.generate` from a `[
 
 from __future__ import annotations
 
+from collections import abc
 from dataclasses import dataclass, field
 from typing import Optional, Protocol, Sequence
 
@@ -251,12 +252,13 @@ class Rows:
     """Who holds what: `entry` holds the batch queue `queue`. `pos` orders an entry's share when its list order is
     not queue order (CONFIG's list, MACHINE_ROOM_NEARBY's own room first); None means queue order. `extra` are
     queues outside the rebalance's readable queues (a CONFIG list naming another topic's queue): (entry, Queue,
-    pos). `errors`: entry -> the exception its strategy throws (its process holds nothing)."""
+    pos), a list or an `ExtraRows`. `errors`: entry -> the exception its strategy throws (its process holds
+    nothing)."""
 
     entry: np.ndarray
     queue: np.ndarray
     pos: Optional[np.ndarray] = None
-    extra: list = field(default_factory=list)
+    extra: Sequence = field(default_factory=list)
     errors: dict = field(default_factory=dict)
 
     @staticmethod
@@ -279,6 +281,41 @@ class Rows:
             errors.update(p.errors)
         return Rows(np.concatenate([p.entry for p in parts]), np.concatenate([p.queue for p in parts]), pos,
                     extra, errors)
+
+
+class ExtraRows(abc.Sequence):
+    """`Rows.extra` as columns, as a vectorised kernel makes them: the same (entry, Queue, pos) rows, each tuple
+    made only when iterated. Millions of tuples made at once cost more than the kernel (and the collector walks
+    them again and again while they live); a consumer that needs one column reads it (`extra_entries`)."""
+
+    __slots__ = ("entry", "queue", "pos")
+
+    def __init__(self, entry: np.ndarray, queue: np.ndarray, pos: np.ndarray):
+        self.entry, self.queue, self.pos = entry, queue, pos  # int64, object (Queue), int64
+
+    def __len__(self) -> int:
+        return len(self.entry)
+
+    def __iter__(self):
+        return zip(self.entry.tolist(), self.queue.tolist(), self.pos.tolist())
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(self)[i]
+        return int(self.entry[i]), self.queue[i], int(self.pos[i])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, abc.Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"ExtraRows({list(self)!r})"
+
+
+def extra_entries(extra: Sequence) -> np.ndarray:
+    """The entry of every extra row."""
+    if isinstance(extra, ExtraRows):
+        return extra.entry
+    return np.fromiter((e for e, _, _ in extra), dtype=np.int64, count=len(extra))
 
 
 # ------------------------------------------------------------------------------------------------ sub-batches

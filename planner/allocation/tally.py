@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, segment_counts, segment_sums
+from rmqplan.allocation.batch import CLUSTERING_CODE, Batch, Rows, extra_entries, segment_counts, segment_sums
 
 # What a rebalance may suffer from, as `Tally` counts it: the findings map each to a code.
 PROBLEMS = ("orphaned", "duplicated", "idle", "errored", "imbalanced")
@@ -63,7 +63,7 @@ def tally(batch: Batch, rows: Rows) -> Tally:
     holders = np.bincount(rows.queue, minlength=batch.queue_count)
     held = np.bincount(rows.entry, minlength=batch.entries)
     if rows.extra:
-        np.add.at(held, np.array([e for e, _, _ in rows.extra], dtype=np.int64), 1)
+        np.add.at(held, extra_entries(rows.extra), 1)
     errored_entry = np.zeros(batch.entries, dtype=bool)
     if rows.errors:
         errored_entry[np.fromiter(rows.errors, dtype=np.int64, count=len(rows.errors))] = True

@@ -6,6 +6,8 @@ RocketMQ order. Every process's list (in its order, queues of other topics inclu
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -88,3 +90,19 @@ def _transcribed(batch: Batch):
         return allocate(batch)
     finally:
         Config.kernel = vectorised
+
+
+def test_extra_rows_are_the_rows_they_hold():
+    from rmqplan.allocation.batch import ExtraRows, Rows, extra_entries
+
+    queues = np.empty(3, dtype=object)
+    queues[:] = [Queue("T", "b", 1), Queue("U", "", 7), Queue("T", "b", 1)]
+    extra = ExtraRows(np.array([4, 0, 4]), queues, np.array([2, 0, 5]))
+    rows = [(4, Queue("T", "b", 1), 2), (0, Queue("U", "", 7), 0), (4, Queue("T", "b", 1), 5)]
+    assert list(extra) == rows and extra == rows and len(extra) == 3 and extra[1] == rows[1] and extra[1:] == rows[1:]
+    assert pickle.loads(pickle.dumps(extra)) == rows  # a chunk's rows go back from a helper process pickled
+    assert extra_entries(extra).tolist() == extra_entries(rows).tolist() == [4, 0, 4]
+    assert not ExtraRows(np.zeros(0, dtype=np.int64), queues[:0], np.zeros(0, dtype=np.int64))
+    both = Rows.concat([Rows(np.array([1]), np.array([0]), extra=extra), Rows(np.array([2]), np.array([1]),
+                                                                             extra=rows[:1])])
+    assert both.extra == rows + rows[:1]

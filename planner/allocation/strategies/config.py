@@ -3,7 +3,6 @@ whatever the input: no `check`, no sorting, queues of other topics included."""
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from itertools import chain, count, repeat
 from operator import itemgetter
@@ -35,7 +34,7 @@ class Config(Strategy):
         others (another topic, a broker or queue id the rebalance does not have) as `extra`. All asks at once:
         an ask's list is its spec's range of the batch's encoded lists (`_lists`), and a listed queue of the
         rebalance's topic is found among the batch's queues by its key (`_queue_keys`)."""
-        from rmqplan.allocation.batch import Rows, repeat_ranges
+        from rmqplan.allocation.batch import ExtraRows, Rows, repeat_ranges
 
         batch = calls.batch
         if not len(calls.ask_call):
@@ -56,21 +55,8 @@ class Config(Strategy):
         rows = Rows(entry[held], found[held], pos[held])
         other = np.flatnonzero(~held)
         if len(other):
-            rows.extra = _tuples(entry[other].tolist(), lists.queues[item[other]].tolist(), pos[other].tolist())
+            rows.extra = ExtraRows(entry[other], lists.queues[item[other]], pos[other])
         return rows
-
-
-def _tuples(*columns: list) -> list:
-    """The rows of the columns as tuples, the cyclic garbage collector paused: millions of new tuples would each
-    time start collections that walk every live object (the batch's lists among them), ten times the building's
-    own cost (measured); tuples of ints and Queues make no cycle."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return list(zip(*columns))
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @dataclass
