@@ -194,10 +194,17 @@ def deployed_instances(service: DeployedService, layout: ProcessLayout, *,
         header += (f"; a {scale.kind} ({scale.origin}) moves it between {scale.min_replicas} and "
                    f"{scale.max_replicas} replicas")
     replicas_said = f"{service.replicas_origin} {service.replicas_note or 'replicas'}"
+    bridge = ""
+    release = parse_client_version(client_version.value) if client_version is not None else None
+    if service.host_network and release is not None and release < (4, 9, 0):
+        # RemotingUtil.getLocalAddress skips bridge interfaces from 4.9.0 on only; whether a node runs Docker is
+        # not in the repository: said, not modelled
+        bridge = ("; a client before 4.9.0 may report Docker's bridge address 172.17.0.1 instead on a node that runs "
+                  "Docker, and then replicas on different nodes share it too")
     out = []
     for count, hosts in by_count.items():
-        hosts_source = (Sourced.unknown(hosts, f"{layout.why} (placeholder names)") if layout.worst_case
-                        else Sourced(hosts, f"{network} {layout.why} (placeholder names)"))
+        hosts_source = (Sourced.unknown(hosts, f"{layout.why}{bridge} (placeholder names)") if layout.worst_case
+                        else Sourced(hosts, f"{network} {layout.why}{bridge} (placeholder names)"))
         out.append(PlannedInstances(
             hosts=hosts_source,
             count=Sourced(count, f"{replicas_said}; {layout.why}") if count > 1 else None,

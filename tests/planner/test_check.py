@@ -388,6 +388,9 @@ def test_starter_2_0_3_names_every_process_alike_whatever_its_pid(tmp_path, monk
     assert code == 0
     assert ('instance_name = "org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>"  # '
             'orders/pom.xml:2 rocketmq-spring-boot-starter 2.0.3 names it so in every process') in out
+    # its client, 4.5.1, does not skip bridge interfaces: said beside the hosts, as RMQ001 says it
+    assert ("a client before 4.9.0 may report Docker's bridge address 172.17.0.1 instead on a node that runs Docker"
+            in out)
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
     found = {(f["code"], f["path"]): f["message"] for f in json.loads(out)["findings"]}
     assert {("PLAN001", "deploy/orders.yaml"), ("RMQ001", "orders/pom.xml")} <= set(found)
@@ -427,6 +430,8 @@ def test_check_nodes_place_replicas_for_rmq001_as_for_the_fleet(tmp_path, monkey
         return found
 
     assert codes("--nodes", "3") == {}
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--nodes", "3")
+    assert code == 0 and "orders-node-3" in out and "172.17.0.1" not in out  # 4.9.7 skips bridge interfaces
     two = codes("--nodes", "2")
     assert set(two) == {"RMQ001", "PLAN001", "PLAN002"}
     assert "spread over 2 of 2 nodes, so up to 2 replicas report one IP" in two["RMQ001"][0]
