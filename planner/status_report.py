@@ -223,8 +223,9 @@ def _by_client_id(r: GroupTopicResult, views: list[QueueView]) -> list[str]:
         share = r.assignment.get(ps[0].instance)
         if share is None:
             held = "(does not subscribe)"
-        elif ps[0].instance in r.errored:
-            held = f"(rebalance fails: {r.errored[ps[0].instance]})"
+        elif ps[0].instance in r.errored:  # what it keeps (held before the failed rebalance), then why
+            why = f"rebalance fails: {r.errored[ps[0].instance]})"
+            held = f"{format_queues(share)}  (kept: {why}" if share else f"({why}"
         else:
             held = (format_queues(share) + f"  ({sum(behind.get(q, 0) for q in share):,} behind)") if share else "-"
         lines.append(f"    {label:<{width}}  {held}")

@@ -8,8 +8,9 @@ table still has them), unless it (re)started in this step. `keep_on_failure` add
 failed processes, state by state in order (a process that keeps failing keeps what it kept). The failure itself
 stays in `Rows.errors` (PLAN005).
 
-Generated groups draw strategies that cannot throw on the ids they are given (never empty), so only hand-written
-states are concerned.
+Generated groups draw strategies that cannot throw on the ids they are given (never empty); they fail only on a
+topic without a readable queue (every generated broker out of the routes), which
+`rmqplan.generated.states.keep_on_failure` handles the same way over the state arrays.
 """
 
 from __future__ import annotations

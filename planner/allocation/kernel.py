@@ -1,12 +1,15 @@
 """The allocation kernel: every rebalance of a `rmqplan.allocation.batch.Batch` at once, the same code in every engine.
 
 For each rebalance (see `rmqplan.allocation.batch`):
-- no readable queue: nothing is rebalanced (the client would throw on an empty mqAll; nothing can be held);
-- BROADCASTING: every subscribing process takes every readable queue;
+- BROADCASTING: every subscribing process takes every readable queue (none: it holds nothing, as the client
+  updates its table with the empty set);
 - CLUSTERING: each subscribing process runs ITS OWN strategy (a per-instance override is a rollout caught
-  half-way) with its own client id; a subscribing process whose client id is "" fails `check()` first (unless its
-  strategy skips the check). The subscribing processes are grouped into calls (one per rebalance and strategy
-  spec) and each registered strategy's vectorised form (`Strategy.kernel`) answers all its calls at once.
+  half-way) with its own client id; a subscribing process whose client id is "" fails `check()` first, and on a
+  topic still routed but with no readable queue (the client's mqAll is an empty set, not null) it fails with
+  "mqAll is null or mqAll empty" (unless its strategy skips the check: CONFIG still returns its list). A failed
+  process keeps what it held (`rmqplan.allocation.failures`). The other subscribing processes are grouped into
+  calls (one per rebalance and strategy spec) and each registered strategy's vectorised form (`Strategy.kernel`)
+  answers all its calls at once.
 
 The result is `Rows`: who holds which queue, the errors of the processes whose strategy throws. The strategies'
 transcriptions (`rmqplan.allocation.strategies`) stay the reference the tests compare this with.
@@ -24,6 +27,7 @@ from rmqplan.allocation.strategies import strategy_of
 from rmqplan.allocation.strategies.base import IAE, StrategyError
 
 EMPTY_ID_ERROR = str(StrategyError(IAE, "currentCID is empty"))
+NO_QUEUE_ERROR = str(StrategyError(IAE, "mqAll is null or mqAll empty"))
 
 
 def allocate(batch: Batch) -> Rows:
@@ -31,13 +35,13 @@ def allocate(batch: Batch) -> Rows:
     m = batch.queue_counts()
     entry_rebalance = batch.entry_rebalance()
     has_queues = m > 0
-    clustering_r = has_queues & (batch.model == CLUSTERING_CODE)
+    clustering_r = batch.model == CLUSTERING_CODE  # with no readable queue too: `check()` throws
     parts = []
     broadcasting_r = has_queues & (batch.model == BROADCASTING_CODE)
     if broadcasting_r.any():
         parts.append(_broadcast(batch, np.flatnonzero(batch.c_asks & broadcasting_r[entry_rebalance]),
                                 entry_rebalance))
-    if clustering_r.all() and batch.c_asks.all():  # every entry runs its strategy (a generated batch)
+    if clustering_r.all() and has_queues.all() and batch.c_asks.all():  # every entry runs its strategy
         entries = None
     else:
         entries = np.flatnonzero(batch.c_asks & clustering_r[entry_rebalance])
@@ -55,17 +59,24 @@ def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarra
     """The asking entries (`entries`, ascending; None: every entry) grouped into calls, one per (rebalance,
     spec), and each strategy's calls answered at once."""
     parts = []
+    # `check()` throws in its order: an empty client id first, then an empty mqAll (entries None: every
+    # rebalance has queues)
+    fails = []
     if batch.c_empty_id is not None:
+        fails.append((EMPTY_ID_ERROR, lambda asking: batch.c_empty_id[asking]))
+    if entries is not None:
+        fails.append((NO_QUEUE_ERROR, lambda asking: m[entry_rebalance[asking]] == 0))
+    for error, failing_of in fails:
         asking = np.arange(batch.entries) if entries is None else entries
-        failing = batch.c_empty_id[asking]
-        if failing.any():  # the strategies that check (asked only of the specs of empty ids: specs may be many)
+        failing = failing_of(asking)
+        if failing.any():  # the strategies that check (asked only of the failing specs: specs may be many)
             specs = np.unique(batch.c_spec[asking[failing]])
             checks = np.zeros(len(batch.specs), dtype=bool)
             checks[specs] = [strategy_of(batch.specs[s]).checks(batch.specs[s]) for s in specs.tolist()]
             failing &= checks[batch.c_spec[asking]]
         if failing.any():
             parts.append(Rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                              errors={int(e): EMPTY_ID_ERROR for e in asking[failing]}))
+                              errors={int(e): error for e in asking[failing]}))
             entries = asking[~failing]
     if entries is None:
         if not batch.entries:

@@ -4,8 +4,9 @@ Per rebalance (a group's topic in one scenario), from who holds what:
 - orphaned: readable queues no process holds (clustering only; broadcasting processes each read everything);
 - duplicated: readable queues two or more processes hold (clustering only);
 - idle: subscribing processes that hold nothing. Not counted for retry topics, which have one queue per broker
-  and would call most processes idle;
-- errored: subscribing processes whose strategy throws (they hold nothing);
+  and would call most processes idle, nor for processes whose strategy throws on a topic without a readable
+  queue (errored says it);
+- errored: subscribing processes whose strategy throws (they keep what they held, `rmqplan.allocation.failures`);
 - imbalanced: clustering subscribers, not on a retry topic, that hold at least 2 queues and at least twice the
   fair share (readable queues / subscribers), when 2 or more subscribe.
 Queues a process holds outside the topic's readable queues (a CONFIG list naming another topic's queue) count in
@@ -46,8 +47,9 @@ class Tally:
             | (self.imbalanced > 0)
 
     def idle_entry(self, batch: Batch) -> np.ndarray:
-        """Per entry: a subscribing process holding nothing, outside retry topics."""
-        return batch.c_asks & (self.held == 0) & ~batch.retry[batch.entry_rebalance()]
+        """Per entry: a subscribing process holding nothing, outside retry topics (and not failing on no queue)."""
+        r = batch.entry_rebalance()
+        return batch.c_asks & (self.held == 0) & ~batch.retry[r] & ~(self.errored_entry & (self.queues[r] == 0))
 
     def imbalanced_entry(self, batch: Batch) -> np.ndarray:
         r = batch.entry_rebalance()
@@ -74,6 +76,8 @@ def tally(batch: Batch, rows: Rows) -> Tally:
     every_asks = bool(batch.c_asks.all())
     subscribers = processes.copy() if every_asks else segment_counts(batch.c_asks, c_off, entry_r)
     empty = held == 0
+    if rows.errors:  # failing on a topic without a readable queue: errored, not idle
+        empty &= ~(errored_entry & (queues == 0)[entry_r])
     if not every_asks:
         empty &= batch.c_asks
     idle = segment_counts(empty, c_off, entry_r)

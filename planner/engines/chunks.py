@@ -87,6 +87,14 @@ def state_parts(spec: GenerateSpec, scenarios: list, batch: Batch) -> list[tuple
     return out
 
 
+def state_rows(base: Batch, base_rows: Rows, sb) -> Rows:
+    """The kernel's rows of a run's states (`rmqplan.generated.states.StateBatch`), with what failed processes
+    keep from the state before."""
+    from rmqplan.generated.states import keep_on_failure
+
+    return keep_on_failure(base, base_rows, sb, allocate(sb.batch))
+
+
 def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows = None, t: Tally = None) \
         -> list[StateRun]:
     """The scenario states of the chunk's groups, allocated and counted like its baseline, run by run
@@ -97,7 +105,7 @@ def run_states(spec: GenerateSpec, scenarios: list, batch: Batch, rows: Rows = N
     for base, sb in state_parts(spec, scenarios, batch):
         base_rows = allocate(base)
         base_t = tally(base, base_rows)
-        srows = allocate(sb.batch)
+        srows = state_rows(base, base_rows, sb)
         st = tally(sb.batch, srows)
         out.append(StateRun(base, base_rows, base_t, sb, srows, st,
                             state_moves(spec, base, base_rows, base_t, sb, srows, st)))

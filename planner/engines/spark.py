@@ -177,7 +177,7 @@ def _details(spec, plugins, scenarios=()):
     """The task of the details job: the listed groups' baseline, then, run by run (`rmqplan.engines.chunks.state_parts`),
     each run's baseline and states, their rebalances numbered on one after the other."""
     def run(iterator):
-        from rmqplan.engines.chunks import state_parts
+        from rmqplan.engines.chunks import state_parts, state_rows
         from rmqplan.generated.generate import generated_batch
         from rmqplan.allocation.kernel import allocate
         from rmqplan.engines.spark_arrow import result_batch
@@ -188,10 +188,12 @@ def _details(spec, plugins, scenarios=()):
         if not len(groups):
             return
         batch = generated_batch(spec, 0, 0, groups=np.sort(groups))
+        parts = [(batch, allocate(batch))]
+        for base, sb in state_parts(spec, list(scenarios), batch):
+            base_rows = allocate(base)
+            parts += [(base, base_rows), (sb.batch, state_rows(base, base_rows, sb))]
         start = 0
-        for part in [batch, *(b for pair in state_parts(spec, list(scenarios), batch) for b in (pair[0],
-                                                                                                pair[1].batch))]:
-            rows = allocate(part)
+        for part, rows in parts:
             yield result_batch(np.arange(part.rebalances) + start, part, rows, tally(part, rows))
             start += part.rebalances
 

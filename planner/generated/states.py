@@ -181,6 +181,66 @@ def state_batch(spec: GenerateSpec, base: Batch, scenarios: list[GeneratedScenar
     return StateBatch(batch, scenarios, scenario, group, step, kind, j, prev, last, i, restarted, readable)
 
 
+def keep_on_failure(base: Batch, base_rows: Rows, sb: StateBatch, rows: Rows) -> Rows:
+    """The state rows with what each failed process keeps (`rmqplan.allocation.failures`, for hand-written
+    states). A generated strategy fails only on a topic without a readable queue (every generated broker out of
+    the consumers' routes): the process keeps its share of the state before (as `extra` rows: those queues are
+    not in the state's routes), unless it starts in this step (then it holds nothing)."""
+    if not rows.errors:
+        return rows
+    b = sb.batch
+    entry_r = b.entry_rebalance()
+    kept: dict[int, list] = {}  # state entry -> its share (queues), filled state by state
+    base_share: dict[int, list] = {}
+    for e in sorted(rows.errors):  # states come after the states before them
+        r = int(entry_r[e])
+        s, retry = r // 2, r % 2
+        i = int(sb.entry_process[e])
+        if sb.kind[s] == UP and i == sb.j[s]:
+            continue  # (re)started in this step: nothing to keep
+        p = int(sb.prev[s])
+        if p < 0:
+            before = int(base.c_off[2 * int(sb.group[s]) + retry]) + i
+            if not base_share:
+                base_share = _shares_by_entry(base, base_rows)
+            share = base_share.get(before, [])
+        else:
+            rp = 2 * p + retry
+            before = int(b.c_off[rp]) + i - int(sb.kind[p] == DOWN and i > sb.j[p])
+            share = kept.get(before, [])
+        if share:
+            kept[e] = share
+    if not kept:
+        return rows
+    extra = list(rows.extra) + [(e, q, k) for e, share in kept.items() for k, q in enumerate(share)]
+    return Rows(rows.entry, rows.queue, rows.pos, extra, dict(rows.errors))
+
+
+def _shares_by_entry(batch: Batch, rows: Rows) -> dict[int, list]:
+    """entry -> its share as Queues, in list order (a generated strategy gives queues of its rebalance only)."""
+    out: dict[int, list] = {}
+    r_of = batch.entry_rebalance()
+    pos = rows.pos if rows.pos is not None else rows.queue
+    for e, q, _ in sorted(zip(rows.entry.tolist(), rows.queue.tolist(), pos.tolist()), key=lambda x: (x[0], x[2])):
+        out.setdefault(e, []).append(batch.queue(int(r_of[e]), q))
+    return out
+
+
+def kept_keys(sb: StateBatch, rows: Rows) -> np.ndarray:
+    """The kept queues of the state rows (`keep_on_failure`) as sorted keys (rebalance, broker, queue id)."""
+    if not rows.extra:
+        return np.zeros(0, dtype=np.int64)
+    b = sb.batch
+    entry_r = b.entry_rebalance()
+    broker = {name: k for k, name in enumerate(b.brokers)}
+    return np.unique(np.array([_queue_key(int(entry_r[e]), broker[q.broker], q.queue_id, len(b.brokers))
+                               for e, q, _ in rows.extra], dtype=np.int64))
+
+
+def _queue_key(r, broker, queue_id, brokers):
+    return (r * brokers + broker) * (1 << 32) + queue_id
+
+
 def _broker_counts(base: Batch, brokers: int) -> np.ndarray:
     """Read queues per (group, broker) of a generated batch (its topic rebalances 2k)."""
     groups = base.rebalances // 2
@@ -303,7 +363,7 @@ def state_moves(spec: GenerateSpec, base: Batch, base_rows: Rows, base_t: Tally,
     pairs_in_base = np.concatenate([before_in_base, np.ones(len(final_r), dtype=bool)])
     pairs_stopped = np.concatenate([stopped, stopped[final_r]])
     counted = _compare(base, base_rows, base_t, base_proc, sb.batch, rows, t, state_proc, pairs_after,
-                       pairs_before, pairs_in_base, pairs_stopped, brokers)
+                       pairs_before, pairs_in_base, pairs_stopped, brokers, kept_keys(sb, rows))
     moved, risk, pause = counted
     return StateMoves(moved[:R], risk[:R], pause[:R], _spread(final_r, moved[R:], R))
 
@@ -315,7 +375,7 @@ def _spread(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
 
 
 def _compare(base, base_rows, base_t, base_proc, sbatch, rows, t, state_proc, after, before, in_base, stopped,
-             brokers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             brokers, kept) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair (after rebalance in the state batch, before rebalance in the base or state batch): moved,
     duplicate-risk and pause counts."""
     P = len(after)
@@ -348,12 +408,12 @@ def _compare(base, base_rows, base_t, base_proc, sbatch, rows, t, state_proc, af
         moved += m_moved
         risk += m_risk
         pause += m_pause
-    # before queues that left the route while held: a broker no longer in the after layout
-    gone = _gone(before_row, after, starts_b, sbatch, held_b, brokers, base, shift)
+    # before queues that left the route while held (a broker no longer in the after layout), unless kept
+    gone = _gone(before_row, after, starts_b, sbatch, held_b, brokers, base, shift, kept)
     return moved + gone, risk, pause
 
 
-def _gone(before_row, after, starts_b, sbatch, held_b, brokers, base, shift) -> np.ndarray:
+def _gone(before_row, after, starts_b, sbatch, held_b, brokers, base, shift, kept) -> np.ndarray:
     starts_a = _starts(sbatch, brokers)[after]
     present_b = starts_b[before_row] >= 0
     missing = present_b & (starts_a < 0)  # (pairs, brokers)
@@ -369,7 +429,13 @@ def _gone(before_row, after, starts_b, sbatch, held_b, brokers, base, shift) -> 
     nxt[nxt <= lo[:, None]] = np.iinfo(np.int64).max
     hi = np.minimum(nxt.min(axis=1), q_end_b[rows_b])
     q, owner = concat_ranges(lo, hi - lo)
-    np.add.at(out, p[owner[held_b[q] > 0]], 1)
+    held = held_b[q] > 0
+    if len(kept):  # a failed process keeps it (`keep_on_failure`): still held, no move
+        q_broker = np.concatenate([base.q_broker, sbatch.q_broker])[q]
+        q_id = np.concatenate([base.q_id, sbatch.q_id])[q]
+        held &= ~np.isin(_queue_key(after[p[owner]], q_broker.astype(np.int64), q_id.astype(np.int64), brokers),
+                         kept)
+    np.add.at(out, p[owner[held]], 1)
     return out
 
 

@@ -101,8 +101,9 @@ Processes whose allocation strategy throws during the rebalance of a topic.
 
 ## Why is this bad?
 A rebalance that throws keeps what the process held before; at start that is nothing, so its share is consumed
-by nobody. MACHINE_ROOM_NEARBY throws for a queue or a client without a machine room; a strategy of your own
-may throw for its own reasons.
+by nobody. MACHINE_ROOM_NEARBY throws for a queue or a client without a machine room; every strategy but CONFIG
+throws on a topic that is still routed but has no readable queue (its brokers not readable, or 0 read queues):
+the processes keep queues they cannot pull; a strategy of your own may throw for its own reasons.
 
 ## Example
 `strategy = "MACHINE_ROOM_NEARBY"` over brokers without a `room`: every process's rebalance fails and no queue
@@ -110,7 +111,8 @@ is consumed.
 
 ## Fix
 Give every broker and every process its machine room (`room` on brokers and instances in fleet.toml, what your
-MachineRoomResolver returns in the client), or use a strategy that needs none.
+MachineRoomResolver returns in the client), or use a strategy that needs none. For a topic without a readable
+queue, give its brokers and the topic read permission back (PLAN004 names them) or read queues.
 """),
     PlanCode("PLAN006", "imbalance", WARNING,
              "imbalance: a process holds at least twice its fair share", """\

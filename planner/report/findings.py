@@ -163,9 +163,9 @@ def _not_subscribed_reason(r: GroupTopicResult) -> list[str]:
 
 
 def _errored_reason(r: GroupTopicResult) -> list[str]:
-    if not r.errored:
+    failed = [i for i in r.errored if not r.assignment.get(i)]  # the others keep what they held
+    if not failed:
         return []
-    failed = list(r.errored)
     return [f"the strategy throws on {_names(failed)}, so {'it holds' if len(failed) == 1 else 'they hold'} nothing"]
 
 
@@ -261,9 +261,33 @@ def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:
     proc = {p.instance: p for p in r.processes}
     parts = [f"{_strategy_text(proc[instances[0]])} throws {error} on {_names(instances)}"
              for error, instances in by_error.items()]
-    msg = (f"the rebalance of {r.topic} fails for {count(len(r.errored), 'process')} of group {r.group}: "
-           f"{'; '.join(parts)}; a failed rebalance keeps what it had, which at start is nothing")
+    if r.queues:
+        msg = (f"the rebalance of {r.topic} fails for {count(len(r.errored), 'process')} of group {r.group}: "
+               f"{'; '.join(parts)}; a failed rebalance keeps what it had, which at start is nothing")
+    else:
+        msg = (f"{r.topic} has no readable queue, so the rebalance of {r.topic} fails for "
+               f"{count(len(r.errored), 'process')} of group {r.group} ({'; '.join(parts)}): {_kept_text(r)}")
     return _finding("PLAN005", r.scenario, r.group, r.topic, msg)
+
+
+def _kept_text(r: GroupTopicResult) -> str:
+    """What the failed processes of a topic without a readable queue hold: what they held before (kept, not
+    pulled: no broker serves it for reading), nothing when they have just started."""
+    keeping = [i for i in r.errored if r.assignment.get(i)]
+    empty = [i for i in r.errored if not r.assignment.get(i)]
+    parts = []
+    if keeping:
+        kept = len({q for i in keeping for q in r.assignment[i]})
+        who = "they keep" if not empty and len(keeping) > 1 else \
+            f"{_names(keeping)} {noun(len(keeping), 'keeps', 'keep')}"
+        what = count(kept, "retry queue" if is_retry_topic(r.topic) else "queue")
+        parts.append(f"{who} the {what} {'it' if len(keeping) == 1 else 'they'} held but cannot pull "
+                     f"{'it' if kept == 1 else 'them'} until a queue of {r.topic} is readable again")
+    if empty:
+        who = "they hold" if not keeping and len(empty) > 1 else \
+            f"{_names(empty)} {noun(len(empty), 'holds', 'hold')}"
+        parts.append(f"{who} nothing")
+    return "; ".join(parts)
 
 
 def _imbalance(r: GroupTopicResult) -> Optional[PlanFinding]:

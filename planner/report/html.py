@@ -142,7 +142,8 @@ def grid(r: GroupTopicResult, role: str = "", moved: Sequence[Queue] = (), backl
         note = ""
         if p.instance in r.errored:
             row_classes.append("errored")
-            note = f"rebalance fails: {r.errored[p.instance]}"
+            kept = f"keeps the {len(share)} it held; " if share else ""  # not columns when no longer readable
+            note = f"{kept}rebalance fails: {r.errored[p.instance]}"
         elif not subscribed:
             row_classes.append("unsubscribed")
             note = "does not subscribe"

@@ -216,8 +216,9 @@ def _process_map(r: GroupTopicResult, backlog: Optional[dict] = None) -> list[st
     for p in r.processes:
         if p.instance not in r.assignment:
             held = "(does not subscribe)"
-        elif p.instance in r.errored:
-            held = f"(rebalance fails: {r.errored[p.instance]})"
+        elif p.instance in r.errored:  # what it keeps (held before the failed rebalance), then why
+            kept = r.assignment[p.instance]
+            held = (f"{format_queues(kept)}  (kept: " if kept else "(") + f"rebalance fails: {r.errored[p.instance]})"
         else:
             share = r.assignment[p.instance]
             held = format_queues(share) + behind(share) if share else "-"

@@ -39,9 +39,7 @@ def test_kernel_equals_the_transcription_process_by_process(seed):
             if r.model == BROADCASTING:
                 assert r.assignment[p.instance] == r.queues
                 continue
-            if not r.queues:
-                assert r.assignment[p.instance] == [] and p.instance not in r.errored
-                continue
+            # no readable queue: check() throws "mqAll is null or mqAll empty" (CONFIG returns its list), as Java
             share, error = _reference_share(fleet, r, p)
             if error is not None and r.scenario != "baseline":  # a failed rebalance keeps the state before's
                 assert r.errored.get(p.instance) == error, (r.group, r.topic, p)

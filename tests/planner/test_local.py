@@ -230,7 +230,7 @@ subscriptions = [{ topic = "T" }, { topic = "U" }]
     assert [p.instance for p in u.processes] == ["h#1", "h#2"]
 
 
-def test_unreadable_topic_is_not_rebalanced_and_everyone_is_idle():
+def test_an_unreadable_topic_fails_every_checking_strategy_and_nobody_is_idle():
     rs = results("""
 [[brokers]]
 name = "broker-a"
@@ -244,8 +244,10 @@ subscriptions = [{ topic = "T" }]
 [[groups.instances]]
 hosts = ["h"]
 """)
+    # the client's mqAll is an empty set: check() throws, and a process that has just started holds nothing
     r = rs[("baseline", "g", "T")]
-    assert r.queues == [] and r.errored == {} and [p.instance for p in r.idle] == ["h#1"]
+    assert r.queues == [] and r.assignment == {"h#1": []} and r.idle == []
+    assert r.errored == {"h#1": "IllegalArgumentException: mqAll is null or mqAll empty"}
 
 
 def test_a_failed_host_hands_its_queues_to_the_others():

@@ -80,8 +80,14 @@ def client_id(host, pid, version, name, start) -> str:
     return f"{host}@{pid}#{1_000_000_000_000 + start}"
 
 
-def expected_states(f) -> list[tuple[list, dict]]:
-    """[(queue lists per topic, {label: client id})] for every step of the scenario."""
+def _queues(read: dict, readable: list) -> dict:
+    return {"T": [Queue("T", b, i) for b in sorted(readable) for i in range(read[b])],
+            "%RETRY%g": [Queue("%RETRY%g", b, 0) for b in sorted(readable)]}
+
+
+def expected_states(f) -> tuple[tuple, list[tuple[dict, dict, set]]]:
+    """The baseline's (queue lists per topic, {label: client id}), and for every step of the scenario the same
+    and the labels of the processes that (re)start in that step."""
     numbers: dict[str, int] = {}
     processes = []  # [label, host, pid, version, name]
     for host, count, pid, version, name in f["sets"] + f["added"]:
@@ -91,21 +97,30 @@ def expected_states(f) -> list[tuple[list, dict]]:
     counter = max(numbers.values())
     read = {b: n for b, n in {**f["read"], **f["resize"]}.items()}
     readable = [b for b in f["brokers"] if b not in f["down"] and f["perm"].get(b, 6) & 4]
-    queues = {"T": [Queue("T", b, i) for b in sorted(readable) for i in range(read[b])],
-              "%RETRY%g": [Queue("%RETRY%g", b, 0) for b in sorted(readable)]}
+    queues = _queues(read, readable)
 
     def ids(ps):
         return {p[0]: client_id(p[1], p[2], p[3], p[4], p[5]) for p in ps}
 
-    states = [(queues, ids(processes))]
+    baseline = (_queues(f["read"], f["brokers"]), ids(processes[:sum(count for _, count, *_ in f["sets"])]))
+    added = {p[0] for p in processes if p[0] not in baseline[1]}
+    states = [(queues, ids(processes), added)]
     if f["restart"]:
         states = [] if not (f["down"] or f["perm"] or f["resize"] or f["added"]) else states
         for j in range(len(processes)):
-            states.append((queues, ids(processes[:j] + processes[j + 1:])))
+            states.append((queues, ids(processes[:j] + processes[j + 1:]), set()))
             counter += 1
             processes[j][5] = counter
-            states.append((queues, ids(processes)))
-    return states
+            states.append((queues, ids(processes), {processes[j][0]}))
+    return baseline, states
+
+
+def shares(spec, mq_all: list, ids: dict, held: dict, started: set) -> dict:
+    """Each process's share; with no readable queue `check()` throws and a process keeps what it held (`held`),
+    unless it (re)starts now."""
+    if not mq_all:
+        return {label: [] if label in started else held.get(label, []) for label in ids}
+    return {label: allocate(spec, mq_all, list(ids.values()), cid) for label, cid in ids.items()}
 
 
 @settings(max_examples=80, deadline=None)
@@ -114,9 +129,10 @@ def test_every_step_is_what_each_process_computes(f):
     sim = simulate(parse_fleet_text(toml(f), "fleet.toml"))
     spec = parse_strategy(f["strategy"].split("\n")[0].strip('"'), {"virtual_nodes": 3})
     steps = sim.steps["s"]
-    states = expected_states(f)
+    (base_queues, base_ids), states = expected_states(f)
+    held = {topic: shares(spec, mq_all, base_ids, {}, set(base_ids)) for topic, mq_all in base_queues.items()}
     assert len(steps) == len(states)
-    for step, (queues, ids) in zip(steps, states):
+    for step, (queues, ids, started) in zip(steps, states):
         results = {r.topic: r for r in step.results}
         for topic, mq_all in queues.items():
             r = results.get(topic)
@@ -125,6 +141,5 @@ def test_every_step_is_what_each_process_computes(f):
                 continue
             assert {p.instance: p.client_id for p in r.processes} == ids
             assert r.queues == mq_all
-            cid_all = list(ids.values())
-            want = {label: (allocate(spec, mq_all, cid_all, cid) if mq_all else []) for label, cid in ids.items()}
+            want = held[topic] = shares(spec, mq_all, ids, held[topic], started)
             assert r.assignment == want
