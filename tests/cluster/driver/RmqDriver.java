@@ -314,10 +314,16 @@ public final class RmqDriver {
         return out;
     }
 
+    /** The strategy calls per subscribed topic. A call over an empty mqAll cannot name its topic (Counting keeps it
+     * under ""): it counts for the topics whose subscribe info is an empty set (routed, no readable queue). */
     private Map<String, Long> calls() throws Exception {
         Map<String, Long> out = new HashMap<>();
+        Map<String, Set<MessageQueue>> info =
+            ((org.apache.rocketmq.client.impl.consumer.RebalanceImpl) field(impl(), "rebalanceImpl"))
+                .getTopicSubscribeInfoTable();
         for (String topic : topics()) {
-            AtomicLong n = CALLS.get(topic);
+            Set<MessageQueue> readable = info.get(topic);
+            AtomicLong n = CALLS.get(readable != null && readable.isEmpty() ? "" : topic);
             out.put(topic, n == null ? 0L : n.get());
         }
         return out;
