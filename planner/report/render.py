@@ -291,7 +291,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         out.append(_more_results(sim.omitted_results, out_dir))
     out.append("")
     if findings:
-        out.append(f"findings ({len(findings)})")
+        out.append(f"findings ({len(findings):,})")
         for f in findings:
             where = " ".join(x for x in (f.scenario, f.group, f.topic) if x)
             out.append(f"  {f.severity:<7} {f.code} [{where}] {f.message}")
@@ -302,16 +302,18 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         out.append(_where_the_rest_are(omitted, counts, out_dir))
     t = totals(sim)
     out.append("")
-    out.append(f"totals: {count(t['groups'], 'group')}, {count(t['instances'], 'process')}, "
-               f"{count(t['queues'], 'queue')}, {count(t['assignments'], 'assignment')}, "
-               f"{t['orphaned_queues']} orphaned, {t['duplicated_queues']} duplicated, {t['idle_instances']} idle")
+    n = {key: f"{t[key]:,}" for key in ("orphaned_queues", "duplicated_queues", "idle_instances")}
+    out.append(f"totals: {count(t['groups'], 'group', separators=True)}, "
+               f"{count(t['instances'], 'process', separators=True)}, {count(t['queues'], 'queue', separators=True)}, "
+               f"{count(t['assignments'], 'assignment', separators=True)}, {n['orphaned_queues']} orphaned, "
+               f"{n['duplicated_queues']} duplicated, {n['idle_instances']} idle")
     for c in churn(sim):
         out.append(churn_line(c))
     return "\n".join(out) + "\n"
 
 
 def _kinds(counts: dict) -> str:
-    return f"{counts['duplicate_risk_moves']} duplicate risk, {counts['pause_moves']} pause"
+    return f"{counts['duplicate_risk_moves']:,} duplicate risk, {counts['pause_moves']:,} pause"
 
 
 def _step_lines(steps, counts) -> list[str]:
@@ -332,13 +334,15 @@ def churn_line(c: dict) -> str:
         return f"scenario {c['name']}: {_change_owner(c['moved_queues'])}"
     if r["steps"] <= 1:
         return f"scenario {c['name']}: {_change_owner(c['moved_queues'])} ({_kinds(r)})"
-    return (f"scenario {c['name']}: {count(r['steps'], 'step')}, {count(r['moves'], 'move')} ({_kinds(r)}), worst "
-            f"step {r['worst_orphaned']} orphaned and {r['worst_duplicated']} duplicated; after the last step "
-            f"{count(c['moved_queues'], 'queue')} {noun(c['moved_queues'], 'differs', 'differ')} from the baseline")
+    return (f"scenario {c['name']}: {count(r['steps'], 'step', separators=True)}, "
+            f"{count(r['moves'], 'move', separators=True)} ({_kinds(r)}), worst step {r['worst_orphaned']:,} orphaned "
+            f"and {r['worst_duplicated']:,} duplicated; after the last step "
+            f"{count(c['moved_queues'], 'queue', separators=True)} {noun(c['moved_queues'], 'differs', 'differ')} "
+            "from the baseline")
 
 
 def _change_owner(moved: int) -> str:
-    return f"{count(moved, 'queue')} {noun(moved, 'changes', 'change')} owner"
+    return f"{count(moved, 'queue', separators=True)} {noun(moved, 'changes', 'change')} owner"
 
 
 # ------------------------------------------------------------------------------------------------------ --out

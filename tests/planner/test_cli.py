@@ -144,7 +144,7 @@ def test_a_large_generated_fleet_runs_on_the_local_engine(tmp_path):
     fleet.write_text("[generate]\ngroups = 100000\ncolliding_client_ids = 0.01\n")
     code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
     assert code == 1 and err == ""
-    assert "totals: 100000 groups" in out
+    assert "totals: 100,000 groups" in out
     assert ("more group/topic results with problems, less bad than those shown, are not shown: --out DIR writes every "
             "group's counts (DIR/groups, Parquet)") in out
 

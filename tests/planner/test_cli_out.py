@@ -298,7 +298,7 @@ def test_engine_totals_win_over_counting_partial_results():
     text = render_text(sim, find(sim), engine="spark")
     assert ("... and 42 more group/topic results with problems, less bad than those shown, are not shown: --out DIR "
             "writes every group's counts (DIR/groups, Parquet) and every finding (DIR/findings.json)") in text
-    assert "totals: 1000000 groups, 9 processes" in text
+    assert "totals: 1,000,000 groups, 9 processes" in text
 
 
 GENERATED_WITH_SCENARIOS = """
