@@ -323,7 +323,8 @@ def extra_entries(extra: Sequence) -> np.ndarray:
 
 class SubsetNames:
     """The names of a `sub_batch`: rebalance j is the batch's `rebalance[j]`, entry d the batch's `entry[d]`.
-    The bulk forms (`client_keys`, `client_id_bytes`, `topic_bytes`) exist when the batch's names have them."""
+    The bulk forms (`client_keys`, `client_id_bytes`, `topic_bytes`, `topic_list`) exist when the batch's names
+    have them."""
 
     def __init__(self, names: BatchNames, rebalance: np.ndarray, entry: np.ndarray):
         self.names, self.rebalance, self.entry = names, rebalance, entry
@@ -338,8 +339,8 @@ class SubsetNames:
         if attr in ("client_keys", "client_id_bytes"):
             bulk = getattr(self.names, attr)  # AttributeError when the batch's names have no bulk form
             return lambda entries: bulk(self.entry[entries])
-        if attr == "topic_bytes":
-            bulk = self.names.topic_bytes
+        if attr in ("topic_bytes", "topic_list"):
+            bulk = getattr(self.names, attr)
             return lambda rebalances: bulk(self.rebalance[rebalances])
         raise AttributeError(attr)
 

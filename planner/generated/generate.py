@@ -310,6 +310,11 @@ class GeneratedNames:
     def topic_bytes(self, rebalances):
         return topic_bytes(self.groups[rebalances // 2], rebalances % 2 == 1)
 
+    def topic_list(self, rebalances) -> list[str]:
+        """`topic` of each rebalance, without a call and a numpy scalar per rebalance."""
+        return [f"%RETRY%{group_name(g)}" if r & 1 else topic_name(g)
+                for r, g in zip(rebalances.tolist(), self.groups[rebalances // 2].tolist())]
+
 
 def client_id_bytes(colliding, shared_host, a, i, pid, nano):
     """`generated_group`'s client ids as ByteRows: `10.<a % 256>.<i // 256>.<i % 256>@<pid>#<nano>`, or

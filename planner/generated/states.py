@@ -294,6 +294,9 @@ class StateNames:
     def topic_bytes(self, rebalances):
         return self.base.topic_bytes(2 * self.state_group[rebalances // 2] + rebalances % 2)
 
+    def topic_list(self, rebalances) -> list[str]:
+        return self.base.topic_list(2 * self.state_group[rebalances // 2] + rebalances % 2)
+
 
 def _id(names, k: int, i: int, restarted: bool) -> str:
     """The client id of process i of batch group k (`rmqplan.generated.generate`), or the one it reports after its restart,

@@ -87,6 +87,7 @@ def test_generated_names_in_bulk_equal_the_names():
     assert names.client_id_bytes(entries).tolist() == [c.encode() for c in cids]
     rebalances = np.arange(batch.rebalances)
     assert names.topic_bytes(rebalances).tolist() == [names.topic(r).encode() for r in rebalances.tolist()]
+    assert names.topic_list(rebalances[::-1]) == [names.topic(r) for r in rebalances[::-1].tolist()]
     keys = names.client_keys(entries)
     assert len({(k, c) for k, c in zip(keys.tolist(), cids)}) == len(set(keys.tolist()))  # a key, one id
 
@@ -104,6 +105,7 @@ def test_scenario_state_names_in_bulk_equal_the_names():
     rebalances = np.arange(states.rebalances)
     assert states.names.topic_bytes(rebalances).tolist() == [states.names.topic(r).encode()
                                                               for r in rebalances.tolist()]
+    assert states.names.topic_list(rebalances) == [states.names.topic(r) for r in rebalances.tolist()]
     keys = states.names.client_keys(entries)
     assert len({(k, c) for k, c in zip(keys.tolist(), cids)}) == len(set(keys.tolist()))
 

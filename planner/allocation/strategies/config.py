@@ -47,7 +47,8 @@ class Config(Strategy):
         owner = np.repeat(np.arange(len(ask_spec), dtype=np.int64), counts)
         entry, pos, call = calls.ask_entry[owner], item - first[owner], calls.ask_call[owner]
         found = np.full(len(item), -1, dtype=np.int64)
-        of_topic = np.flatnonzero(lists.topic[item] == _topic_codes(batch, lists, calls.rebalance)[call])
+        listed_topic, call_topic = _topic_codes(batch, lists, calls.rebalance)
+        of_topic = np.flatnonzero(listed_topic[item] == call_topic[call])
         if len(of_topic):
             found[of_topic] = _queue_keys(batch).find(calls.rebalance[call[of_topic]],
                                                       lists.broker[item[of_topic]], lists.queue_id[item[of_topic]])
@@ -62,15 +63,14 @@ class Config(Strategy):
 @dataclass
 class _Lists:
     """The CONFIG lists of a batch's specs as arrays: spec s lists the items `off[s]:off[s + 1]`; per item its
-    topic (a code, equal for equal names), broker (the Java rank of its name among the batch's brokers, -1 for a
-    name the batch does not have), queue id and the Queue itself."""
+    broker (the Java rank of its name among the batch's brokers, -1 for a name the batch does not have), queue id
+    and the Queue itself (`flat`: the same Queues as a list, for the topics' pass)."""
 
     off: np.ndarray  # int64[S + 1]
-    topic: np.ndarray  # int64
     broker: np.ndarray  # int64
     queue_id: np.ndarray  # int64
     queues: np.ndarray  # object: Queue
-    topic_codes: dict  # topic name -> code
+    flat: list
 
 
 def _lists(batch) -> _Lists:
@@ -85,12 +85,10 @@ def _lists(batch) -> _Lists:
     off = offsets(np.fromiter(map(len, listed), dtype=np.int64, count=len(listed)))
     total = int(off[-1])
     flat = list(chain.from_iterable(listed))
-    codes: dict = {}  # a name's code: the place of its first item
-    topic = np.fromiter(map(codes.setdefault, map(itemgetter(0), flat), count()), dtype=np.int64, count=total)
     broker = np.fromiter(map(_broker_ranks(batch).get, map(itemgetter(1), flat), repeat(-1)), dtype=np.int64,
                          count=total)
     queue_id = np.fromiter(map(itemgetter(2), flat), dtype=np.int64, count=total)
-    lists = _Lists(off, topic, broker, queue_id, np.fromiter(flat, dtype=object, count=total), codes)
+    lists = _Lists(off, broker, queue_id, np.fromiter(flat, dtype=object, count=total), flat)
     batch.__dict__["_config_lists"] = (batch.specs, lists)
     return lists
 
@@ -100,12 +98,18 @@ def _broker_ranks(batch) -> dict:
     return {b: i for i, b in enumerate(sorted(set(batch.brokers), key=java_string_key))}
 
 
-def _topic_codes(batch, lists: _Lists, rebalance: np.ndarray) -> np.ndarray:
-    """Per call, the code of its rebalance's topic in `lists` (-1: no list names it); each rebalance named once."""
+def _topic_codes(batch, lists: _Lists, rebalance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The topics as codes (equal for equal names): per listed item (-1 for a topic no call has), per call. Only
+    the calls' topics are coded (one name per rebalance), then each item's looked up: one dict lookup per item,
+    no insertion."""
     distinct, inverse = np.unique(rebalance, return_inverse=True)
-    names = map(batch.names.topic, distinct.tolist())
-    codes = np.fromiter(map(lists.topic_codes.get, names, repeat(-1)), dtype=np.int64, count=len(distinct))
-    return codes[inverse]
+    bulk = getattr(batch.names, "topic_list", None)  # the names' bulk form, when they have one
+    names = bulk(distinct) if bulk is not None else map(batch.names.topic, distinct.tolist())
+    first: dict = {}  # a topic's code: its first rebalance among `distinct`
+    codes = np.fromiter(map(first.setdefault, names, count()), dtype=np.int64, count=len(distinct))
+    listed = np.fromiter(map(first.get, map(itemgetter(0), lists.flat), repeat(-1)), dtype=np.int64,
+                         count=len(lists.flat))
+    return listed, codes[inverse]
 
 
 @dataclass
