@@ -24,22 +24,23 @@ from typing import Optional
 from rmqplan.model.fleet import Fleet, GenerateSpec
 from rmqplan.model.words import count
 
-# Measured (BENCHMARKS.md, "Which engine": four fleet shapes from 200k to 10M groups, within 10% on one core):
-# the local engine's seconds per million groups, process entries and queues on one core, and its start
-# (interpreter, imports); what a helper process adds, as a share of one core (10M groups: 26.98 s on one CPU,
-# 13.65-14.30 s on two), and what the helpers' start and the last chunks' imbalance add to the wall time.
-LOCAL_SECONDS_PER_MGROUP = 0.05
-LOCAL_SECONDS_PER_MENTRY = 0.0742
-LOCAL_SECONDS_PER_MQUEUE = 0.0300
+# Measured: the local engine's seconds per million groups, process entries and queues on one core, and its start
+# (interpreter, imports). The weights between the three come from a fit on four fleet shapes (200k to 10M groups);
+# their scale was measured again after the kernel got faster, on benchmarks.plan_bench's fleet with `taskset -c 0`
+# (1M groups 1.95 s, 10M 15.44 s). What a helper process adds, as a share of one core (10M groups: 9.46-10.46 s on
+# two CPUs), and what the helpers' start and the last chunks' imbalance add to the wall time.
+LOCAL_SECONDS_PER_MGROUP = 0.028
+LOCAL_SECONDS_PER_MENTRY = 0.0416
+LOCAL_SECONDS_PER_MQUEUE = 0.0168
 LOCAL_START_SECONDS = 0.3
-# What `--out` adds on one core (BENCHMARKS.md, "Which engine": the same four shapes, 2.7-36 s more CPU): the
+# What `--out` adds on one core (the same four shapes, 2.7-36 s more CPU; 1M groups: 3.25-3.5 s on two CPUs): the
 # processes table (a client id per process) and the findings weigh most; the assignments, encoded from runs, little.
 # Writing grows faster than the rows on a machine filling its page cache (10M groups write 5 GB), so one linear
 # fit is 5-8% high at 1-2M groups and 8% low at 10M on CPU, within 13% on the wall time of all four.
 OUT_SECONDS_PER_MGROUP = 1.07
 OUT_SECONDS_PER_MENTRY = 0.096
 OUT_SECONDS_PER_MQUEUE = 0.006
-HELPER_EFFICIENCY = 0.95
+HELPER_EFFICIENCY = 0.8
 HELPER_START_SECONDS = 0.25
 LONG_RUN_SECONDS = 10  # the local engine says how long it expects above this
 SPARK_EXTRA = "pip install 'rmqtools[spark]'"
