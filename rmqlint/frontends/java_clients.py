@@ -98,9 +98,31 @@ _USAGE_QUERY = tree_sitter.Query(
 )
 
 
+def _words_pattern(words: set[str]) -> bytes:
+    """A regular expression for any of `words` as a prefix tree (`set(?:Tag|Topic)...`): Python's engine tries an
+    alternation's branches one by one at every position, and a tree fails after a byte or two where a flat list
+    of 40 names tries all 40. It matches exactly what the flat alternation of the words matches."""
+    tree: dict = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict) -> str:
+        alternatives = [re.escape(char) + branch(child) for char, child in sorted(node.items()) if char]
+        if not alternatives:
+            return ""
+        if "" in node:
+            return "(?:" + "|".join(alternatives) + ")?"
+        return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+
+    return branch(tree).encode()
+
+
 # The names the query matches, as bytes: the query runs only around them (a large file is mostly other code).
-_USAGE_NAMES = re.compile(rb"\b(?:" + b"|".join(
-    re.escape(n.encode()) for n in sorted(_TYPE_NAMES | _METHOD_NAMES | {SPRING_LISTENER})) + rb")\b")
+# Whole words (`\b` both sides), so a prefix tree finds the same occurrences as the flat list of names.
+_USAGE_NAMES = re.compile(rb"\b" + _words_pattern(_TYPE_NAMES | _METHOD_NAMES | {SPRING_LISTENER}) + rb"\b")
 _WINDOW_GAP = 4096  # occurrences closer than this are searched in one run of the query
 
 

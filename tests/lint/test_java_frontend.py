@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
+from rmqlint.frontends import java_clients
 from rmqlint.frontends.java_prefilter import may_use_clients as mentions_rocketmq
 from rmqlint.frontends.java_parse import parse_java
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Param, Placeholder
@@ -457,3 +461,17 @@ def test_odd_inputs_never_raise(data):
     facts = parse_java("odd/X.java", data)
     assert facts.language == "java"
     assert all(p.location.path == "odd/X.java" for p in facts.problems)
+
+
+_NAMES = sorted(java_clients._TYPE_NAMES | java_clients._METHOD_NAMES | {java_clients.SPRING_LISTENER})
+_FLAT_NAMES = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in _NAMES) + rb")\b")
+
+
+@given(st.lists(st.one_of(st.sampled_from(_NAMES), st.sampled_from(["", " ", ".", "_", "x", "1", "(", "\n", "é"]),
+                          st.text(alphabet="sendMQaglT_1 .", max_size=6)), max_size=30).map("".join))
+def test_usage_names_search_finds_what_the_flat_list_of_names_finds(text):
+    # The byte search that picks where the usage query runs is a prefix tree of the names: the same occurrences
+    # as the alternation of the names, including prefixes of one another (send, sendAndReceive, setTag, setTags).
+    data = text.encode()
+    assert [m.span() for m in java_clients._USAGE_NAMES.finditer(data)] == \
+        [m.span() for m in _FLAT_NAMES.finditer(data)]
