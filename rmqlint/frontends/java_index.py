@@ -296,7 +296,7 @@ class JavaFile(JavaTree):
         if body is not None:
             # The query finds declarations at any depth; keep those whose nearest scope is this callable.
             for node in tree_sitter.QueryCursor(_LOCALS_QUERY).captures(body).get("decl", []):
-                if self.nearest_scope_id(node) != callable_node.id:
+                if not self.innermost_scope_is(node, callable_node):
                     continue
                 kind = node.type
                 if kind == "local_variable_declaration":

@@ -141,3 +141,19 @@ class JavaTree:
     def nearest_scope_id(self, node: tree_sitter.Node) -> int | None:
         chain = self.scopes(node)
         return chain[0].id if chain else None
+
+    def innermost_scope_is(self, node: tree_sitter.Node, scope: tree_sitter.Node) -> bool:
+        """Is `scope` (a callable or class body enclosing `node`) the innermost one around it? As
+        `nearest_scope_id(node) == scope.id`, descending from `scope` rather than from the root: a method's locals
+        ask this of every declaration in its body."""
+        cursor = scope.walk()
+        target = node.id
+        start = node.start_byte
+        while cursor.goto_first_child_for_byte(start) is not None and cursor.node.start_byte <= start:
+            current = cursor.node
+            if current.id == target:
+                return True
+            # An initializer block sits in a class body, which is on the way down before it.
+            if current.type in CALLABLES or current.type in CLASS_BODIES:
+                return False
+        return self.nearest_scope_id(node) == scope.id  # a zero-width node the descent cannot reach
