@@ -17,7 +17,6 @@ import tree_sitter
 from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
 from rmqlint.frontends import java_spans
-from rmqlint.frontends.java_prefilter import may_use_clients
 from rmqlint.frontends.java_index import FieldInfo, JavaFile, simple_type_name
 from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
 from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
@@ -199,8 +198,8 @@ class ClientExtractor:
         self._mentions_template = b"RocketMQTemplate" in java.source
 
     def run(self) -> None:
-        if not self.seeds and not may_use_clients(self.java.source):
-            return
+        """Extract. Without seeds, only worth it on a file that passes `may_use_clients` (the caller checks: the
+        file's bytes are searched once)."""
         news: list[tuple[tree_sitter.Node, str | Seed]] = [(seed.call, seed) for seed in self.seeds]
         calls: list[tuple[tree_sitter.Node, str]] = []
         annotations: list[tree_sitter.Node] = []

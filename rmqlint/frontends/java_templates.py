@@ -48,7 +48,7 @@ class _Template:
 
 def extract(java: JavaFile) -> tuple[ClientExtractor, list[Template]]:
     """The file's clients, with one client per call of a template of this file, and the templates other files may
-    bind (methods that are not private)."""
+    bind (methods that are not private). For a file that passes `may_use_clients` (the caller's check)."""
     is_owner = _same_file(java)
     extractor = ClientExtractor(java)
     extractor.run()
