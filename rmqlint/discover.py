@@ -280,9 +280,10 @@ def _walk(root: Path, record: dict | None = None) -> list[str]:
                 return True
         return False
 
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        rel_dir = "" if rel_dir == "." else rel_dir
+    top = os.fspath(root)
+    below = len(os.path.join(top, ""))  # os.walk joins each directory's path onto `top`: cut, not pathlib's parse
+    for dirpath, dirnames, filenames in os.walk(top):
+        rel_dir = dirpath[below:].replace(os.sep, "/") if dirpath != top else ""
         specs[:] = [(b, s) for b, s in specs if not b or rel_dir == b or rel_dir.startswith(b + "/")]
         if record is not None:
             try:
