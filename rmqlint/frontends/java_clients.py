@@ -122,7 +122,8 @@ def _words_pattern(words: set[str]) -> bytes:
 # The names the query matches, as bytes: the query runs only around them (a large file is mostly other code).
 # Whole words (`\b` both sides), so a prefix tree finds the same occurrences as the flat list of names.
 _USAGE_NAMES = re.compile(rb"\b" + _words_pattern(_TYPE_NAMES | _METHOD_NAMES | {SPRING_LISTENER}) + rb"\b")
-_WINDOW_GAP = 4096  # occurrences closer than this are searched in one run of the query
+_WINDOW_GAP = 512  # occurrences closer than this are searched in one run of the query (further apart, the bytes between
+# cost more to walk than a new run: 0.07 s instead of 0.10 s over the RocketMQ source, no slower on a flat 6 MB class)
 
 
 def _usages(java: JavaFile) -> list[dict]:
