@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rmqlint.engine import LintOptions, lint, lint_sources
+import os
+
+from rmqlint.engine import LintOptions, lint, lint_sources, read_at_most
 from rmqlint.frontends import frontend_named
 from tests.lint.test_engine_fixtures import (
     CONSUMER_FINDING_LINE,
@@ -265,3 +267,20 @@ def test_garbage_in_every_file_kind_never_stops_the_run(tmp_path):
     junk = [f for f in result.findings if "/junk/" in f.location.path]
     assert junk and {f.code for f in junk} <= {"RMQ900", "RMQ001", "RMQ002", "RMQ003"}
     assert all(f.location.line >= 1 and f.location.column >= 1 for f in result.findings)
+
+
+def test_read_at_most_reads_the_first_bytes_up_to_the_limit_even_of_a_file_that_grew(tmp_path, monkeypatch):
+    path = tmp_path / "A.java"
+    for size in (0, 1, 9, 10, 11, 100):
+        path.write_bytes(bytes(range(size)))
+        with open(path, "rb") as fh:
+            assert read_at_most(fh, 10) == bytes(range(size))[:10]
+    # 5 bytes when its size is asked, 30 by the time it is read: read on, up to the limit.
+    path.write_bytes(b"x" * 5 + b"y" * 25)
+    real_fstat = os.fstat
+    monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 5, *real_fstat(fd)[7:])))
+    with open(path, "rb") as fh:
+        assert os.fstat(fh.fileno()).st_size == 5
+        assert read_at_most(fh, 20) == b"x" * 5 + b"y" * 15
+        fh.seek(0)
+        assert read_at_most(fh, 40) == b"x" * 5 + b"y" * 25
