@@ -3,8 +3,8 @@
 Both engines run the same kernel and give the same answers; they differ in cost. The local engine has no fixed
 cost and runs a large generated fleet's chunks on every usable CPU (`rmqplan.engines.chunk_tasks`); Spark costs seconds
 before its first task (a JVM, a session, a Python worker) and then runs the same kernel on the same cores. On one
-machine the local engine finishes first at every size measured, up to 20M groups (BENCHMARKS.md, "Which
-engine"), so auto takes it for every fleet, and Spark when the user names a cluster or Spark settings
+machine the local engine finishes first at every size measured (BENCHMARKS.md, "The rule of `--engine
+auto`"), so auto takes it for every fleet, and Spark when the user names a cluster or Spark settings
 (`--master`, `--conf`): more machines than this one.
 
 The local engine's time is estimated from the `[generate]` table alone, to say how long a long run will take: a
