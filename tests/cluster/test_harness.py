@@ -88,7 +88,10 @@ how = sys.argv[1]
 sys.stdin.readline()
 if how == "exception":
     raise SystemExit("a failing test")
-time.sleep(600)
+# Short sleeps, as a test run keeps running Python code: a signal caught just before one long sleep starts has its
+# handler run only when that sleep ends (10 minutes later)
+for _ in range(6000):
+    time.sleep(0.1)
 """
 
 
@@ -105,20 +108,39 @@ def _java_under(home: Path) -> list[int]:
     return pids
 
 
+def _process_state(pid: int) -> str:
+    """What a stuck process is doing, for the failure message: its signal masks and each thread's state and wait."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        status = [line for line in (proc / "status").read_text().splitlines()
+                  if line.startswith(("State", "SigBlk", "SigIgn", "SigCgt", "SigPnd", "ShdPnd"))]
+        threads = [f"{t.name}: {(t / 'wchan').read_text()} {(t / 'stat').read_text().split()[2]}"
+                   for t in (proc / "task").iterdir()]
+    except OSError as e:
+        return f"gone ({e})"
+    return "; ".join(status + threads)
+
+
 @pytest.mark.parametrize("how", ["exception", "SIGTERM", "SIGKILL"])
 def test_no_process_outlives_the_test_run(rocketmq_home, tmp_path, how):
     home = tmp_path / "home"
     home.mkdir()
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(repo=str(rocketmq.REPO), home=str(home)), how],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errors = tmp_path / "child.err"  # a file, not a pipe nobody reads: a full pipe would stop its writers
+    with errors.open("w") as err:
+        child = subprocess.Popen([sys.executable, "-c", CHILD.format(repo=str(rocketmq.REPO), home=str(home)), how],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True)
     try:
-        assert child.stdout.readline() == "up\n", child.stderr.read()
+        assert child.stdout.readline() == "up\n", errors.read_text()
         assert len(_java_under(home)) >= 3  # the name server, unshare and the consumer's JVM
         child.stdin.write("go\n")
         child.stdin.flush()
         if how != "exception":
             child.send_signal(getattr(signal, how))
-        child.wait(timeout=60)
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the child outlived {how} by 60 s: {_process_state(child.pid)}; "
+                                 f"its stderr: {errors.read_text()[-2000:]}") from None
         deadline = time.monotonic() + 20
         while _java_under(home) and time.monotonic() < deadline:
             time.sleep(0.2)
