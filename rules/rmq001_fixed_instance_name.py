@@ -298,25 +298,6 @@ consumer.subscribe("OrderTopic", on_message)
 consumer.start()
 """
 
-_JAVA_DYNAMIC_NAME = """\
-package com.example.order;
-
-import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
-import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
-import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
-
-public class Consumer {
-    public static void main(String[] args) throws Exception {
-        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
-        consumer.setInstanceName("order-" + System.getenv("HOSTNAME"));
-        consumer.subscribe("TopicTest", "*");
-        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
-            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
-        consumer.start();
-    }
-}
-"""
-
 _JAVA_PRODUCER_AND_DEFAULT = """\
 package com.example.order;
 
@@ -610,8 +591,8 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
 
     VALID = [
         Example(
-            {"src/main/java/com/example/order/Consumer.java": _JAVA_DYNAMIC_NAME},
-            note="name from the environment",
+            {"orders/src/main/java/com/example/orders/OrderConsumer.java": _JAVA_HOSTNAME},
+            note="name from the environment, no deployment in the project",
         ),
         Example(
             {"src/main/java/com/example/order/OrderClients.java": _JAVA_PRODUCER_AND_DEFAULT},
