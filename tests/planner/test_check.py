@@ -332,13 +332,18 @@ def test_a_lite_pull_consumer_is_written_as_one(tmp_path, monkeypatch):
     assert entry["topic"] == "T1" and entry["instances"][0]["client_id"].endswith("#1000000000001@STREAM")
 
 
-def test_a_spring_starter_release_names_the_consumers_the_same_in_every_container(tmp_path, monkeypatch):
-    """rocketmq-spring-boot-starter 2.2.0 names a listener's consumer nameServer@pid, pid 1 in every container: the
-    fleet says so, the 3 replicas on one node share a client id, and rmqlint reports the release; 2.2.1 adds the
-    time to the name, and the replicas are apart."""
+# The orders module deployed as 3 replicas on host networking (one node unless --nodes says otherwise)
+HOST_NETWORK_ORDERS = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
+    "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+
+
+def _starter_project(tmp_path, version: str) -> str:
+    """A Spring listener module on rocketmq-spring-boot-starter `version`, deployed as 3 replicas on host
+    networking; returns its pom.xml's text."""
     pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId>"
            "<version>1</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId>"
-           "<artifactId>rocketmq-spring-boot-starter</artifactId>\n<version>2.2.0</version>"
+           "<artifactId>rocketmq-spring-boot-starter</artifactId>\n<version>" + version + "</version>"
            "</dependency></dependencies></project>\n")
     (tmp_path / "orders" / "src" / "main" / "java" / "a").mkdir(parents=True)
     (tmp_path / "orders" / "pom.xml").write_text(pom)
@@ -348,9 +353,15 @@ def test_a_spring_starter_release_names_the_consumers_the_same_in_every_containe
         '@RocketMQMessageListener(topic = "Orders", consumerGroup = "orders_cg")\n'
         "public class OrderListener implements RocketMQListener<String> {\n    public void onMessage(String m) {}\n}\n")
     (tmp_path / "deploy").mkdir()
-    (tmp_path / "deploy" / "orders.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
-        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    (tmp_path / "deploy" / "orders.yaml").write_text(HOST_NETWORK_ORDERS)
+    return pom
+
+
+def test_a_spring_starter_release_names_the_consumers_the_same_in_every_container(tmp_path, monkeypatch):
+    """rocketmq-spring-boot-starter 2.2.0 names a listener's consumer nameServer@pid, pid 1 in every container: the
+    fleet says so, the 3 replicas on one node share a client id, and rmqlint reports the release; 2.2.1 adds the
+    time to the name, and the replicas are apart."""
+    pom = _starter_project(tmp_path, "2.2.0")
     monkeypatch.chdir(tmp_path)
     code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
     assert code == 0
@@ -368,21 +379,7 @@ def test_starter_2_0_3_names_every_process_alike_whatever_its_pid(tmp_path, monk
     """rocketmq-spring-boot-starter 2.0.3 names a listener's consumer by its container bean, with no pid: the fleet
     writes that name for processes of any pid, and check agrees with RMQ001; 2.0.4 leaves the name to the client
     (4.5.1's pid without keys: still pid 1 in every container)."""
-    pom = ("<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId>"
-           "<version>1</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId>"
-           "<artifactId>rocketmq-spring-boot-starter</artifactId>\n<version>2.0.3</version>"
-           "</dependency></dependencies></project>\n")
-    (tmp_path / "orders" / "src" / "main" / "java" / "a").mkdir(parents=True)
-    (tmp_path / "orders" / "pom.xml").write_text(pom)
-    (tmp_path / "orders" / "src" / "main" / "java" / "a" / "OrderListener.java").write_text(
-        "package a;\nimport org.apache.rocketmq.spring.annotation.RocketMQMessageListener;\n"
-        "import org.apache.rocketmq.spring.core.RocketMQListener;\n"
-        '@RocketMQMessageListener(topic = "Orders", consumerGroup = "orders_cg")\n'
-        "public class OrderListener implements RocketMQListener<String> {\n    public void onMessage(String m) {}\n}\n")
-    (tmp_path / "deploy").mkdir()
-    (tmp_path / "deploy" / "orders.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
-        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    pom = _starter_project(tmp_path, "2.0.3")
     monkeypatch.chdir(tmp_path)
     code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
     assert code == 0
@@ -417,9 +414,7 @@ def test_check_nodes_place_replicas_for_rmq001_as_for_the_fleet(tmp_path, monkey
         '</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-client'
         '</artifactId><version>4.9.7</version></dependency></dependencies></project>\n')
     (tmp_path / "deploy").mkdir()
-    (tmp_path / "deploy" / "orders.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
-        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    (tmp_path / "deploy" / "orders.yaml").write_text(HOST_NETWORK_ORDERS)
     monkeypatch.chdir(tmp_path)
 
     def codes(*nodes: str) -> dict[str, list[str]]:
@@ -502,9 +497,7 @@ def test_spring_cloud_alibaba_binder_consumers_are_in_the_fleet_named_by_the_bin
     (tmp_path / "orders" / "pom.xml").write_text(BINDER_POM)
     (tmp_path / "orders" / "src" / "main" / "resources" / "application.yml").write_text(BINDINGS)
     (tmp_path / "deploy").mkdir()
-    (tmp_path / "deploy" / "orders.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n  replicas: 3\n  template:\n"
-        "    spec:\n      hostNetwork: true\n      containers:\n        - name: orders\n          image: a/orders:1\n")
+    (tmp_path / "deploy" / "orders.yaml").write_text(HOST_NETWORK_ORDERS)
     monkeypatch.chdir(tmp_path)
     code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
     assert code == 0
