@@ -12,6 +12,11 @@ Stat results are only trusted when the file was last modified comfortably before
 
 Everything here is best effort: a missing, corrupt, foreign-version or unwritable cache means an empty cache, never
 a failed run. Writes go to a temporary file and are renamed into place, so readers never see half a cache.
+
+The folder comes with the repository, so what it holds decides nothing about where we write: a `.rmqlint_cache`
+that is a symbolic link, or holds one, is not used (one line on stderr says so, once per folder and process), and
+every file is opened relative to the folder's descriptor with O_NOFOLLOW (temporary files and the marker files with
+O_EXCL too): a link committed under any of the names we write is never followed, dangling or not.
 """
 
 from __future__ import annotations
@@ -134,12 +139,13 @@ class FactsCache:
         self._facts_new: dict[str, list] = {}
         self._facts_dirty = False
         if enabled:
+            self.enabled = _without_links(self.dir)
+        if self.enabled:
             self._old = self._load()
 
     def _load(self) -> dict[str, dict]:
         try:
-            with open(self.dir / CACHE_FILE, "rb") as fh:
-                data = json.load(fh)
+            data = json.loads(_read(self.dir, CACHE_FILE))
         except (OSError, ValueError, RecursionError):
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("files"), dict):
@@ -309,8 +315,7 @@ class FactsCache:
         if self._facts_old is None:
             self._facts_old = {}
             try:
-                with open(self.dir / FACTS_FILE, "rb") as fh:
-                    data = json.load(fh)
+                data = json.loads(_read(self.dir, FACTS_FILE))
             except (OSError, ValueError, RecursionError):
                 return self._facts_old
             if isinstance(data, dict) and data.get("key") == self.key and isinstance(data.get("facts"), dict):
@@ -351,8 +356,12 @@ class FactsCache:
                 and self._walk_new == self._walk_old and self._settings_new == self._settings_old):
             return
         try:
-            self.dir.mkdir(exist_ok=True)
-            _write_marker_files(self.dir)
+            directory = _open_directory(self.dir, create=True)
+        except OSError:  # a read-only checkout, or a link put there since the start of the run
+            self.enabled = False
+            return
+        try:
+            _write_marker_files(directory)
             if facts_changed:
                 saved = self._saved_facts()
                 facts = {}
@@ -361,27 +370,100 @@ class FactsCache:
                     if isinstance(item, list) and len(item) == 2 and item[0] == self._new[rel][_HASH]:
                         facts[rel] = item
                 # The facts first: an index never names facts that were not written.
-                _write_atomically(self.dir / FACTS_FILE, {"key": self.key, "facts": facts})
-            _write_atomically(self.dir / CACHE_FILE, {
+                _write_atomically(directory, FACTS_FILE, {"key": self.key, "facts": facts})
+            _write_atomically(directory, CACHE_FILE, {
                 "key": self.key, "files": self._new, "memo": self._memo_new, "walk": self._walk_new,
                 "settings": self._settings_new, "words": dict(sorted(words.items()))})
         except (OSError, TypeError, ValueError):
             # A read-only checkout or a full disk: the next run is simply cold.
             self.enabled = False
+        finally:
+            os.close(directory)
 
 
-def _write_atomically(path: Path, data: dict) -> None:
-    import tempfile
+# --- the folder and its files, never through a symbolic link ------------------------------------------------------
 
-    payload = json.dumps(data, separators=(",", ":"))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+_said_not_used: set[str] = set()  # the folders whose line was written in this process (--fix lints several times)
+
+
+def _open_directory(directory: Path, create: bool = False) -> int:
+    """A descriptor of the cache folder itself: OSError (ELOOP) when it is a link, ENOENT when it is missing and
+    not to be created. mkdir does not follow a link either: a dangling one named like the folder is EEXIST."""
+    if create:
+        try:
+            os.mkdir(directory)
+        except FileExistsError:
+            pass
+    return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+
+
+def _without_links(directory: Path) -> bool:
+    """Whether the cache folder may be used: missing, or a real folder holding no symbolic link. When not, one
+    line on stderr names the link."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        if os.path.islink(directory):
+            return _not_used(directory, directory)
+        fd = _open_directory(directory)
+    except OSError:
+        return True  # missing (or not a folder): nothing is read, and save() finds out whether it can write
+    try:
+        with os.scandir(fd) as entries:
+            link = min((e.name for e in entries if e.is_symlink()), default=None)
+    except OSError:
+        link = None
+    finally:
+        os.close(fd)
+    return True if link is None else _not_used(directory, directory / link)
+
+
+def _not_used(directory: Path, link: Path) -> bool:
+    key = os.path.abspath(directory)
+    if key not in _said_not_used:
+        from rmqlint.config import shown
+        from rmqlint.output import write_error
+
+        _said_not_used.add(key)
+        write_error(f"{shown(link)}: a symbolic link: the facts cache is not used")
+    return False
+
+
+def _read(directory: Path, name: str) -> bytes:
+    folder = _open_directory(directory)
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=folder)
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def _create(directory: int, name: str, mode: int = 0o666) -> int:
+    """A new file `name` in the folder: FileExistsError when anything, a link among them, has that name."""
+    return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd=directory)
+
+
+def _write_atomically(directory: int, name: str, data: dict) -> None:
+    """A temporary file of our own (0600, as tempfile's), renamed over `name`: a rename replaces a link there
+    instead of writing where it points."""
+    payload = json.dumps(data, separators=(",", ":")).encode("utf-8")
+    stem = name.rsplit(".", 1)[0]
+    for _attempt in range(100):
+        tmp = f".{stem}-{os.urandom(6).hex()}.tmp"
+        try:
+            fd = _create(directory, tmp, 0o600)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free temporary name for {name}")
+    try:
+        with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=directory)
         except OSError:
             pass
         raise
@@ -396,10 +478,12 @@ def _plain(value) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-def _write_marker_files(directory: Path) -> None:
-    gitignore = directory / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text("# Created by rmqlint.\n*\n", encoding="utf-8")
-    tag = directory / "CACHEDIR.TAG"
-    if not tag.exists():
-        tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# rmqlint facts cache\n", encoding="utf-8")
+def _write_marker_files(directory: int) -> None:
+    for name, text in ((".gitignore", "# Created by rmqlint.\n*\n"),
+                       ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# rmqlint facts cache\n")):
+        try:
+            fd = _create(directory, name)
+        except FileExistsError:  # written by an earlier run
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
