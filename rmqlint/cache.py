@@ -47,11 +47,11 @@ def package_version() -> str:
         except OSError:
             continue
         for name in names:
-            if not name.startswith("rmqtools"):
+            if not name.startswith("rmqlint"):
                 continue
-            if name.startswith("rmqtools-") and name.endswith((".dist-info", ".egg-info")):
-                return name[len("rmqtools-") :].rsplit(".", 1)[0].split("-py", 1)[0]
-            if name == "rmqtools.egg-info":  # a development install: the version is inside
+            if name.startswith("rmqlint-") and name.endswith((".dist-info", ".egg-info")):
+                return name[len("rmqlint-") :].rsplit(".", 1)[0].split("-py", 1)[0]
+            if name == "rmqlint.egg-info":  # a development install: the version is inside
                 try:
                     with open(os.path.join(entry or ".", name, "PKG-INFO"), encoding="utf-8") as fh:
                         for line in fh:
@@ -63,7 +63,7 @@ def package_version() -> str:
 
 
 def cache_key() -> str:
-    return f"facts={FACTS_VERSION};rmqtools={package_version()};source={_frontends_stamp()}"
+    return f"facts={FACTS_VERSION};rmqlint={package_version()};source={_frontends_stamp()}"
 
 
 def _frontends_stamp() -> int:

@@ -43,7 +43,7 @@ OUT_SECONDS_PER_MQUEUE = 0.006
 HELPER_EFFICIENCY = 0.8
 HELPER_START_SECONDS = 0.25
 LONG_RUN_SECONDS = 10  # the local engine says how long it expects above this
-SPARK_EXTRA = "pip install 'rmqtools[spark]'"
+SPARK_EXTRA = "pip install 'rmqlint[spark]'"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The light install (`pip install rmqtools`, the pre-commit hook): rmqlint and the local planner without PySpark,
+"""The light install (`pip install rmqlint`, the pre-commit hook): rmqlint and the local planner without PySpark,
 pyarrow or pandas. What needs them says in one line what to install, exit 2; nothing else imports them."""
 
 import pkgutil
@@ -38,20 +38,20 @@ def test_a_hand_written_fleet_and_a_generated_one_run_on_the_local_engine(tmp_pa
 def test_what_needs_spark_is_one_line_saying_what_to_install(extra):
     code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, *extra)
     assert code == 2 and out == "" and len(err) == 1
-    assert err[0].startswith("rmqplan: spark engine (") and "pip install 'rmqtools[spark]'" in err[0]
+    assert err[0].startswith("rmqplan: spark engine (") and "pip install 'rmqlint[spark]'" in err[0]
 
 
 def test_spark_settings_without_pyspark_name_the_install_and_the_local_engine():
     code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, "--conf",
                                    "spark.driver.memory=2g")  # auto sends Spark settings to Spark
     assert code == 2 and out == "" and len(err) == 1
-    assert "pip install 'rmqtools[spark]', or --engine local" in err[0]
+    assert "pip install 'rmqlint[spark]', or --engine local" in err[0]
 
 
 def test_out_without_pyarrow_is_one_line_and_leaves_nothing(tmp_path):
     code, out, err = without_spark("-m", "rmqplan.cli", "simulate", "--fleet", EXAMPLE, "--out",
                                    str(tmp_path / "out"))
-    assert code == 2 and out == "" and len(err) == 1 and "pip install 'rmqtools[spark]'" in err[0]
+    assert code == 2 and out == "" and len(err) == 1 and "pip install 'rmqlint[spark]'" in err[0]
     assert list(tmp_path.iterdir()) == []
 
 

@@ -1,6 +1,6 @@
 """`python tests/planner/without_spark.py -m MODULE ARGS...` (or `-c CODE`): run MODULE as `python -m` would (or
 CODE as `python -c`), with PySpark, pyarrow
-and pandas made unimportable, as in the light install (`pip install rmqtools`, the pre-commit hook). At exit it
+and pandas made unimportable, as in the light install (`pip install rmqlint`, the pre-commit hook). At exit it
 writes to stderr, as its last line, which of them were imported after all (`imported: []`)."""
 
 import atexit
