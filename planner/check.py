@@ -6,7 +6,8 @@ the code declares becomes a finding at the code that causes it: the fixed instan
 client id, else the consumer's creation; and, for a deployed service whose replicas share an id, a second one at
 the manifest's `replicas:` line, so a review of either change sees it. Routes' problems (PLAN004, PLAN008) are
 anchored at the topic's first subscription. Every format of rmqlint is available (text, json, sarif, github),
-and the exit codes are rmqlint's: 1 when a finding reaches `fail-on` (errors by default), 2 for unusable input.
+and the exit codes are rmqlint's: 1 when a finding reaches `fail-on` (`--fail-on`, else the project's, else warning),
+2 for unusable input.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def plan_findings(fleet: FleetFromCode, sim: Simulation, root: Path) -> list:
 
 
 def run_check(path: str, deploy: Sequence[str], cluster, nodes: Optional[int],
-              use_cache: bool = True) -> CheckResult:
+              use_cache: bool = True, fail_on: Optional[str] = None) -> CheckResult:
     """Lint `path`, build its fleet, simulate it (the exact local engine) and join the findings. `cluster` is a
     saved outputs directory, a `rmqplan.sources.cluster_source.ClusterSource` or None.
     Raises CheckError for unusable inputs (a live cluster that cannot be read among them), rmqlint's
@@ -186,7 +187,8 @@ def run_check(path: str, deploy: Sequence[str], cluster, nodes: Optional[int],
                if not os.path.isdir(p)]
     if missing:
         raise CheckError(missing)
-    result = lint(LintOptions(paths=[Path(path)], use_cache=use_cache, nodes=nodes))  # RMQ001 places as the fleet
+    # RMQ001 places replicas as the fleet does; fail_on None: the project's setting
+    result = lint(LintOptions(paths=[Path(path)], use_cache=use_cache, nodes=nodes, fail_on=fail_on))
     try:
         fleet = fleet_from_code(path, deploy, cluster, nodes)
     except ClusterSourceError as e:

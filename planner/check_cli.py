@@ -118,14 +118,14 @@ def connected_fleet_command(cluster: ClusterSource, strategies: Sequence[str], o
 
 
 def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int], fmt: str,
-                  use_cache: bool, out: TextIO, err: TextIO) -> int:
+                  use_cache: bool, out: TextIO, err: TextIO, fail_on: Optional[str] = None) -> int:
     from rmqplan.check import PLAN_RULES, CheckError, run_check
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
     from rmqlint.reporters import render
 
     try:
-        result = run_check(path, deploy, cluster, nodes, use_cache=use_cache)
+        result = run_check(path, deploy, cluster, nodes, use_cache=use_cache, fail_on=fail_on)
     except CheckError as e:
         err.write("".join(f"rmqplan: {line}\n" for line in e.lines))
         return EXIT_USAGE

@@ -3,7 +3,8 @@ PATH` (a fleet.toml from code, deployment and cluster; from the cluster alone wi
 (lint + fleet + simulate), `status --namesrv ADDR` (the live cluster's allocation and its problems now) and
 `explain [CODE]` (what a plan code finds, why it loses messages, an example, the fix).
 
-Exit codes: 0 no error-level finding, 1 error-level findings, 2 usage error, bad fleet or unusable engine.
+Exit codes: 0 no error-level finding, 1 error-level findings (`check`: findings at or above its fail-on), 2 usage
+error, bad fleet or unusable engine; `--exit-zero` makes findings 0.
 `--engine auto` picks the engine (`rmqplan.engines.choice`); the Spark engine is imported only when it runs, so
 the local engine and `allocate` work without Java or PySpark. On a terminal, stderr shows which engine runs and
 why, and the run's progress (`rmqplan.report.progress`).
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--plan", metavar="DIR", help="write the assignments that make the fewest moves, per scenario "
                                                   "and group, as AllocateMessageQueueByConfig lists (one JSON file "
                                                   "per process, and DIR/plan.json)")
+    _add_exit_zero(sim)
     sim.add_argument("--balance", choices=("queues", "backlog"), default="queues",
                      help="what the fewest moves of --compare-strategies and --plan balance: queues (each process "
                           "holds its fair share of queues, default) or backlog (for the groups whose backlog the "
@@ -92,11 +94,17 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="lint + fleet + simulate: what the code, deployed, would do to the queues",
         description="Lint PATH, write the fleet its code and deployment make, simulate it, and report the "
                     "predicted problems at the code and the manifest lines that cause them. Exit 1 when a finding "
-                    "reaches rmqlint's fail-on (errors by default), 2 for unusable input.")
+                    "reaches the failing severity (--fail-on, else the project's [tool.rmqlint] fail-on, else "
+                    "warning: errors and warnings fail, info does not), 0 otherwise or with --exit-zero, 2 for "
+                    "unusable input.")
     check.add_argument("path", metavar="PATH", help="the code: a repository or a directory")
     _add_sources(check)
     check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write rmqlint's facts cache")
+    check.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
+                       help="lowest severity that makes the exit status 1 (default: the project's [tool.rmqlint] "
+                            "fail-on, else warning, as rmqlint)")
+    _add_exit_zero(check)
     status = sub.add_parser(
         "status", help="the live cluster now: who holds which queue, what is orphaned or held twice, and the backlog",
         description="Read a live cluster over RocketMQ's protocol (read-only requests), compute the allocation its "
@@ -116,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="read the consume offsets again after this long to see them move (default 6, longer "
                              "than the clients' 5 s offset commit); 0 reads them once")
     _add_connection(status)
+    _add_exit_zero(status)
     explain = sub.add_parser("explain", help="what a plan code finds, why it loses messages, an example, the fix",
                              description="Print a plan code's documentation; without CODE, list the codes.")
     explain.add_argument("code", nargs="?", metavar="CODE", help="PLAN001, or its name (orphaned-queues)")
@@ -126,6 +135,16 @@ def _version() -> str:
     from rmqlint.cache import package_version
 
     return package_version()
+
+
+def _add_exit_zero(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when findings would make it 1 (2 still means unusable input)")
+
+
+def _exit_status(args: argparse.Namespace, code: int) -> int:
+    """The exit status: findings (1) are 0 with --exit-zero."""
+    return EXIT_OK if code == EXIT_FINDINGS and getattr(args, "exit_zero", False) else code
 
 
 def _add_connection(parser: argparse.ArgumentParser) -> None:
@@ -173,7 +192,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
                                   compare_strategies=args.compare_strategies, plan=args.plan,
                                   balance=args.balance)
-        return simulate_command(args.fleet, options, out, err)
+        return _exit_status(args, simulate_command(args.fleet, options, out, err))
     if args.command == "explain":
         return explain_command(args.code, out, err)
     if args.command in ("fleet", "check"):
@@ -207,13 +226,14 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
                           "strategy is the code's\n")
                 return EXIT_USAGE
             return fleet_command(args.from_code, args.deploy, source, args.nodes, args.output, out, err)
-        return check_command(args.path, args.deploy, source, args.nodes, args.format, not args.no_cache,
-                             out, err)
+        return _exit_status(args, check_command(args.path, args.deploy, source, args.nodes, args.format,
+                                                not args.no_cache, out, err, fail_on=args.fail_on))
     if args.command == "status":
         from rmqplan.status import StatusOptions, status_command
 
-        return status_command(StatusOptions(args.namesrv, args.format, args.html, args.strategy, args.group,
-                                            args.interval, args.timeout, args.acl_file), out, err)
+        return _exit_status(args, status_command(StatusOptions(
+            args.namesrv, args.format, args.html, args.strategy, args.group, args.interval, args.timeout,
+            args.acl_file), out, err))
     parser.print_usage(err)
     err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check, status or explain)\n")
     return EXIT_USAGE

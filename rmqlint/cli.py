@@ -1,7 +1,7 @@
 """The `rmqlint` command.
 
     rmqlint [PATH ...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
-            [--fail-on error|warning|info] [--no-cache] [--fix [--unsafe-fixes] | --diff]
+            [--fail-on error|warning|info] [--exit-zero] [--no-cache] [--fix [--unsafe-fixes] | --diff]
             [--baseline FILE] [--write-baseline FILE] [--add-suppressions]
     rmqlint rules              the rule table: code, name, severity, summary
     rmqlint explain CODE       a rule's documentation
@@ -45,8 +45,8 @@ adopting: --write-baseline FILE records today's findings, --baseline FILE then r
 match by code, file and fingerprint, so moved code stays matched); --add-suppressions writes the comments instead.
 See docs/rmqlint-fixes.md.
 
-exit status: 0 no finding at or above --fail-on, 1 findings, 2 usage or configuration error; with --diff, 1 when
-something would change, else 0.
+exit status: 0 no finding at or above --fail-on (or --exit-zero), 1 findings, 2 usage or configuration error; with
+--diff, 1 when something would change, else 0.
 """
 
 
@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=tuple(reversed(SEVERITIES)), default=None,
                         help="lowest severity that makes the exit status 1 (default: warning, so errors and "
                              "warnings fail and info notes such as RMQ900 do not)")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when findings reach --fail-on (2 still means a usage or configuration "
+                             "error)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write .rmqlint_cache/")
     fixing = parser.add_argument_group("fixes")
     fixing.add_argument("--fix", action="store_true",
@@ -187,7 +190,7 @@ def _lint_command(argv: list[str]) -> int:
             return 2
     result.offers_fixes = True
     _emit(render(args.format, result))
-    return 1 if result.failed() else 0
+    return 1 if result.failed() and not args.exit_zero else 0
 
 
 def _graph_command(argv: list[str]) -> int:
@@ -305,13 +308,17 @@ def _emit_bytes(data: bytes) -> None:
 
 
 def _emit_lines(prog: str, err: Exception) -> None:
-    """An error of several lines (a configuration's every problem), each as `PROG: line`."""
-    _emit_err("\n".join(f"{prog}: {line}" for line in str(err).splitlines()))
+    """An error of several lines (a configuration's every problem, `lines`), each as `PROG: line`."""
+    for line in getattr(err, "lines", None) or [str(err)]:
+        _emit_err(f"{prog}: {line}")
 
 
 def _emit_err(text: str) -> None:
+    """One message line on stderr; names in it (paths, keys, values from the project) shown by `printable`."""
+    from rmqlint.printable import printable
+
     try:
-        sys.stderr.write(_printable(text + "\n", sys.stderr))
+        sys.stderr.write(_printable(printable(text) + "\n", sys.stderr))
         sys.stderr.flush()
     except BrokenPipeError:
         pass

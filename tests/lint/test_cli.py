@@ -52,6 +52,13 @@ def test_fail_on_threshold(tmp_path, capsys):
     assert cli(capsys, str(root), "--fail-on", "info")[0] == 1
 
 
+def test_exit_zero_reports_the_findings_and_exits_0(tmp_path, capsys):
+    root = java_project(tmp_path)
+    code, out, _ = cli(capsys, str(root), "--exit-zero", "--format", "json")
+    assert code == 0 and [f["code"] for f in json.loads(out)["findings"]] == ["RMQ001"]
+    assert cli(capsys, str(root), "--exit-zero", "--select", "RMQ999")[0] == 2  # a usage error is still 2
+
+
 def test_settings_file_and_override(tmp_path, capsys):
     root = java_project(tmp_path)
     (root / ".rmqlint.toml").write_text('ignore = ["RMQ001"]\n', encoding="utf-8")

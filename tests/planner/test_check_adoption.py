@@ -1,0 +1,80 @@
+"""`rmqplan check` as a team adopting it meets it: which findings fail the run (`--fail-on`, `--exit-zero`, the
+project's fail-on, as rmqlint), what the report says it assumed when no cluster was given, and a name made from
+HOSTNAME told apart from a fixed one."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from rmqplan.cli import build_parser, run
+from tests.lint.test_reporters import sarif_schema
+
+CONSUMER = "orders/src/main/java/a/C.java"
+
+
+def rmqplan(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def deployment(replicas: int, host_network: bool) -> str:
+    return ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orders\nspec:\n"
+            f"  replicas: {replicas}\n  template:\n    spec:\n"
+            + ("      hostNetwork: true\n" if host_network else "")
+            + "      containers:\n        - name: orders\n          image: a/orders:1\n")
+
+
+def orders_project(root: Path, instance_name: str = "", replicas: int = 10, host_network: bool = False,
+                   version: str = "4.9.7") -> Path:
+    """A Java consumer of Orders in module orders (client `version`), deployed as `replicas` replicas."""
+    source = root / CONSUMER
+    source.parent.mkdir(parents=True)
+    setter = f"    c.setInstanceName({instance_name});\n" if instance_name else ""
+    source.write_text('package a;\nimport org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;\n'
+                      'public class C {\n  public static void main(String[] a) throws Exception {\n'
+                      '    DefaultMQPushConsumer c = new DefaultMQPushConsumer("orders_cg");\n'
+                      f'{setter}    c.subscribe("Orders", "*");\n    c.start();\n  }}\n}}\n')
+    (root / "orders" / "pom.xml").write_text(
+        '<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId><version>1'
+        '</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId><artifactId>rocketmq-client'
+        f'</artifactId><version>{version}</version></dependency></dependencies></project>\n')
+    (root / "deploy").mkdir()
+    (root / "deploy" / "orders.yaml").write_text(deployment(replicas, host_network))
+    return root
+
+
+@pytest.fixture
+def idle(tmp_path, monkeypatch) -> Path:
+    """10 replicas with a pod IP each over 8 queues: 2 idle processes, a warning (PLAN003) and nothing else."""
+    monkeypatch.chdir(orders_project(tmp_path))
+    return tmp_path
+
+
+def test_check_fails_on_warnings_as_rmqlint_does_and_says_so(idle):
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--format", "json", "--no-cache")
+    assert code == 1 and [f["code"] for f in json.loads(out)["findings"]] == ["PLAN003"]
+    check = build_parser()._subparsers._group_actions[0].choices["check"]
+    assert "else warning: errors and warnings fail" in check.description
+    assert rmqplan("check", ".", "--deploy", "deploy", "--fail-on", "error", "--no-cache")[0] == 0
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--exit-zero", "--no-cache")
+    assert code == 0 and "PLAN003" in out
+    (idle / "pyproject.toml").write_text('[tool.rmqlint]\nfail-on = "error"\n')
+    assert rmqplan("check", ".", "--deploy", "deploy", "--no-cache")[0] == 0
+    assert rmqplan("check", ".", "--deploy", "deploy", "--fail-on", "warning", "--no-cache")[0] == 1
+
+
+def test_exit_zero_on_simulate(tmp_path):
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
+                     'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\ncount = 2\n'
+                     'instance_name = "x"\n')
+    assert rmqplan("simulate", "--fleet", str(fleet))[0] == 1
+    code, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--exit-zero")
+    assert code == 0 and "PLAN001" in out
+    assert rmqplan("simulate", "--fleet", str(tmp_path / "none.toml"), "--exit-zero")[0] == 2
