@@ -22,6 +22,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Optional
 
+from rmqlint.printable import printable
 from rmqlint.project import Project
 from rmqlint.text import subscribed_tags as subscription_tags
 from rmqlint.values import known_texts, literal_texts
@@ -130,10 +131,11 @@ def _ordered_nodes(graph: nx.DiGraph) -> list[str]:
 
 
 def _mermaid_text(text: str) -> str:
-    """A label inside Mermaid's double quotes: quotes and markup characters as entity codes."""
+    """A label inside Mermaid's double quotes: control characters escaped (`printable`), quotes and markup
+    characters as entity codes."""
     out = []
-    for ch in text:
-        if ch in '"#<>&' or ord(ch) < 0x20:
+    for ch in printable(text):
+        if ch in '"#<>&':
             out.append(f"#{ord(ch)};")
         else:
             out.append(ch)
@@ -158,7 +160,8 @@ def to_mermaid(graph: nx.DiGraph) -> str:
 
 
 def _dot_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT quoted string of `text` with its control characters escaped (`printable`): one line of the file."""
+    return '"' + printable(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 _DOT_SHAPES = {"producer": "box", "topic": "cylinder", "tag": "ellipse", "group": "hexagon", "service": "component"}

@@ -6,6 +6,7 @@ from typing import Iterable
 
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding
+from rmqlint.printable import printable
 from rmqlint.project import Project
 from rmqlint.rules._consumers import is_consumer
 from rmqlint.rules._examples import line_of
@@ -38,7 +39,9 @@ def bad_characters(name: str) -> str:
 
 
 def _shown(chars: str) -> str:
-    return ", ".join(f'"{c}"' if c.strip() else repr(c) for c in chars)
+    """Each character quoted; a space no report would make visible (a space, a no-break space) by its repr. A
+    control character stays as it is: the text reports show it escaped (`rmqlint.printable`), JSON keeps it."""
+    return ", ".join(f'"{c}"' if c.strip() or printable(c) != c else repr(c) for c in chars)
 
 
 def topic_problem(name: str, sending: bool) -> str | None:

@@ -1,11 +1,14 @@
 """GitHub Actions workflow commands: one `::error file=..,line=..,col=..,endLine=..,endColumn=..,title=CODE::msg`
 annotation per finding (warnings as `::warning`, info as `::notice`). Paths, in `file=` and in messages, are
-relative to `$GITHUB_WORKSPACE` (the checkout) when it is set, else to the current directory."""
+relative to `$GITHUB_WORKSPACE` (the checkout) when it is set, else to the current directory. The path and the
+message are text a person reads in the log and the annotation: `printable` escapes their control characters, and
+GitHub's own escaping (`%0A`, `%3A`, ...) then keeps each annotation one workflow command."""
 
 from __future__ import annotations
 
 import os
 
+from rmqlint.printable import printable
 from rmqlint.reporters import display_message, display_path
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -26,7 +29,7 @@ def render_github(result) -> str:
         loc = f.location
         props = ",".join(
             [
-                f"file={_escape_property(display_path(result.root, loc.path, base))}",
+                f"file={_escape_property(printable(display_path(result.root, loc.path, base)))}",
                 f"line={loc.line}",
                 f"col={loc.column}",
                 f"endLine={loc.end_line}",
@@ -34,5 +37,6 @@ def render_github(result) -> str:
                 f"title={_escape_property(f.code)}",
             ]
         )
-        lines.append(f"::{_COMMAND.get(f.severity, 'warning')} {props}::{_escape_data(display_message(f, result.root, base))}")
+        text = printable(display_message(f, result.root, base))
+        lines.append(f"::{_COMMAND.get(f.severity, 'warning')} {props}::{_escape_data(text)}")
     return "".join(line + "\n" for line in lines)

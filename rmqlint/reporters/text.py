@@ -1,16 +1,18 @@
 """Text: `path:line:col: CODE message` per finding, a line counting the fixes when there are any, then one summary
 line. Paths, including the places a message
-cites, are relative to the current directory (absolute outside it)."""
+cites, are relative to the current directory (absolute outside it). Paths and messages hold names from the code
+and the file system: `printable` shows their control characters escaped, so each finding stays one line."""
 
 from __future__ import annotations
 
+from rmqlint.printable import printable
 from rmqlint.reporters import display_message, display_path
 
 
 def render_text(result) -> str:
     lines = [
-        f"{display_path(result.root, f.location.path)}:{f.location.line}:{f.location.column}: "
-        f"{f.code} {display_message(f, result.root)}"
+        f"{printable(display_path(result.root, f.location.path))}:{f.location.line}:{f.location.column}: "
+        f"{f.code} {printable(display_message(f, result.root))}"
         for f in result.findings
     ]
     fixable = fixes_line(result)

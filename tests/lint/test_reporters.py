@@ -128,7 +128,7 @@ def test_github_annotations_escape_properties_and_data(tmp_path, monkeypatch):
     lines = render("github", result_of(FINDINGS, tmp_path)).splitlines()
     assert lines[0] == "::error file=src/A.java,line=7,col=9,endLine=7,endColumn=30,title=RMQ001::instanceName is fixed"
     assert lines[1] == ("::warning file=app/c.py,line=12,col=1,endLine=14,endColumn=2,title=RMQ003::"
-                        "broadcasting, 100%25: retries%0Anever happen")
+                        "broadcasting, 100%25: retries\\nnever happen")  # a line break is shown, not made
     assert lines[2].startswith("::notice file=x/B.java,")
 
 
