@@ -18,7 +18,7 @@ from rmqlint import values as _values
 from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
-FACTS_VERSION = 11  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 12  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)

@@ -353,7 +353,10 @@ class PythonIndex:
             else:
                 alone = self.module.body[statement]
                 leading = len(getattr(alone, "leading_lines", ()))
-                spans, offset = spans_of(cst.Module(body=[alone]), nodes), self.starts[statement] - 1 - leading
+                # The statement in a module of its own that indents as the file does: a block written with the
+                # module's indentation holds none of its own, and libcst's default is four spaces.
+                module = self.module.with_changes(body=[alone], header=[], footer=[])
+                spans, offset = spans_of(module, nodes), self.starts[statement] - 1 - leading
             places.update({key: (span, offset) for key, span in spans.items()})
         real = []
         for node in self._requested:

@@ -62,3 +62,20 @@ def test_a_callback_ending_in_a_handler_is_analysed():
     listener = facts.listener_classes["on_message"]
     assert (listener.location.line, listener.location.end_line, listener.location.end_column) == (4, 9, 45)
     assert [loc.line for loc in listener.reconsume_later] == [9]
+
+
+@pytest.mark.parametrize("indent", ["\t", "  ", "    ", " \t"])
+def test_positions_are_those_of_the_file_whatever_its_indentation(indent):
+    # A statement is laid out alone for its positions: with libcst's default indentation (four spaces) instead of
+    # the file's, every column and byte offset inside a block was off by the difference.
+    from rmqlint.frontends.python_parse import parse_python
+
+    source = (f'from rocketmq.client import PushConsumer\n\n\ndef start():\n{indent}c = PushConsumer("CID")\n'
+              f'{indent}if c:\n{indent}{indent}c.set_instance_name("node")  # x\n')
+    facts = parse_python("c.py", source.encode())
+    setting = facts.clients[0].instance_name
+    line = source.splitlines()[6]
+    assert (setting.location.line, setting.location.column) == (7, line.index("c.set") + 1)
+    assert (setting.written.line, setting.written.column, setting.written.text) == (7, line.index('"node"') + 1,
+                                                                                    '"node"')
+    assert source.encode()[setting.written.start:setting.written.end] == b'"node"'
