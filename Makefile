@@ -1,17 +1,44 @@
-# `make run` and `make test` do all the set-up on a fresh clone; `make install` is idempotent and installs
-# everything: rmqlint, the planner with its Spark engine ([spark]) and the test tools ([dev]).
+# `make run` and `make test` do all the set-up on a fresh clone, each installing what it needs, idempotently:
+# `make install` (for `make run`) is rmqlint and rmqplan's local engine, the light package; `make install-test`
+# (for `make test`) adds the Spark engine ([spark]), the test tools ([dev]), Mermaid's parser and the live tests' jars.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# One stamp per part, so that the light install is never taken for the full one.
+VENV_STAMP := $(VENV)/.installed-light
+DEV_STAMP := $(VENV)/.installed-dev
+SPARK_STAMP := $(VENV)/.installed-spark
+MERMAID_STAMP := $(VENV)/.installed-mermaid
 # The live RocketMQ tests' jars (tests/cluster/maven/pom.xml): one classpath directory each, reused offline.
 ROCKETMQ_CACHE := .cache/rocketmq
 ROCKETMQ_POMS := tests/cluster/maven/pom.xml $(wildcard tests/cluster/maven/*/pom.xml)
 ROCKETMQ_STAMP := $(ROCKETMQ_CACHE)/.fetched
 
-.PHONY: install rocketmq run test bench fuzz screenshot clean
+.PHONY: install install-test rocketmq run test bench fuzz screenshot clean
 
-install: $(STAMP) rocketmq
+install: $(VENV_STAMP)
+
+install-test: $(DEV_STAMP) $(SPARK_STAMP) $(MERMAID_STAMP) rocketmq
+
+$(VENV_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) -e .
+	touch $@
+
+# The extras over the light install (each `pip install -e '.[x]'`, so a changed pyproject.toml reinstalls them).
+$(DEV_STAMP): $(VENV_STAMP)
+	$(PIP) -e '.[dev]'
+	touch $@
+
+$(SPARK_STAMP): $(VENV_STAMP)
+	$(PIP) -e '.[spark]'
+	touch $@
+
+# Mermaid's own parser, for the test that reads `rmqlint graph` back (skipped where npm is missing).
+$(MERMAID_STAMP): $(VENV_STAMP)
+	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV)/node mermaid@11 jsdom@25 >/dev/null 2>&1
+	touch $@
 
 # Without Maven or a JDK, or when Maven fails, the live tests skip (and fail in CI); the next run tries again.
 rocketmq: $(ROCKETMQ_STAMP)
@@ -24,14 +51,6 @@ $(ROCKETMQ_STAMP): $(ROCKETMQ_POMS)
 			&& touch $@ || echo "mvn failed: the live RocketMQ tests (-m cluster) will skip"; \
 	else echo "no mvn or javac on PATH: the live RocketMQ tests (-m cluster) will skip"; fi
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,spark]'
-	# Mermaid's own parser, for the test that reads `rmqlint graph` back (skipped where npm is missing).
-	-command -v npm >/dev/null && npm install --silent --no-audit --no-fund --prefix $(VENV)/node mermaid@11 jsdom@25 >/dev/null 2>&1
-	touch $(STAMP)
-
 # Lints the bundled examples (they reproduce the incidents, so findings are expected: exit 1 is fine),
 # then simulates the example fleet and checks the deployed example service.
 run: install
@@ -42,7 +61,7 @@ run: install
 
 # The live RocketMQ tests (-m cluster) spend most of their time waiting for consumers to settle: they run beside
 # the others, and their report follows the others' once both are done.
-test: install
+test: install-test
 	@live=$$(mktemp); \
 	$(BIN)/python -m pytest -q -m cluster >"$$live" 2>&1 & pid=$$!; \
 	$(BIN)/python -m pytest -q -m 'not cluster'; rest=$$?; \
@@ -50,7 +69,8 @@ test: install
 	echo "== the live RocketMQ tests (pytest -m cluster):"; cat "$$live"; rm -f "$$live"; \
 	[ $$rest -eq 0 ] && [ $$cluster -eq 0 ]
 
-bench: install
+# The planner's benchmarks run both engines; the strategy benchmark calls the Java client's jar.
+bench: $(SPARK_STAMP) rocketmq
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.big_files
 	$(BIN)/python -m benchmarks.class_sizes
@@ -60,7 +80,7 @@ bench: install
 
 # Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);
 # `make test` runs a short, fixed slice of the same tests. Failing inputs are kept in .hypothesis/ and replayed.
-fuzz: install
+fuzz: $(DEV_STAMP)
 	RMQLINT_FUZZ_PROFILE=rmqlint-fuzz $(BIN)/python -m pytest -q tests/lint/test_fuzz.py \
 		--hypothesis-show-statistics
 

@@ -13,7 +13,7 @@ that `[generate]` cannot draw get the same groups dressed by the benchmark, the 
 
 Columns (CPU seconds, best of `--repeat`):
 - `java thread`, `java process`: `benchmarks/java/AllocateBench.java`, compiled with javac against the client jars
-  that `make install` fetches from Maven Central (.cache/rocketmq/client-5.3.3), in one thread: that thread's CPU
+  that `make rocketmq` fetches from Maven Central (.cache/rocketmq/client-5.3.3), in one thread: that thread's CPU
   time and the JVM's (GC and JIT threads too). The kernel row: allocation alone, each group's lists built and
   sorted before the clock; the class called once per process, except CONSISTENT_HASH: the class's ring
   (ConsistentHashRouter) built once per group with every queue of both topics routed once (the least work that
@@ -217,7 +217,7 @@ def java_runs(data: str, spec, runs: list[str]) -> dict[str, dict]:
         print("java: skipped: no java or javac on PATH", flush=True)
         return {}
     if not any((CACHE / CLIENT).glob("rocketmq-client-*.jar")):
-        print(f"java: skipped: no client jar in {CACHE / CLIENT} (`make install` fetches it with Maven)", flush=True)
+        print(f"java: skipped: no client jar in {CACHE / CLIENT} (`make rocketmq` fetches it with Maven)", flush=True)
         return {}
     try:
         classes = compiled(JAVA_SOURCE, CLIENT)

@@ -1,6 +1,6 @@
 """The live RocketMQ of the `cluster` tests: one name server and two brokers for the whole session.
 
-Without Java or the jars (`make install` fetches them with Maven) the live tests skip with one line saying why;
+Without Java or the jars (`make install-test` fetches them with Maven) the live tests skip with one line saying why;
 with `CI=true` such a skip is a failure, so CI cannot pass without having run them.
 """
 

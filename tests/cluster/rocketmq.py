@@ -1,8 +1,9 @@
 """A real RocketMQ on 127.0.0.1 for the live tests: a name server, brokers, mqadmin, and consumer processes.
 
-The jars come from Maven Central through `tests/cluster/maven/pom.xml` (`make install` copies them into
-`.cache/rocketmq/<classpath>/`); the Java sources of this directory (`driver/RmqDriver.java`, `admin/AdminShell.java`)
-are compiled here with `javac` against them, once per source version and classpath, into the same cache.
+The jars come from Maven Central through `tests/cluster/maven/pom.xml` (`make install-test` copies them
+into `.cache/rocketmq/<classpath>/`); the Java sources of this directory (`driver/RmqDriver.java`,
+`admin/AdminShell.java`) are compiled here with `javac` against them, once per source version and classpath, into
+the same cache.
 
 Every process is started in a session of its own (its own process group), registered in `_STARTED`, and killed
 with its whole group by `Cluster.close`/`Consumer.close`, by an `atexit` hook, and on SIGTERM; each also gets
@@ -111,11 +112,12 @@ def unavailable() -> Optional[str]:
     """Why the live tests cannot run here, in one line; None when they can."""
     for tool in ("java", "javac"):
         if shutil.which(tool) is None:
-            return f"no `{tool}` on PATH (the live RocketMQ tests need Java 17+ and the jars `make install` fetches)"
+            return (f"no `{tool}` on PATH (the live RocketMQ tests need Java 17+ and the jars `make install-test` "
+                    "fetches)")
     missing = [name for name in (SERVER, *(f"client-{v}" for v in RELEASES))
                if not any((CACHE / name).glob("*.jar"))]
     if missing:
-        why = "no `mvn` on PATH" if shutil.which("mvn") is None else "`make install` has not fetched them"
+        why = "no `mvn` on PATH" if shutil.which("mvn") is None else "`make install-test` has not fetched them"
         return f"the RocketMQ jars are missing from {CACHE} ({', '.join(missing)}): {why}"
     return None
 

@@ -109,7 +109,7 @@ def test_dot_reads_back(example_graph):
 def test_mermaid_is_valid_for_mermaid_itself(example_graph, tmp_path):
     node = shutil.which("node")
     if node is None or not (NODE_MODULES / "mermaid").is_dir():
-        pytest.skip("node and the mermaid package are needed (make install puts mermaid in .venv/node)")
+        pytest.skip("node and the mermaid package are needed (make install-test puts mermaid in .venv/node)")
     path = tmp_path / "g.mmd"
     path.write_text(render(example_graph, "mermaid"), encoding="utf-8")
     # ES modules resolve packages from the script's own place: run a copy that sits beside node_modules.
