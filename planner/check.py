@@ -114,6 +114,22 @@ def _location(place_path: str, line: int, column: int, root: Path):
     return Location(rel, line, column, line, column + 1)
 
 
+def _assumed_layouts(fleet: FleetFromCode) -> dict[str, str]:
+    """topic -> what a finding about its queues adds when their layout was assumed, not read from a cluster (the
+    numbers are an example then: the report's note says so too)."""
+    one_broker = all(not b.name.known for b in fleet.planned.brokers)
+    where = "on one broker" if one_broker else "per broker"
+    out = {}
+    for topic in fleet.planned.topics:
+        if not topic.read_queues.known:
+            out[topic.name.value] = (f" (an assumed layout: {topic.read_queues.value} queues {where}; --cluster or "
+                                     "--namesrv gives the real one)")
+    if one_broker:
+        for group in fleet.planned.groups:
+            out[f"%RETRY%{group.name.value}"] = " (an assumed layout: one broker)"
+    return out
+
+
 def plan_findings(fleet: FleetFromCode, sim: Simulation, root: Path) -> list:
     """The simulation's baseline findings for the groups of the code, as rmqlint findings at their causes."""
     from rmqlint.findings import Finding, Related
@@ -129,6 +145,7 @@ def plan_findings(fleet: FleetFromCode, sim: Simulation, root: Path) -> list:
                 subscribed_at.setdefault(sub.topic, Place(path, int(line)))
     findings = [f for f in find(sim) if f.scenario == "baseline"]
     on_topics = {(f.code, f.group) for f in findings if f.topic and not is_retry_topic(f.topic)}
+    assumed = _assumed_layouts(fleet)
     for finding in findings:
         if finding.topic and is_retry_topic(finding.topic) and (finding.code, finding.group) in on_topics:
             continue  # the retry topic suffers with the group's topics: said once, on them
@@ -140,7 +157,7 @@ def plan_findings(fleet: FleetFromCode, sim: Simulation, root: Path) -> list:
             out.append(Finding(finding.code, finding.severity, (finding.message,),
                                _location(place.path, place.line, place.column, root)))
             continue
-        detail = _detail(finding, sim)
+        detail = _detail(finding, sim) + assumed.get(finding.topic or "", "")
         cause = origin.instance_name_at if finding.code in SHARED_ID_CODES and origin.instance_name_at else (
             origin.consumers[0])
         related = [Related(_location(p.path, p.line, p.column, root), "the consumer") for p in origin.consumers]

@@ -140,6 +140,7 @@ def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, node
     # the files checked: the code's and the manifests, which findings are anchored at too
     report = dataclasses.replace(result.lint, findings=result.findings, failing=None,
                                  files_checked=result.lint.files_checked + result.fleet.manifests,
-                                 rules=[*result.lint.rules, *PLAN_RULES])
+                                 rules=[*result.lint.rules, *PLAN_RULES],
+                                 assumptions=result.fleet.assumptions if result.fleet.planned.groups else [])
     out.write(render(fmt, report))
     return EXIT_FINDINGS if report.failed() else EXIT_OK

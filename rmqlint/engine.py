@@ -53,6 +53,9 @@ class LintResult:
     failing: bool | None = None  # set when projects with their own fail-on were merged
     baselined: int = 0  # findings left out because the baseline holds them
     offers_fixes: bool = False  # the text report counts the fixes (set by the `rmqlint` command, which has --fix)
+    # What the findings assume because an input was not given, one sentence each (`rmqplan check` without a
+    # cluster: its queue layout); None: the report has no such field (rmqlint's own runs)
+    assumptions: list[str] | None = None
 
     def failed(self) -> bool:
         if self.failing is not None:

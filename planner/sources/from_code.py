@@ -110,6 +110,8 @@ class FleetFromCode:
     problems: list[str] = field(default_factory=list)  # one line each: what could not be used, and where
     left_out: int = 0  # consumer groups found in the code but left out (each has its line in `problems`)
     manifests: int = 0  # deployment files read
+    # what the fleet assumes because no input said it (the cluster's layout), one sentence each, for every report
+    assumptions: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -486,13 +488,15 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         topic = _lit_value(tag.topic)
         if topic is not None and topic not in topics_needed:
             topics_needed.append(topic)
-    brokers, topics = _routes(topics_needed, snapshot)
+    assumptions: list[str] = []
+    brokers, topics = _routes(topics_needed, snapshot, cluster, assumptions)
     header = [f"Written by rmqplan fleet from {display(root)}"
               + (f", the deployment in {', '.join(map(display, deploy))}" if deploy else "")
               + (f" and {_cluster_words(cluster)}" if cluster else "") + "."]
+    header += [f"Assumed: {line}." for line in assumptions]
     planned = PlannedFleet(brokers, topics, list(groups.values()), header=header)
     return FleetFromCode(planned, origins, problems, left_out=len(left_out),
-                         manifests=deployment.files if deployment is not None else 0)
+                         manifests=deployment.files if deployment is not None else 0, assumptions=assumptions)
 
 
 def _directory_modules(consumers: list[_Consumer], index: BuildIndex) -> dict[str, Module]:
@@ -565,21 +569,44 @@ def _instances(group: str, module: Optional[Module], module_dir: str, matching, 
         note=f"{module_dir}: not deployed by any manifest read")]
 
 
-def _routes(topics: list[str], snapshot: Optional[ClusterSnapshot]) -> tuple[list[PlannedBroker], list[PlannedTopic]]:
+GIVE_LAYOUT = ("give the real layout with --cluster DIR (saved mqadmin outputs: topicRoute-<Topic>.json, "
+               "clusterList.txt) or --namesrv ADDR")
+
+
+def _routes(topics: list[str], snapshot: Optional[ClusterSnapshot], cluster: Optional[ClusterSource],
+            assumptions: list[str]) -> tuple[list[PlannedBroker], list[PlannedTopic]]:
+    """The brokers and topics, from the cluster when it gives them; what it does not give is assumed (one broker,
+    `mqadmin updateTopic`'s 8 queues), marked unknown in the fleet and said, one line each, in `assumptions`."""
     if snapshot is not None and (snapshot.routes or snapshot.brokers):
         brokers, planned = cluster_entries(snapshot, topics=topics)
         have = {t.name.value for t in planned}
         if not brokers:
             brokers = [PlannedBroker(Sourced.unknown(DEFAULT_BROKER, "no broker in the saved outputs: one"))]
+            assumptions.append(f"one broker \"{DEFAULT_BROKER}\", since {_cluster_words(cluster)} name none")
+        unrouted = []
         for topic in topics:
             if topic not in have:
                 why = (f"{snapshot.missing_topics[topic]}: the name server has no route"
                        if topic in snapshot.missing_topics else "no saved topicRoute")
                 planned.append(PlannedTopic(Sourced.unknown(topic, why),
                                             Sourced.unknown(DEFAULT_QUEUES, f"{why}: mqadmin updateTopic's default")))
+                unrouted.append(topic)
+        if unrouted:
+            where = ("the name server has no route" if cluster is not None and cluster.namesrv is not None
+                     else f"no topicRoute-<Topic>.json in {display(cluster.directory)}" if cluster is not None
+                     else "no route")
+            assumptions.append(f"{DEFAULT_QUEUES} read and {DEFAULT_QUEUES} write queues on every broker for "
+                               f"{words.noun(len(unrouted), 'topic')} {', '.join(unrouted)} (mqadmin updateTopic's "
+                               f"default), since {where}")
         order = {t: i for i, t in enumerate(topics)}
         planned.sort(key=lambda t: order.get(t.name.value, len(order)))
         return brokers, planned
+    if topics:
+        since = (f"{_cluster_words(cluster)} hold no route and no broker" if cluster is not None
+                 else "no --cluster or --namesrv was given")
+        assumptions.append(f"one broker \"{DEFAULT_BROKER}\" with {DEFAULT_QUEUES} read and {DEFAULT_QUEUES} write "
+                           f"queues per topic (mqadmin updateTopic's default), since {since}: the queue numbers are "
+                           f"an example; {GIVE_LAYOUT}")
     brokers = [PlannedBroker(Sourced.unknown(DEFAULT_BROKER, "no --cluster: one broker"))]
     return brokers, [PlannedTopic(Sourced.at(t, "the code"), Sourced.unknown(
         DEFAULT_QUEUES, "no --cluster: mqadmin updateTopic's default")) for t in topics]

@@ -1,5 +1,6 @@
 """GitHub Actions workflow commands: one `::error file=..,line=..,col=..,endLine=..,endColumn=..,title=CODE::msg`
-annotation per finding (warnings as `::warning`, info as `::notice`). Paths, in `file=` and in messages, are
+annotation per finding (warnings as `::warning`, info as `::notice`), after a `::notice title=assumed::` line for
+each assumption the findings rest on. Paths, in `file=` and in messages, are
 relative to `$GITHUB_WORKSPACE` (the checkout) when it is set, else to the current directory. The path and the
 message are text a person reads in the log and the annotation: `printable` escapes their control characters, and
 GitHub's own escaping (`%0A`, `%3A`, ...) then keeps each annotation one workflow command."""
@@ -24,7 +25,7 @@ def _escape_property(text: str) -> str:
 
 def render_github(result) -> str:
     base = os.environ.get("GITHUB_WORKSPACE") or None
-    lines = []
+    lines = [f"::notice title=assumed::{_escape_data(printable(line))}" for line in result.assumptions or ()]
     for f in result.findings:
         loc = f.location
         props = ",".join(

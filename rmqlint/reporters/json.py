@@ -9,6 +9,8 @@ and `content` (the new text).
 Paths, including the ones inside messages, are '/'-separated and relative to the current directory (absolute
 outside it); `root` is the linted tree's root in the same form, `files` the number of files checked and `projects`
 the roots of the projects linted (the root, and every git repository or marked project below it, each on its own).
+`rmqplan check` adds `assumptions`: what its findings assume because an input was not given (one sentence each;
+without `--cluster` or `--namesrv`, the queue layout), empty when nothing was assumed.
 """
 
 from __future__ import annotations
@@ -77,4 +79,6 @@ def render_json(result) -> str:
         "projects": [display_path(result.root, project) for project in result.projects],
         "findings": [finding_to_dict(f, result.root, p) for f, p in zip(result.findings, fingerprints(result))],
     }
+    if result.assumptions is not None:
+        document["assumptions"] = list(result.assumptions)
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

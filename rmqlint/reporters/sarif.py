@@ -5,7 +5,9 @@ Artifact URIs are relative to the current directory (`%SRCROOT%`, given as an ab
 `relatedLocations` (each with its note), and the message links to them (`[path:line](id)`, SARIF's embedded links).
 A finding's fingerprint (`rmqlint.baseline`) is its `partialFingerprints` entry `rmqlint/v1`, so code scanning
 follows it across commits; a fix is one of its `fixes` (each edit a replacement whose region is given both by
-line and column and by byte offset; unsafe fixes say so in their properties).
+line and column and by byte offset; unsafe fixes say so in their properties). What the results assume because an
+input was not given (`rmqplan check` without a cluster) is the run's `invocations[0].toolExecutionNotifications`,
+at level `note`.
 """
 
 from __future__ import annotations
@@ -98,6 +100,12 @@ def render_sarif(result) -> str:
             }
         ],
     }
+    if result.assumptions:  # what the results rest on, as the run's notifications (a viewer lists them)
+        log["runs"][0]["invocations"] = [{
+            "executionSuccessful": True,
+            "toolExecutionNotifications": [{"level": "note", "message": {"text": line},
+                                            "descriptor": {"id": "assumed"}} for line in result.assumptions],
+        }]
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -1,4 +1,5 @@
-"""Text: `path:line:col: CODE message` per finding, a line counting the fixes when there are any, then one summary
+"""Text: `note: assumed: ...` for each assumption the findings rest on (`rmqplan check` without a cluster), then
+`path:line:col: CODE message` per finding, a line counting the fixes when there are any, then one summary
 line. Paths, including the places a message
 cites, are relative to the current directory (absolute outside it). Paths and messages hold names from the code
 and the file system: `printable` shows their control characters escaped, so each finding stays one line."""
@@ -10,7 +11,8 @@ from rmqlint.reporters import display_message, display_path
 
 
 def render_text(result) -> str:
-    lines = [
+    lines = [f"note: assumed: {printable(line)}" for line in result.assumptions or ()]  # what the numbers rest on
+    lines += [
         f"{printable(display_path(result.root, f.location.path))}:{f.location.line}:{f.location.column}: "
         f"{f.code} {printable(display_message(f, result.root))}"
         for f in result.findings

@@ -78,3 +78,55 @@ def test_exit_zero_on_simulate(tmp_path):
     code, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--exit-zero")
     assert code == 0 and "PLAN001" in out
     assert rmqplan("simulate", "--fleet", str(tmp_path / "none.toml"), "--exit-zero")[0] == 2
+
+
+ORDERS_ROUTE = ('{"brokerDatas":[{"brokerAddrs":{0:"10.1.0.11:10911"},"brokerName":"broker-a","cluster":"c"}],'
+                '"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,'
+                '"topicSysFlag":0,"writeQueueNums":4}]}\n')
+
+
+def test_without_a_cluster_every_output_says_the_layout_is_assumed_and_how_to_give_it(idle):
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache")
+    first = out.splitlines()[0]
+    assert first.startswith('note: assumed: one broker "broker-a" with 8 read and 8 write queues per topic')
+    assert "since no --cluster or --namesrv was given" in first and "--cluster DIR" in first
+    (finding,) = [x for x in out.splitlines() if "PLAN003" in x]
+    assert finding.endswith("(an assumed layout: 8 queues on one broker; --cluster or --namesrv gives the real one)")
+    _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "json")
+    report = json.loads(out)
+    assert report["assumptions"] == [first.removeprefix("note: assumed: ")]
+    _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "sarif")
+    log = json.loads(out)
+    jsonschema.validate(log, sarif_schema())
+    (note,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["level"] == "note" and note["message"]["text"] == report["assumptions"][0]
+    _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "github")
+    assert out.startswith("::notice title=assumed::one broker")
+    code, out, err = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0 and f"# Assumed: {report['assumptions'][0]}." in out
+
+
+def test_a_cluster_that_gives_the_routes_leaves_nothing_assumed(idle):
+    (idle / "cluster").mkdir()
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache",
+                           "--format", "json")
+    (said,) = json.loads(out)["assumptions"]
+    assert said.startswith('one broker "broker-a" with 8 read and 8 write queues per topic') and \
+        "since the cluster outputs in cluster hold no route and no broker" in said
+    (idle / "cluster" / "clusterList.txt").write_text(
+        "#Cluster Name  #Broker Name  #BID  #Addr             #Version\n"
+        "c              broker-a      0     10.1.0.11:10911   V5_1_4\n")
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache",
+                           "--format", "json")
+    assert json.loads(out)["assumptions"] == ["8 read and 8 write queues on every broker for topic Orders "
+                                              "(mqadmin updateTopic's default), since no topicRoute-<Topic>.json in "
+                                              "cluster"]
+    (idle / "cluster" / "topicRoute-Orders.json").write_text(ORDERS_ROUTE)
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache",
+                           "--format", "json")
+    report = json.loads(out)
+    assert report["assumptions"] == [] and "assumed" not in report["findings"][0]["message"]
+    _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    assert not out.startswith("note:")
+    _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache", "--format", "sarif")
+    assert "invocations" not in json.loads(out)["runs"][0]
