@@ -24,6 +24,7 @@ from rmqplan.sources.fleet_file import FleetError, load_fleet
 from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
 from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
 from rmqplan.report.progress import Progress
+from rmqlint.printable import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 # --engine's help; docs/engines-and-clusters.md quotes it (tests/test_docs.py holds them together)
@@ -262,8 +263,8 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
         fleet = load_fleet(fleet_path)
     except FleetError as e:
         progress.close()
-        for line in e.errors:
-            err.write(line + "\n")
+        for line in e.errors:  # a line may quote the fleet's names: printable
+            err.write(printable(line) + "\n")
         return EXIT_USAGE
     choice = choose_engine(fleet, options.engine, options.master, options.conf, out=bool(options.out))
     if choice.engine == "spark" and not spark_installed():
@@ -322,7 +323,7 @@ def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutReque
 
 
 def _engine_error(err: TextIO, message: str) -> int:
-    err.write(f"rmqplan: {message}\n")
+    err.write(f"rmqplan: {printable(message)}\n")
     return EXIT_USAGE
 
 

@@ -9,6 +9,7 @@ from typing import Optional
 from rmqplan.allocation.comparison import COUNTED, Comparison, compare, run_name
 from rmqplan.model.fleet import Fleet
 from rmqplan.model.words import count
+from rmqlint.printable import printable
 
 
 def to_json(comparisons: list[Comparison]) -> list[dict]:
@@ -43,13 +44,13 @@ def render_text(comparisons: list[Comparison]) -> list[str]:
         rows = []
         for c in cs:
             cells = [f"{r.moves}" + (f" ({r.problems()})" if r.problems() else "") for r in c.runs]
-            rows.append([c.scenario, str(c.steps), *cells, str(c.minimum)])
+            rows.append([printable(c.scenario), str(c.steps), *cells, str(c.minimum)])
         widths = [max(len(x) for x in col) for col in zip(["scenario", "steps", *heads], *rows)]
-        out.append(f"  group {group}")
+        out.append(f"  group {printable(group)}")
         for line in [["scenario", "steps", *heads], *rows]:
             out.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
     for c in comparisons:
-        out.append("  " + c.summary())
+        out.append("  " + printable(c.summary()))
     return out
 
 

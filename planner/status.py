@@ -54,6 +54,7 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
     from rmqplan.sources.live import LiveCluster, LiveClusterError
     from rmqplan.sources.remoting.acl import CredentialsError
     from rmqplan.status_report import StatusReport, render_status_html, render_status_text, status_json
+    from rmqlint.printable import printable
 
     if options.interval < 0 or options.timeout <= 0:
         err.write("rmqplan: error: --interval must be 0 or more and --timeout more than 0\n")
@@ -70,20 +71,20 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
                     err.write(f"rmqplan: reading the consume progress again in {options.interval:g} s\n")
                 time.sleep(options.interval)
                 second = live.progress(snapshot)
-    except (StrategyOptionError, CredentialsError, LiveClusterError) as e:
-        err.write(f"rmqplan: {e}\n")
+    except (StrategyOptionError, CredentialsError, LiveClusterError) as e:  # a broker's remark, names: printable
+        err.write(f"rmqplan: {printable(str(e))}\n")
         return EXIT_USAGE
     for line in connected.problems:
-        err.write(f"rmqplan: {line}\n")
+        err.write(f"rmqplan: {printable(line)}\n")
     for name in options.groups:
         if name not in connected.groups:
-            err.write(f"rmqplan: group {name}: no consumer of it is connected now\n")
+            err.write(f"rmqplan: group {printable(name)}: no consumer of it is connected now\n")
     fleet = None
     if connected.groups:
         try:
             fleet = parse_fleet_text(write_fleet(connected.planned), snapshot.source)
         except FleetError as e:
-            err.write("".join(f"rmqplan: {line}\n" for line in e.errors))
+            err.write("".join(f"rmqplan: {printable(line)}\n" for line in e.errors))
             return EXIT_USAGE
     sim = simulate_hand_written(fleet) if fleet is not None else None
     findings = find(sim) if sim is not None else []
@@ -95,7 +96,7 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
         try:
             write_html(options.html, render_status_html(report))
         except HtmlError as e:
-            err.write(f"rmqplan: {e}\n")
+            err.write(f"rmqplan: {printable(str(e))}\n")
             return EXIT_USAGE
     elif options.html:
         err.write(f"rmqplan: --html {options.html}: not written: no consumer group is connected\n")

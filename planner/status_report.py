@@ -30,6 +30,7 @@ from rmqplan.model import words
 from rmqplan.report.findings import PlanFinding, format_queues, queues_text
 from rmqplan.sources.cluster import ClusterSnapshot, ConsumeProgress, QueueOffsets
 from rmqplan.sources.from_cluster import FleetFromCluster
+from rmqlint.printable import printable
 
 CONFIRMS, CONTRADICTS, SILENT = "confirms", "contradicts", "silent"
 
@@ -215,7 +216,7 @@ def _by_client_id(r: GroupTopicResult, views: list[QueueView]) -> list[str]:
     ids: dict[str, list] = {}
     for p in r.processes:
         ids.setdefault(p.client_id, []).append(p)
-    labels = {cid: cid + (f" ({len(ps)} processes)" if len(ps) > 1 else "") for cid, ps in ids.items()}
+    labels = {cid: printable(cid) + (f" ({len(ps)} processes)" if len(ps) > 1 else "") for cid, ps in ids.items()}
     width = max(map(len, [*labels.values(), "(nobody)"]))
     lines = []
     for cid, ps in ids.items():
@@ -228,38 +229,41 @@ def _by_client_id(r: GroupTopicResult, views: list[QueueView]) -> list[str]:
             held = f"{format_queues(share)}  (kept: {why}" if share else f"({why}"
         else:
             held = (format_queues(share) + f"  ({sum(behind.get(q, 0) for q in share):,} behind)") if share else "-"
-        lines.append(f"    {label:<{width}}  {held}")
+        lines.append(f"    {label:<{width}}  {printable(held)}")
     if r.orphaned:
-        lines.append(f"    {'(nobody)':<{width}}  {format_queues(r.orphaned)}  "
+        lines.append(f"    {'(nobody)':<{width}}  {printable(format_queues(r.orphaned))}  "
                      f"({sum(behind.get(q, 0) for q in r.orphaned):,} behind)")
     return lines
 
 
 def render_status_text(report: StatusReport) -> str:
+    """The report; names from the cluster (groups, topics, brokers, client ids) are shown by `printable`: each
+    stays on its line, without control characters."""
     snap = report.snapshot
     first_read = min((p.read_at for p in snap.progress.values() if p.read_at), default=None)
     groups = list(report.connected.groups)
     if not groups:
         masters = len({b.name for b in snap.brokers})
-        return (f"rmqplan status: {snap.source}: no consumer group is connected now ({masters} broker"
+        return (f"rmqplan status: {printable(snap.source)}: no consumer group is connected now ({masters} broker"
                 f"{'s' if masters != 1 else ''} asked)\n")
     reads = (f"offsets read at {_when(first_read)} and again {report.interval:g} s later" if report.second
              else f"offsets read once at {_when(first_read)}")
-    out = [f"rmqplan status: {snap.source}: {reads}"]
+    out = [f"rmqplan status: {printable(snap.source)}: {reads}"]
     errors = [f for f in report.findings if f.severity == "error"]
     troubled = sorted({f.group for f in errors if f.group})
     out.append(f"{len(groups)} consumer group{'s' if len(groups) != 1 else ''} connected; "
-               + (f"problems now in {len(troubled)}: {', '.join(troubled)}" if troubled else "no error-level problem"))
+               + (f"problems now in {len(troubled)}: {', '.join(map(printable, troubled))}" if troubled
+                  else "no error-level problem"))
     tally = {CONFIRMS: 0, CONTRADICTS: 0, SILENT: 0}
     for group in sorted(groups, key=lambda g: g not in troubled):  # the groups in trouble first
         consumer = report.connected.groups[group]
         results = report.results(group)
         ids = len(set(consumer.client_ids))
         model = (consumer.message_model or "CLUSTERING").lower()
-        out += ["", f"group {group}: {model}, {len(consumer.connections)} connection"
+        out += ["", f"group {printable(group)}: {model}, {len(consumer.connections)} connection"
                     f"{'s' if len(consumer.connections) != 1 else ''}"
                     + (f" on {ids} client id{'s' if ids != 1 else ''}" if ids != len(consumer.connections) else "")
-                    + (f", strategy {_strategy_text(report, group)}" if model == "clustering" else "")]
+                    + (f", strategy {printable(_strategy_text(report, group))}" if model == "clustering" else "")]
         group_lines: list[str] = []
         for r in results:
             views = queue_views(report, r)
@@ -267,25 +271,27 @@ def render_status_text(report: StatusReport) -> str:
             state = f"{len(r.queues)} queue{'s' if len(r.queues) != 1 else ''}"
             if known:
                 state += f", {words.count(_behind(views), 'message', separators=True)} behind"
-            out.append(f"  {r.topic}: {state}")
+            out.append(f"  {printable(r.topic)}: {state}")
             out += _by_client_id(r, views)
             found = problems(report, r, views)
             reported = {v.queue for p in found for v in p.views}
             for p in found:
                 for k, n in p.verdicts().items():
                     tally[k] += n
-                group_lines.append(f"  {p.finding.severity:<7} {p.finding.code} {p.text}")
-                group_lines.append(f"          {p.evidence()}")
+                group_lines.append(f"  {p.finding.severity:<7} {p.finding.code} {printable(p.text)}")
+                group_lines.append(f"          {printable(p.evidence())}")
             for v in stalled(r, views, reported):
                 tally[CONTRADICTS] += 1
-                group_lines.append(f"  note    {format_queues([v.queue])} of {r.topic} held by {', '.join(v.holders)}: "
-                                   f"the brokers contradict: {v.verdict.why}")
+                note = (f"{format_queues([v.queue])} of {r.topic} held by {', '.join(v.holders)}: "
+                        f"the brokers contradict: {v.verdict.why}")
+                group_lines.append(f"  note    {printable(note)}")
         others = [f for f in report.findings if f.group == group and f.code not in ("PLAN001", "PLAN002")]
-        group_lines += [f"  {f.severity:<7} {f.code} {f.message}" for f in others]
+        group_lines += [f"  {f.severity:<7} {f.code} {printable(f.message)}" for f in others]
         out += group_lines
     routes = [f for f in report.findings if f.group is None]
     if routes:
-        out += ["", "topics"] + [f"  {f.severity:<7} {f.code} [{f.topic}] {f.message}" for f in routes]
+        out += ["", "topics"] + [f"  {f.severity:<7} {f.code} [{printable(f.topic or '')}] {printable(f.message)}"
+                                 for f in routes]
     n_errors = sum(1 for f in report.findings if f.severity == "error")
     codes = sorted({f.code for f in report.findings if f.severity == "error"})
     out += ["", f"problems now: {n_errors} error{'s' if n_errors != 1 else ''}"

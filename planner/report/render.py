@@ -43,6 +43,7 @@ from rmqplan.model.routes import is_retry_topic
 from rmqplan.model.scenarios import STEP_KEYS, churn, rollout_of, scenario_counts
 from rmqplan.model.words import count, noun
 from rmqplan.report.ranking import group_weights, ordered_groups
+from rmqlint.printable import printable
 
 STEP_TOTAL_KEYS = STEP_KEYS[:6]  # a step's own counts (the current_* ones serve the rollout's worst step)
 
@@ -209,8 +210,9 @@ def summary_json(sim: Simulation, engine: str) -> dict:
 def _process_map(r: GroupTopicResult, backlog: Optional[dict] = None) -> list[str]:
     """The figure of the duplicate client id incident: which process holds which queues, and the queues nobody holds;
     with the group's backlog, the messages behind on them."""
-    width = max((len(p.instance) for p in r.processes), default=0)
-    cid_width = max((len(p.client_id) for p in r.processes), default=0)
+    names = {p.instance: (printable(p.instance), printable(p.client_id)) for p in r.processes}
+    width = max((len(instance) for instance, _ in names.values()), default=0)
+    cid_width = max((len(cid) for _, cid in names.values()), default=0)
     behind = (lambda qs: f"  ({sum(backlog.get(q, 0) for q in qs):,} behind)") if backlog else (lambda qs: "")
     lines = []
     for p in r.processes:
@@ -222,9 +224,11 @@ def _process_map(r: GroupTopicResult, backlog: Optional[dict] = None) -> list[st
         else:
             share = r.assignment[p.instance]
             held = format_queues(share) + behind(share) if share else "-"
-        lines.append(f"      {p.instance:<{width}}  {p.client_id:<{cid_width}}  {held}")
+        instance, cid = names[p.instance]
+        lines.append(f"      {instance:<{width}}  {cid:<{cid_width}}  {printable(held)}")
     if r.orphaned:
-        lines.append(f"      {'(nobody)':<{width}}  {'':<{cid_width}}  {format_queues(r.orphaned)}{behind(r.orphaned)}")
+        lines.append(f"      {'(nobody)':<{width}}  {'':<{cid_width}}  "
+                     f"{printable(format_queues(r.orphaned))}{behind(r.orphaned)}")
     return lines
 
 
@@ -244,21 +248,22 @@ def _group_header(results: list[GroupTopicResult]) -> str:
     n = len(r.processes)
     processes = f"{n} process{'es' if n != 1 else ''}"
     if r.model == BROADCASTING:  # no strategy: every process takes every queue
-        return f"  group {r.group} ({r.model}, {processes})"
+        return f"  group {printable(r.group)} ({r.model}, {processes})"
     strategy = ", ".join(strategies) if strategies else "-"
-    return f"  group {r.group} ({r.model}, {strategy}, {processes})"
+    return f"  group {printable(r.group)} ({r.model}, {strategy}, {processes})"
 
 
 def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local engine",
                 assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
-    """`engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`)."""
-    out = [f"rmqplan: {sim.fleet.path}: {engine}"]
+    """`engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`). Names from the fleet
+    (and the paths) are shown by `printable`: each stays on its line, without control characters."""
+    out = [f"rmqplan: {printable(sim.fleet.path)}: {engine}"]
     backlogs = _backlogs(sim)
     weights = group_weights(sim, findings)
     for scenario in sim.scenarios:
         results = [r for r in sim.results if r.scenario == scenario]
         out.append("")
-        out.append(scenario if scenario == sim.scenarios[0] else f"scenario {scenario}")
+        out.append(scenario if scenario == sim.scenarios[0] else f"scenario {printable(scenario)}")
         if len(sim.steps.get(scenario, [])) > 1:
             out.extend(_step_lines(sim.steps[scenario], scenario_counts(sim, scenario)))
         by_group: dict[str, list[GroupTopicResult]] = {}
@@ -279,11 +284,12 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                     parts.append(f"failed {len(r.errored)}")
                 if scenario != sim.scenarios[0]:
                     parts.append(f"moved {len(r.moved)}")
-                out.append(f"    {r.topic}: {', '.join(parts)}")
+                out.append(f"    {printable(r.topic)}: {', '.join(parts)}")
                 backlog = backlogs.get(r.group)
                 weighed = shares(r, backlog) if backlog else None
                 if weighed is not None and weighed.total:
-                    out.append(f"      {backlog_line(weighed, None if scenario == sim.scenarios[0] else scenario)}")
+                    line = backlog_line(weighed, None if scenario == sim.scenarios[0] else scenario)
+                    out.append(f"      {printable(line)}")
                 small = len(r.processes) <= MAP_MAX_PROCESSES and len(r.queues) <= MAP_MAX_QUEUES
                 if assignments or small:
                     out.extend(_process_map(r, backlog if weighed is not None and weighed.total else None))
@@ -294,7 +300,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
         out.append(f"findings ({len(findings):,})")
         for f in findings:
             where = " ".join(x for x in (f.scenario, f.group, f.topic) if x)
-            out.append(f"  {f.severity:<7} {f.code} [{where}] {f.message}")
+            out.append(f"  {f.severity:<7} {f.code} [{printable(where)}] {printable(f.message)}")
     else:
         out.append("findings: none")
     omitted = sum(counts.values()) - len(findings) if counts is not None else 0
@@ -318,11 +324,12 @@ def _kinds(counts: dict) -> str:
 
 def _step_lines(steps, counts) -> list[str]:
     """A sequence's steps, one line each, then a heading for the groups as the last step leaves them."""
-    width = max(len(s.name) for s in steps)
+    names = [printable(s.name) for s in steps]
+    width = max(map(len, names))
     lines = []
-    for s, t in zip(steps, counts):
+    for s, name, t in zip(steps, names, counts):
         problems = "".join(f", {key} {t[key]}" for key in ("orphaned", "duplicated") if t[key])
-        lines.append(f"  step {s.index:>{len(str(len(steps)))}}  {s.name:<{width}}  moved {t['moves']} "
+        lines.append(f"  step {s.index:>{len(str(len(steps)))}}  {name:<{width}}  moved {t['moves']} "
                      f"({_kinds(t)}){problems}")
     lines.append("  after the last step:")
     return lines
@@ -330,11 +337,12 @@ def _step_lines(steps, counts) -> list[str]:
 
 def churn_line(c: dict) -> str:
     r = c.get("rollout")
+    name = printable(c["name"])
     if r is None:
-        return f"scenario {c['name']}: {_change_owner(c['moved_queues'])}"
+        return f"scenario {name}: {_change_owner(c['moved_queues'])}"
     if r["steps"] <= 1:
-        return f"scenario {c['name']}: {_change_owner(c['moved_queues'])} ({_kinds(r)})"
-    return (f"scenario {c['name']}: {count(r['steps'], 'step', separators=True)}, "
+        return f"scenario {name}: {_change_owner(c['moved_queues'])} ({_kinds(r)})"
+    return (f"scenario {name}: {count(r['steps'], 'step', separators=True)}, "
             f"{count(r['moves'], 'move', separators=True)} ({_kinds(r)}), worst step {r['worst_orphaned']:,} orphaned "
             f"and {r['worst_duplicated']:,} duplicated; after the last step "
             f"{count(c['moved_queues'], 'queue', separators=True)} {noun(c['moved_queues'], 'differs', 'differ')} "
@@ -357,6 +365,7 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
     fails. Raises OutputError (one line) for a DIR that is someone else's (not empty, no `marker` file of a
     previous run) or cannot be written."""
+    from rmqlint.interrupts import deferred
     from rmqlint.output import as_created
 
     target = Path(out_dir)
@@ -368,35 +377,47 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     if target.is_symlink():  # DIR is a link: the directory it names is replaced, the link stays
         target = target.resolve()
     parent = target.resolve().parent
+    tmp: Optional[Path] = None  # the staging directory while it exists and is ours to remove
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
-        as_created(tmp, directory=True)  # it becomes DIR: the umask's permissions, not mkdtemp's 0700
-    except OSError as e:
-        raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
-    try:
+        with deferred():  # a signal in these steps acts once `tmp` is known, so the `finally` removes it
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+                tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+                as_created(tmp, directory=True)  # it becomes DIR: the umask's permissions, not mkdtemp's 0700
+            except OSError as e:
+                raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
         yield tmp
-        old: Optional[Path] = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
-            old.rmdir()
-            target.rename(old)
-        tmp.rename(target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        with deferred():  # DIR is the previous output or the new one, never neither
+            _move_into_place(tmp, target)
+            tmp = None
     except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise OutputError(f"{option} {out_dir}: cannot write: {e.strerror or e}") from None
     except (OutputError, Abandoned):
-        shutil.rmtree(tmp, ignore_errors=True)
         raise
     except Exception as e:  # Spark or Parquet failed (a Py4J error): one line, nothing left behind
-        shutil.rmtree(tmp, ignore_errors=True)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise OutputError(f"{option} {out_dir}: {first}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+    finally:  # after a failure, an interrupt (KeyboardInterrupt, SIGTERM) or a generator closed unfinished
+        if tmp is not None:
+            with deferred():
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _move_into_place(tmp: Path, target: Path) -> None:
+    """Rename `tmp` to `target`; a previous `target` is moved aside first and removed once `tmp` is in its place,
+    or put back when that rename fails."""
+    if not target.exists():
+        tmp.rename(target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old.rmdir()
+    target.rename(old)
+    try:
+        tmp.rename(target)
+    except OSError:
+        old.rename(target)
         raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def write_out(out_dir: str | Path, summary_doc: dict, write_contents: Callable[[str], None]) -> None:
