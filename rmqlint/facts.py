@@ -18,7 +18,7 @@ from rmqlint import values as _values
 from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
-FACTS_VERSION = 12  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 13  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,9 @@ class Setting:
     What fixes need, when the frontend knows it: `written`, the value's expression as written there (a setter's
     argument, an attribute's value, a configuration value); `removal`, the text whose deletion removes the setting
     (an annotation attribute with its comma); `slot`, where another setting of the client can be written next to
-    this one."""
+    this one; `local_names` (Python), the names that mean something other than the module's own where the value is
+    written (the enclosing functions' parameters and locals, the class body's names): a fix that writes
+    `uuid.uuid4()` there must not find `uuid` among them."""
 
     value: Value
     location: Location
@@ -47,6 +49,7 @@ class Setting:
     written: Optional[Span] = field(default=None, compare=False)
     removal: Optional[Span] = field(default=None, compare=False)
     slot: Optional[Slot] = field(default=None, compare=False)
+    local_names: list[str] = field(default_factory=list, compare=False)
 
 
 @dataclass
@@ -212,7 +215,10 @@ class FileFacts:
     package: str = ""  # Java package, for fully qualified references
     # Java single-type imports: simple name -> qualified; Python module-level imports: bound name -> what it imports.
     imports: dict[str, str] = field(default_factory=dict)
-    import_slot: Optional[Slot] = field(default=None, compare=False)  # Python: where a new `import x` goes
+    # Python: where one more `import x` can go, in source order; each name the module binds, with where a plain
+    # `import name` binds it (-1: bound otherwise too). See `rmqlint.frontends.python_imports`.
+    import_slots: list[Slot] = field(default_factory=list, compare=False)
+    module_names: dict[str, int] = field(default_factory=dict)
     # Java: simple class name -> the listener facts of a (non-abstract) class of this file implementing
     # MessageListenerConcurrently/Orderly (directly or through a superclass of the same file), for consumers in
     # other files that register it (`Listener.class_ref`). Locations point into this file.

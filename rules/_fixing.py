@@ -1,8 +1,15 @@
-"""What rules share to build their fixes (`rmqlint.fixes`): the literal behind a value's text, with its place."""
+"""What rules share to build their fixes (`rmqlint.fixes`): the literal behind a value's text, with its place; the
+`import` a Python fix needs for a module it names."""
 
 from __future__ import annotations
 
+from rmqlint.facts import FileFacts, Setting
+from rmqlint.fixes import Edit, in_slot
 from rmqlint.values import Lit, Value, alternatives
+
+
+class Unfixable(Exception):
+    """No fix can be offered; the message says why, in words that can end a finding's message."""
 
 
 def written_literal(value: Value | None, text: str) -> Lit | None:
@@ -13,3 +20,23 @@ def written_literal(value: Value | None, text: str) -> Lit | None:
         if isinstance(alternative, Lit) and alternative.text == text and alternative.origin is not None:
             return alternative
     return None
+
+
+def python_module(facts: FileFacts, setting: Setting, module: str) -> list[Edit]:
+    """The edits that let a Python expression written at `setting` name the module `module` (a top-level name such
+    as `uuid`): none when `import module` already binds it before the place; else `import module` at the last
+    import place before the statement holding it (after an import rather than before the first statement), so
+    the name is bound before that code runs. Raises Unfixable where the name is something else there: a
+    parameter or local, a module name bound otherwise, or maybe by a star import."""
+    at = setting.written.start
+    bound = facts.module_names.get(module)
+    if module in setting.local_names or (bound is not None and bound < 0) or "*" in facts.module_names:
+        raise Unfixable(f'"{module}" is not the {module} module at this call')
+    if bound is not None and bound <= at:
+        return []
+    places = [slot for slot in facts.import_slots if slot.span.path == setting.written.path
+              and (slot.span.start if slot.before else slot.span.end) <= at]
+    after_import = [slot for slot in places if not slot.before]
+    if not places:
+        raise Unfixable(f'no line of its own for "import {module}" before this call')
+    return [in_slot((after_import or places)[-1], module)]

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Iterable
 
 from rmqlint.findings import Finding, Related
-from rmqlint.fixes import UNSAFE, Fix, after, appended, in_slot, removal
+from rmqlint.fixes import UNSAFE, Fix, after, appended, removal
 from rmqlint.project import Project
 from rmqlint.values import Lit, literal_texts
 from rmqlint.rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
 from rmqlint.rules._deployed_names import deployed_collisions
 from rmqlint.rules._examples import line_of
+from rmqlint.rules._fixing import Unfixable, python_module
 from rmqlint.rules.base import Example, Rule
 
 # The value every client starts with; a clustering consumer replaces it at start, so writing it is harmless.
@@ -517,8 +518,9 @@ Something unique per replica works too, but choose it for where the replicas run
 
 `rmqlint --fix --unsafe-fixes` makes the name unique per process and keeps the fixed part, which still tells apart
 consumers of one group that run in one process on purpose: Java appends what the client itself uses for a name it
-replaces (`"XUJIAN_MACBOOK@" + UtilAll.getPid() + "#" + System.nanoTime()`), Python a random UUID (`import uuid`
-added; a container's process is pid 1), Spring configuration `-${random.uuid}`, which Spring Boot fills in once per
+replaces (`"XUJIAN_MACBOOK@" + UtilAll.getPid() + "#" + System.nanoTime()`), Python a random UUID (a container's
+process is pid 1; `import uuid` added before the code that runs it, and no fix where `uuid` names something else
+there, as the message then says), Spring configuration `-${random.uuid}`, which Spring Boot fills in once per
 process; a `@RocketMQMessageListener` loses its `instanceName` attribute (the starter does not read placeholders
 there). The fix is unsafe because the client id changes, and with it what dashboards and scripts show.
 """
@@ -669,7 +671,9 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             # Where the consumer is created, when the name is set elsewhere (a setter line, a config file).
             related = [] if client.location == at else [Related(client.location, f"clustering consumer "
                                                                                     f"{describe_group(client)}")]
-            yield self.finding(self._message(client, names), at, related, fix=unique_name_fix(facts, client))
+            fix, refused = unique_name_fix(facts, client)
+            message = self._message(client, names) + (f"; no fix is offered: {refused}" if refused else "")
+            yield self.finding(message, at, related, fix=fix)
         # Names no code writes: what the client or framework release and the deployment make of them.
         for collision in deployed_collisions(project):
             yield self.finding(collision.message, collision.location, collision.related)
@@ -711,31 +715,30 @@ PYTHON_UNIQUE = "uuid.uuid4().hex"
 SPRING_UNIQUE = "-${random.uuid}"
 
 
-def unique_name_fix(facts, client) -> Fix | None:
+def unique_name_fix(facts, client) -> tuple[Fix | None, str]:
     """Unsafe (the client id changes, and with it what monitoring shows): the fixed name made unique per process,
     in the way of each API; a Spring listener's `instanceName` attribute is dropped (the starter does not read
-    placeholders there, and the annotation's default `DEFAULT` is replaced at start)."""
+    placeholders there, and the annotation's default `DEFAULT` is replaced at start). With no fix, why not, when
+    the reason is the code's (not where the frontend knows no place to edit)."""
     setting = client.instance_name
     if client.api == "spring-listener":
         if setting.removal is None:
-            return None
-        return Fix("drop instanceName: the client names each process itself", (removal(setting.removal),), UNSAFE)
+            return None, ""
+        return Fix("drop instanceName: the client names each process itself", (removal(setting.removal),), UNSAFE), ""
     if setting.written is None:
-        return None
+        return None, ""
     literal = setting.value.origin if isinstance(setting.value, Lit) else None
     if client.api == "java":
         return Fix("make the name unique per process (pid and start time)",
-                   (appended(setting.written, literal, "@", JAVA_UNIQUE),), UNSAFE)
+                   (appended(setting.written, literal, "@", JAVA_UNIQUE),), UNSAFE), ""
     if client.api == "spring-config":
         return Fix("make the name unique per process (${random.uuid})", (after(setting.written, SPRING_UNIQUE),),
-                   UNSAFE)
-    if client.api == "python2":
-        edits = [appended(setting.written, literal, "@", PYTHON_UNIQUE)]
-        if facts.imports.get("uuid") != "uuid":
-            if "uuid" in facts.imports or facts.import_slot is None:
-                return None  # the name is taken by something else, or there is no line for the import
-            edits.append(in_slot(facts.import_slot, "uuid"))
-        if len({e.path for e in edits}) != 1:
-            return None
-        return Fix("make the name unique per process (a random UUID)", tuple(edits), UNSAFE)
-    return None
+                   UNSAFE), ""
+    if client.api == "python2" and setting.written.path == facts.path:  # the import goes in the client's file
+        try:
+            edits = [appended(setting.written, literal, "@", PYTHON_UNIQUE),
+                     *python_module(facts, setting, "uuid")]
+        except Unfixable as err:
+            return None, str(err)
+        return Fix("make the name unique per process (a random UUID)", tuple(edits), UNSAFE), ""
+    return None, ""

@@ -340,7 +340,8 @@ class ClientCollector:
 
     def _setting(self, node: cst.BaseExpression, where: cst.CSTNode, scope: Scope) -> Setting:
         return Setting(self.index.value(node, scope), self.index.loc(where),
-                       written=self.index.span(node, operand=is_operand(node)))
+                       written=self.index.span(node, operand=is_operand(node)),
+                       local_names=self.index.local_names(scope))
 
     def _model(self, node: cst.BaseExpression, scope: Scope, where: cst.CSTNode | None = None) -> Setting:
         """A 2.x message model: `MessageModel.X`, or the ctypes enum's number (BROADCASTING = 0, CLUSTERING = 1)."""

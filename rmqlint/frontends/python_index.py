@@ -409,6 +409,20 @@ class PythonIndex:
             current = current.parent
         return None
 
+    def local_names(self, scope: Scope) -> list[str]:
+        """The names that mean something other than the module's own at a place in `scope`, as `find` resolves
+        them: bound by the enclosing functions (not those declared global there), or by the class whose body the
+        place is in (a method does not see its class's names)."""
+        names: set[str] = set()
+        current: Scope | None = scope
+        first = True
+        while current is not None and current.kind != "module":
+            if first or current.kind != "class":
+                names.update(name for name in current.bindings if name not in current.globals)
+            first = False
+            current = current.parent
+        return sorted(names)
+
     def qualified(self, node: cst.BaseExpression, scope: Scope) -> str | None:
         """The imported dotted name an expression denotes (`mq.PushConsumer` -> `rocketmq.client.PushConsumer`)."""
         if isinstance(node, cst.Name):

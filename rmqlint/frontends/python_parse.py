@@ -74,7 +74,8 @@ def _parse_into(facts: FileFacts, path: str, data: bytes) -> None:
         facts.suppressions = _suppressions(text, tree.body)
     positions = TextBytes(path, text, _declared_encoding(data[:4096]), 3 if data.startswith(codecs.BOM_UTF8) else 0)
     facts.imports = python_imports.bound(tree)
-    facts.import_slot = python_imports.slot(tree, positions)
+    facts.import_slots = python_imports.slots(tree, positions)
+    facts.module_names = python_imports.module_names(tree, positions)
     sliced = slice_module(text, tree)
     del tree  # the kept statements stay referenced by the slice; the rest of the tree goes before libcst runs
     problem = _too_deep(path, sliced)

@@ -643,3 +643,62 @@ def test_rmq010_properties_and_rmq002_yaml(tmp_path):
         "Daily , Weekly", "Daily || Weekly")  # report.formats is no subscription: left as it is
     assert text(after["audit/src/main/resources/application.yml"]) == yaml.replace("AAAAA", "aaaaa")
     assert codes_after(tmp_path) == []
+
+
+# --- RMQ001 in Python: where `import uuid` goes, and where the name means something else -------------------------
+
+def test_rmq001_python_import_goes_before_a_module_level_use(tmp_path):
+    # The client is configured when the module is imported, before its last import: `import uuid` added after that
+    # import would come too late (NameError at import).
+    source = '''\
+from __future__ import annotations
+
+from rocketmq.client import PushConsumer
+
+consumer = PushConsumer("CID_ORDER")
+consumer.set_instance_name("node")
+consumer.subscribe("OrderTopic", print)
+
+import json  # noqa: E402
+'''
+    after = text(fix(tmp_path, {"consumer.py": source}, "--unsafe-fixes")["consumer.py"])
+    assert after == source.replace("PushConsumer\n\n", "PushConsumer\nimport uuid\n\n", 1).replace(
+        '"node"', '"node@" + uuid.uuid4().hex')
+    assert codes_after(tmp_path) == []
+
+
+def test_rmq001_python_import_before_the_first_statement_when_every_import_comes_later(tmp_path):
+    source = '''\
+"""Orders."""
+from __future__ import annotations
+
+
+def start():
+    consumer = PushConsumer("CID_ORDER")
+    consumer.set_instance_name("node")
+    consumer.subscribe("OrderTopic", print)
+
+
+from rocketmq.client import PushConsumer  # noqa: E402
+import uuid  # noqa: E402  (too late for a call made before it)
+'''
+    after = text(fix(tmp_path, {"consumer.py": source}, "--unsafe-fixes")["consumer.py"])
+    assert after == source.replace("annotations\n", "annotations\nimport uuid\n", 1).replace(
+        '"node"', '"node@" + uuid.uuid4().hex')
+
+
+@pytest.mark.parametrize("where, source", [
+    ("a parameter", "def start(uuid=None):\n    consumer = PushConsumer(\"CID_ORDER\")\n"),
+    ("a local", "def start():\n    uuid = 7\n    consumer = PushConsumer(\"CID_ORDER\")\n"),
+    ("a module name", "uuid = 7\n\n\ndef start():\n    consumer = PushConsumer(\"CID_ORDER\")\n"),
+    ("another import", "from mylib import uuid\n\n\ndef start():\n    consumer = PushConsumer(\"CID_ORDER\")\n"),
+])
+def test_rmq001_python_no_fix_where_uuid_means_something_else(tmp_path, where, source):
+    source = ("from rocketmq.client import PushConsumer\n" + source +
+              '    consumer.set_instance_name("node")\n    consumer.subscribe("OrderTopic", print)\n')
+    after = text(fix(tmp_path, {"consumer.py": source}, "--unsafe-fixes")["consumer.py"])
+    assert after == source
+    finding = next(f for f in lint(LintOptions(paths=[tmp_path / "p"], use_cache=False)).findings
+                   if f.code == "RMQ001")
+    assert finding.fix is None
+    assert finding.message.endswith('no fix is offered: "uuid" is not the uuid module at this call'), where
