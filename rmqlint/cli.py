@@ -31,7 +31,8 @@ commands:
   write ./rules)
 
 The whole project (the nearest directory above PATH holding .git, pyproject.toml or .rmqlint.toml) is indexed, so
-constants and producers in other files are seen; findings are reported for PATH only. A git repository or a
+constants and producers in other files are seen; findings are reported for PATH only, and those elsewhere that
+cite a file of PATH (a client release, a manifest, a producer that caused them). A git repository or a
 directory with .rmqlint.toml or [tool.rmqlint] below it is a project of its own, linted alone. Paths print
 relative to the current directory (absolute outside it). Settings come from
 [tool.rmqlint] in pyproject.toml or from .rmqlint.toml (select, ignore, exclude, fail-on, tests); options override

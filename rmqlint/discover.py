@@ -1,8 +1,8 @@
 """Which files make up the project: the root, the source files under it, and the ones the user asked about.
 
 The whole project is always indexed (cross-file rules need every constant and every producer), but findings are
-reported only for the paths given on the command line: that is how a pre-commit run on three changed files still
-sees the rest of the repository.
+reported only for the paths given on the command line (and those that cite one of their files: `rmqlint.engine`):
+that is how a pre-commit run on three changed files still sees the rest of the repository.
 
 A project never reaches into another one nested in it: a git repository (a clone, a submodule) or a marked project
 (`.rmqlint.toml`, or a `pyproject.toml` with a `[tool.rmqlint]` table) below the root is linted on its own, so a

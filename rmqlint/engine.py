@@ -165,10 +165,17 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
             cache.remember(cache.snapshot(stats, state, after_run=True), [finding_to_json(f) for f in findings])
     cache.save()
 
-    findings = [_within(f, discovery.report) for f in findings
-                if f.location.path in discovery.report or f.location.path in discovery.report_others]
+    reported = discovery.report | discovery.report_others
+    findings = [_within(f, discovery.report) for f in findings if _involves(f, reported)]
     result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
     return result, discovery.nested
+
+
+def _involves(finding: Finding, paths: set[str]) -> bool:
+    """Whether the finding is at one of `paths` or cites one of them among its related places: a change to a file
+    reports what it causes elsewhere too (a client release in pom.xml that makes the consumers' names collide, a
+    replica count in a manifest, a producer's tag that no longer matches a subscription)."""
+    return finding.location.path in paths or any(r.location.path in paths for r in finding.related)
 
 
 def _within(finding: Finding, report: set[str]) -> Finding:

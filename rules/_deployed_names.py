@@ -22,7 +22,7 @@ from rmqlint.client_releases import (BINDER_KEYS, CLOUD_BINDER, REMOTING_CLIENT,
                                      version_tuple)
 from rmqlint.binder import binder_consumers
 from rmqlint.facts import ClientFact, Location
-from rmqlint.findings import Related
+from rmqlint.findings import Related, message
 from rmqlint.project import Module, Placement, Project, Release
 from rmqlint.text import canonical_key
 from rmqlint.values import Dynamic, alternatives
@@ -35,7 +35,7 @@ _HOST_SAYS = {"host": "the host name (or address), which on host networking is t
 
 @dataclass(frozen=True)
 class DeployedCollision:
-    message: str
+    message: tuple  # parts (`rmqlint.findings.message`): the deployment is cited where the finding is elsewhere
     location: Location
     related: tuple[Related, ...]
 
@@ -84,7 +84,7 @@ def _python_collision(clients: list[ClientFact], placement: Placement) -> Deploy
             "one client id, consume the same queues, and leave other queues to nobody; set each replica's "
             "instanceName to the pod's name from the downward API (or a UUID)")
     related = tuple(Related(c.location, f"clustering consumer {describe_group(c)}") for c in clients[:3])
-    return DeployedCollision(text, placement.location, related)
+    return DeployedCollision(message(text), placement.location, related)
 
 
 def _cause(project: Project, module: Module, client: ClientFact) -> tuple[Release, MadeName, str] | None:
@@ -120,9 +120,8 @@ def _release_collision(release: Release, made: MadeName, via: str, clients: list
     fix = _fix(release, made)
     same = "the same in every process (it holds no pid)" if made.fixed else \
         "the same in every container (each one's process is pid 1)"
-    text = (f"{what} gives every clustering consumer {name}, {same}: {placement.service} runs {placement.why}, so "
-            f"up to {placement.per_ip} processes report one IP and one client id, consume the same queues, and leave "
-            "other queues to nobody")
+    text = (f" runs {placement.why}, so up to {placement.per_ip} processes report one IP and one client id, consume "
+            "the same queues, and leave other queues to nobody")
     if made.holds_secret:
         text += "; the name also holds the secret key, which every broker then logs with the client id"
     if placement.host_network and _before(release, (4, 9, 0)):
@@ -131,7 +130,9 @@ def _release_collision(release: Release, made: MadeName, via: str, clients: list
     text += f"; {fix}"
     related = [Related(placement.location, f"{placement.service}: {placement.per_ip} processes may share one IP")]
     related += [Related(c.location, f"clustering consumer {describe_group(c)}") for c in clients[:3]]
-    return DeployedCollision(text, release.location, tuple(related))
+    parts = message(f"{what} gives every clustering consumer {name}, {same}: {placement.service} at ",
+                    placement.location, text)
+    return DeployedCollision(parts, release.location, tuple(related))
 
 
 def _fix(release: Release, made: MadeName) -> str:
@@ -157,12 +158,13 @@ def _made_from_host(client: ClientFact, placement: Placement) -> DeployedCollisi
     if "host" in pers and not placement.host_network:
         return None  # each pod its own host name
     said = " and ".join(_HOST_SAYS[p] for p in sorted(pers))
-    text = (f"the instanceName of clustering consumer {describe_group(client)} is made from {said}: "
-            f"{placement.service} runs {placement.why}, so up to {placement.per_ip} replicas report one IP and one "
-            "client id, consume the same queues, and leave other queues to nobody; name each replica by the pod's "
-            "name (the downward API's metadata.name, e.g. a POD_NAME variable), which is unique per pod")
+    parts = message(
+        f"the instanceName of clustering consumer {describe_group(client)} is made from {said}: {placement.service} "
+        "at ", placement.location, f" runs {placement.why}, so up to {placement.per_ip} replicas report one IP and "
+        "one client id, consume the same queues, and leave other queues to nobody; name each replica by the pod's "
+        "name (the downward API's metadata.name, e.g. a POD_NAME variable), which is unique per pod")
     related = (Related(placement.location, f"{placement.service}: {placement.per_ip} processes may share one IP"),)
-    return DeployedCollision(text, client.instance_name.location, related)
+    return DeployedCollision(parts, client.instance_name.location, related)
 
 
 def _configured(project: Project, module: Module, keys: tuple[str, ...]) -> bool:

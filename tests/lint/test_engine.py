@@ -9,7 +9,12 @@ from rmqlint.frontends import frontend_named
 from tests.lint.test_engine_fixtures import (
     CONSUMER_FINDING_LINE,
     CONSUMER_JAVA,
+    FROM_HOSTNAME,
+    ORDERS_CONSUMER,
+    ORDERS_DEPLOYMENT,
+    ORDERS_POM,
     OTHER_CONSUMER_JAVA,
+    deployed_files,
     java_project,
     write_project,
 )
@@ -41,6 +46,25 @@ def test_partial_file_list_sees_the_whole_project_and_reports_only_those_files(t
     partial = run(root / CONSUMER, root / "src/main/java/com/app/Plain.java")
     assert codes_at(partial) == [("RMQ001", CONSUMER, 8)]
     assert '"fixed-worker"' in partial.findings[0].message and partial.files_checked == 2
+
+
+def test_a_file_a_finding_cites_reports_it(tmp_path):
+    """pre-commit passes the changed files only: a commit of the client release or of the manifest reports the
+    collision it causes, wherever the finding is, and cites the manifest; a file the finding does not cite does not."""
+    root = write_project(tmp_path / "release", {**deployed_files(version="4.5.1"),
+                                                "orders/src/main/java/com/example/orders/Plain.java": "class Plain {}"})
+    expected = [("RMQ001", ORDERS_POM, 10)]
+    assert codes_at(run(root)) == expected
+    for changed in (ORDERS_POM, ORDERS_DEPLOYMENT, ORDERS_CONSUMER):
+        result = run(root / changed)
+        assert codes_at(result) == expected, changed
+        assert f"Deployment orders at {ORDERS_DEPLOYMENT}:13 runs 3 replicas" in result.findings[0].message
+    assert codes_at(run(root / "orders/src/main/java/com/example/orders/Plain.java")) == []
+
+    root = write_project(tmp_path / "hostname", deployed_files(name=FROM_HOSTNAME))
+    (finding,) = run(root / ORDERS_DEPLOYMENT).findings
+    assert (finding.code, finding.location.path, finding.location.line) == ("RMQ001", ORDERS_CONSUMER, 8)
+    assert f"Deployment orders at {ORDERS_DEPLOYMENT}:13 runs 3 replicas" in finding.message
 
 
 def test_suppression_on_the_line_and_the_line_above(tmp_path):

@@ -84,3 +84,68 @@ def java_project(root: Path, **kw) -> Path:
         },
         **kw,
     )
+
+
+# A module deployed on host networking whose consumers set no instanceName: the client release (pom.xml) and the
+# replica count (the manifest) decide whether replicas on one node report one client id (RMQ001 at the release).
+CLIENT_POM = """\
+<project>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>orders</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.apache.rocketmq</groupId>
+      <artifactId>rocketmq-client</artifactId>
+      <version>{version}</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+HOST_NETWORK_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: orders
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels: {{app: orders}}
+  template:
+    metadata:
+      labels: {{app: orders}}
+    spec:
+      hostNetwork: true
+      containers:
+        - name: orders
+          image: registry.example.com/orders:1.4.2
+"""
+
+ORDERS_CONSUMER_JAVA = """\
+package com.example.orders;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class OrderConsumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("orders_consumer");%s
+        consumer.subscribe("OrderTopic", "*");
+        consumer.start();
+    }
+}
+"""
+UNNAMED = ""
+FROM_HOSTNAME = '\n        consumer.setInstanceName(System.getenv("HOSTNAME"));'  # the node's name on host networking
+
+ORDERS_POM = "orders/pom.xml"
+ORDERS_DEPLOYMENT = "deploy/orders.yaml"
+ORDERS_CONSUMER = "orders/src/main/java/com/example/orders/OrderConsumer.java"
+
+
+def deployed_files(version: str = "4.9.3", replicas: int = 3, name: str = UNNAMED) -> dict[str, str]:
+    """The deployed orders module: rocketmq-client `version`, `replicas` on host networking, a consumer `name`d."""
+    return {ORDERS_POM: CLIENT_POM.format(version=version),
+            ORDERS_DEPLOYMENT: HOST_NETWORK_DEPLOYMENT.format(replicas=replicas),
+            ORDERS_CONSUMER: ORDERS_CONSUMER_JAVA % name}
