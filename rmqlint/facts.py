@@ -18,7 +18,7 @@ from rmqlint import values as _values
 from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
-FACTS_VERSION = 13  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 14  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)

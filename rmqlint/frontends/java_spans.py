@@ -22,6 +22,9 @@ _OPERANDS = frozenset({
 })
 _ADDITIVE = frozenset({"+", "-", "*", "/", "%"})
 _COMMENTS = frozenset({"line_comment", "block_comment"})
+# Where a statement written after another runs whenever that one does: in a block or a `case X:` group. The body
+# of a brace-less `if`/`else`/`for`/`while`/`do` or a label is one statement: one written after it runs always.
+_SEQUENCES = frozenset({"block", "constructor_body", "switch_block_statement_group"})
 
 
 def is_operand(node: tree_sitter.Node) -> bool:
@@ -38,7 +41,8 @@ def written(java: JavaTree, node: tree_sitter.Node | None) -> Span | None:
 
 def setter_slot(java: JavaTree, call: tree_sitter.Node) -> Slot | None:
     """After the statement `receiver.setX(..);` (and a comment ending its line), a new line with the same
-    indentation for `receiver.setY(..);`. None when the statement shares its lines with other code."""
+    indentation for `receiver.setY(..);`. None when the statement shares its lines with other code, or is the
+    body of a brace-less `if`, `for`, `while` (the new one would run whatever the condition)."""
     statement = call.parent
     if statement is None or statement.type != "expression_statement":
         return None
@@ -62,6 +66,8 @@ def creation_slot(java: JavaTree, creation: tree_sitter.Node) -> Slot | None:
 
 
 def _after(java: JavaTree, statement: tree_sitter.Node, head: str) -> Slot | None:
+    if statement.parent is None or statement.parent.type not in _SEQUENCES:
+        return None  # a brace-less body: the new statement would run unconditionally
     source = java.source
     line_start = source.rfind(b"\n", 0, statement.start_byte) + 1
     indent = source[line_start:statement.start_byte]

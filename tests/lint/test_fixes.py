@@ -702,3 +702,35 @@ def test_rmq001_python_no_fix_where_uuid_means_something_else(tmp_path, where, s
                    if f.code == "RMQ001")
     assert finding.fix is None
     assert finding.message.endswith('no fix is offered: "uuid" is not the uuid module at this call'), where
+
+
+# --- Java: a statement after the body of a brace-less if/for/while would run always --------------------------------
+
+@pytest.mark.parametrize("head", ["if (big)", "else", "for (int i = 0; i < 1; i++)", "while (big)", "label:"])
+def test_java_no_setter_after_a_brace_less_body(tmp_path, head):
+    prefix = "if (!big) consumer.setConsumeTimeout(1);\n        " if head == "else" else ""
+    source = f"""\
+package com.app;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+
+public class Ledger {{
+    public void start(boolean big) throws Exception {{
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_consumer");
+        {prefix}{head}
+            consumer.setConsumeThreadMin(40);
+        consumer.subscribe("LedgerTopic", "*");
+        consumer.start();
+        DefaultMQPushConsumer orderly = null;
+        {prefix.replace("consumer.", "orderly.")}{head}
+            orderly = new DefaultMQPushConsumer("orderly_consumer");
+        orderly.subscribe("LedgerTopic", "*");
+        orderly.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+    }}
+}}
+"""
+    path = "src/main/java/com/app/Ledger.java"
+    assert text(fix(tmp_path, {path: source}, "--unsafe-fixes")[path]) == source
+    assert sorted(code for code, _path in codes_after(tmp_path)) == ["RMQ005", "RMQ006"]
