@@ -1,7 +1,8 @@
 """The `rmqplan fleet` and `rmqplan check` commands: arguments in, one report out, rmqlint's exit codes.
 
 The cluster is a `ClusterSource`: saved mqadmin outputs (`--cluster DIR`) or the live cluster (`--namesrv ADDR`);
-a live cluster that cannot be read is one line and exit 2, and nothing is written."""
+a live cluster that cannot be read is one line and exit 2, and nothing is written. Lines on stderr quote names from
+the code, the file system and the cluster: `printable` keeps each one line, without control characters."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import os
 from typing import Optional, Sequence, TextIO
 
 from rmqplan.sources.cluster_source import ClusterSource
+from rmqlint.printable import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def _missing(paths: Sequence[Optional[str]]) -> list[str]:
-    return [f"rmqplan: {p}: no such directory" for p in paths if p is not None and not os.path.isdir(p)]
+    return [f"rmqplan: {printable(p)}: no such directory" for p in paths if p is not None and not os.path.isdir(p)]
 
 
 def _config_errors(error: Exception, code: str) -> str:
@@ -26,10 +28,10 @@ def _config_errors(error: Exception, code: str) -> str:
     from rmqplan.sources.services import configured_nodes, explicit_services
 
     pyproject = Path(code) / "pyproject.toml"
-    lines = str(error).splitlines()
+    lines = list(getattr(error, "lines", None) or str(error).splitlines())
     for problems in (explicit_services(pyproject)[1], configured_nodes(pyproject)[1]):
         lines += [str(p) for p in problems if str(p) not in lines]
-    return "".join(f"rmqplan: {line}\n" for line in lines)
+    return "".join(f"rmqplan: {printable(line)}\n" for line in lines)
 
 
 def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int],
@@ -48,18 +50,18 @@ def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, node
     except ConfigError as e:
         err.write(_config_errors(e, code))
         return EXIT_USAGE
-    except (DiscoveryError, ClusterSourceError) as e:
-        err.write("".join(f"rmqplan: {line}\n" for line in str(e).splitlines()))
+    except (DiscoveryError, ClusterSourceError) as e:  # one line each
+        err.write(f"rmqplan: {printable(str(e))}\n")
         return EXIT_USAGE
     for line in result.problems:
-        err.write(f"rmqplan: {line}\n")
+        err.write(f"rmqplan: {printable(str(line))}\n")
     if not result.planned.groups:
         if result.left_out:
-            err.write(f"rmqplan: {code}: no fleet written: every consumer group found ({result.left_out}) was left "
-                      "out\n")
+            err.write(printable(f"rmqplan: {code}: no fleet written: every consumer group found ({result.left_out}) "
+                                "was left out") + "\n")
         else:
-            err.write(f"rmqplan: {code}: no consumer group of a remoting client (push or lite pull) found in the "
-                      "code\n")
+            err.write(f"rmqplan: {printable(code)}: no consumer group of a remoting client (push or lite pull) found "
+                      "in the code\n")
         return EXIT_USAGE
     return _write(result.planned, output, out, err)
 
@@ -75,7 +77,7 @@ def _write(planned, output: Optional[str], out: TextIO, err: TextIO) -> int:
             save_fleet(planned, output)
             from rmqplan.model.words import count
 
-            err.write(f"rmqplan: wrote {output}: {count(len(planned.groups), 'group')}, "
+            err.write(f"rmqplan: wrote {printable(output)}: {count(len(planned.groups), 'group')}, "
                       f"{count(len(planned.topics), 'topic')}\n")
         else:
             text = write_fleet(planned)
@@ -83,10 +85,10 @@ def _write(planned, output: Optional[str], out: TextIO, err: TextIO) -> int:
             out.write(text)
     except FleetError as e:
         for line in e.errors:
-            err.write(f"rmqplan: {line}\n")
+            err.write(f"rmqplan: {printable(line)}\n")
         return EXIT_USAGE
     except OSError as e:
-        err.write(f"rmqplan: {output}: {e.strerror or e}\n")
+        err.write(f"rmqplan: {printable(output or '')}: {e.strerror or e}\n")
         return EXIT_USAGE
     return EXIT_OK
 
@@ -105,14 +107,14 @@ def connected_fleet_command(cluster: ClusterSource, strategies: Sequence[str], o
     try:
         told = parse_strategy_option(list(strategies))
         snapshot = cluster.read()
-    except (StrategyOptionError, ClusterSourceError) as e:
-        err.write(f"rmqplan: {e}\n")
+    except (StrategyOptionError, ClusterSourceError) as e:  # a broker's remark, names: printable
+        err.write(f"rmqplan: {printable(str(e))}\n")
         return EXIT_USAGE
     result = fleet_from_cluster(snapshot, told)
     for line in [*map(str, snapshot.problems), *result.problems]:
-        err.write(f"rmqplan: {line}\n")
+        err.write(f"rmqplan: {printable(line)}\n")
     if not result.planned.groups:
-        err.write(f"rmqplan: no fleet written: no consumer group is connected to {snapshot.source} now\n")
+        err.write(f"rmqplan: no fleet written: no consumer group is connected to {printable(snapshot.source)} now\n")
         return EXIT_USAGE
     return _write(result.planned, output, out, err)
 
@@ -127,16 +129,16 @@ def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, node
     try:
         result = run_check(path, deploy, cluster, nodes, use_cache=use_cache, fail_on=fail_on)
     except CheckError as e:
-        err.write("".join(f"rmqplan: {line}\n" for line in e.lines))
+        err.write("".join(f"rmqplan: {printable(line)}\n" for line in e.lines))
         return EXIT_USAGE
     except ConfigError as e:
         err.write(_config_errors(e, path))
         return EXIT_USAGE
-    except DiscoveryError as e:
-        err.write("".join(f"rmqplan: {line}\n" for line in str(e).splitlines()))
+    except DiscoveryError as e:  # one line
+        err.write(f"rmqplan: {printable(str(e))}\n")
         return EXIT_USAGE
     for line in result.fleet.problems:
-        err.write(f"rmqplan: {line}\n")
+        err.write(f"rmqplan: {printable(str(line))}\n")
     # the files checked: the code's and the manifests, which findings are anchored at too
     report = dataclasses.replace(result.lint, findings=result.findings, failing=None,
                                  files_checked=result.lint.files_checked + result.fleet.manifests,
