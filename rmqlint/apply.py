@@ -1,6 +1,8 @@
 """Applying fixes: one applier for every language, and the unified diff of what it would write.
 
 `plan` reads each file a chosen fix edits and builds its new bytes:
+- a file reached through a symbolic link is the file the link names, by its path in the project (the path git
+  tracks and a patch names; two links to one file are one file); one outside the project is not fixed;
 - a fix is taken whole or not at all; each file it edits must still hold the bytes the run read (their hash), and
   each edit the text it replaces (the file may have changed since it was linted); its edits must not overlap the edits already taken in that file (an identical edit, the same
   constant fixed for two findings, is taken once); a fix that does not fit waits for the next round;
@@ -62,7 +64,16 @@ def plan_fixes(root: Path | str, items: list[tuple[Fix, Finding]], verify: bool 
     finding_of: dict[Fix, list[Finding]] = {}
     skipped: list[str] = []
     waiting = 0
+    real: dict[str, str | None] = {}
     for fix, finding in items:
+        for path in fix.paths - real.keys():
+            real[path] = real_path(root, path)
+        outside = sorted(path for path in fix.paths if real[path] is None)
+        if outside:
+            skipped.append(f"{_where(finding)}: {finding.code} not fixed: {outside[0]} is a symbolic link to a file "
+                           f"outside the project")
+            continue
+        fix = fix.renamed({path: real[path] for path in fix.paths})
         if fix in finding_of:  # the same edits for another finding (one literal behind two findings)
             finding_of[fix].append(finding)
             continue
@@ -102,6 +113,17 @@ def plan_fixes(root: Path | str, items: list[tuple[Fix, Finding]], verify: bool 
             changes.append(FileChange(path, sources[path], after,
                                       [f for fix in fixes for f in finding_of[fix]]))
     return Plan(changes, skipped, waiting)
+
+
+def real_path(root: Path | str, rel: str) -> str | None:
+    """The file at `rel` (relative to `root`), through any symbolic links, relative to the root: the path git
+    tracks for it (a patch of a link's path does not apply), and one file however many links reach it. None when
+    it is outside the root: nothing there is fixed."""
+    top = os.path.realpath(root)
+    relative = os.path.relpath(os.path.realpath(os.path.join(top, rel)), top)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return None
+    return relative.replace(os.sep, "/")
 
 
 def _breaking(taken: list[Fix], sources: dict[str, bytes | None]) -> list[Fix]:

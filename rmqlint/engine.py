@@ -166,7 +166,7 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
     cache.save()
 
     reported = discovery.report | discovery.report_others
-    findings = [_within(f, discovery.report) for f in findings if _involves(f, reported)]
+    findings = [_within(f, discovery.report, root) for f in findings if _involves(f, reported)]
     result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
     return result, discovery.nested
 
@@ -178,11 +178,16 @@ def _involves(finding: Finding, paths: set[str]) -> bool:
     return finding.location.path in paths or any(r.location.path in paths for r in finding.related)
 
 
-def _within(finding: Finding, report: set[str]) -> Finding:
+def _within(finding: Finding, report: set[str], root: Path) -> Finding:
     """The finding without its fix when the fix would edit a file outside the paths the user asked about (a
-    constant declared elsewhere): a fix never touches what was not asked for."""
-    if finding.fix is None or finding.fix.paths <= report:
+    constant declared elsewhere, the file a symbolic link names): a fix never touches what was not asked for."""
+    if finding.fix is None:
         return finding
+    if finding.fix.paths <= report:
+        from rmqlint.apply import real_path
+
+        if all(real_path(root, path) in report for path in finding.fix.paths):
+            return finding
     return dataclasses.replace(finding, fix=None)
 
 

@@ -12,6 +12,7 @@ a diff. Applicability, as ruff has it:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from rmqlint.spans import Slot, Span
@@ -61,6 +62,14 @@ class Fix:
             return self
         return Fix(self.message, tuple(e.moved(prefix) for e in self.edits), self.applicability,
                    tuple((f"{prefix}/{path}", digest) for path, digest in self.digests))
+
+    def renamed(self, paths: dict[str, str]) -> "Fix":
+        """The same fix with each file `path` named `paths[path]` (the file a symbolic link names)."""
+        if all(paths.get(path, path) == path for path in self.paths):
+            return self
+        return Fix(self.message, tuple(Edit(dataclasses.replace(e.span, path=paths.get(e.path, e.path)), e.replacement)
+                                       for e in self.edits), self.applicability,
+                   tuple((paths.get(path, path), digest) for path, digest in self.digests))
 
 
 # --- building edits -------------------------------------------------------------------------------------------

@@ -155,6 +155,54 @@ def test_diff_applies_with_git_and_equals_fix(tmp_path):
     assert (again.returncode, again.stdout) == (0, b"")
 
 
+
+LINKED_CONFIG = "rocketmq:\n  name-server: a:9876,b:9876\n  producer:\n    group: pg\n"
+
+
+def _linked_repo(repo: Path, target: str) -> Path:
+    """A git repository whose module reads its configuration through a symbolic link to `target`."""
+    write_project(repo, {"shared/application.yml": LINKED_CONFIG, "app/src/main/java/com/app/App.java":
+                         "package com.app;\n"}, git=True)
+    (repo / "app/src/main/resources").mkdir(parents=True)
+    os.symlink(target, repo / "app/src/main/resources/application.yml")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    return repo
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_config_file_reached_through_a_link_is_fixed_once_by_its_own_path(tmp_path):
+    repo = _linked_repo(tmp_path / "repo", "../../../../shared/application.yml")
+    link = repo / "app/src/main/resources/application.yml"
+    done = subprocess.run([str(BIN / "rmqlint"), "--diff", "--no-cache", "."], cwd=repo, capture_output=True,
+                          timeout=120)
+    patch = done.stdout
+    assert patch.count(b"diff --git") == 1 and b"diff --git a/shared/application.yml b/shared/application.yml\n" in patch
+    (tmp_path / "fix.patch").write_bytes(patch)
+    checked = _git(repo, "apply", "--check", str(tmp_path / "fix.patch"))
+    assert checked.returncode == 0, checked.stderr
+
+    fixed = subprocess.run([str(BIN / "rmqlint"), "--fix", "--no-cache", "."], cwd=repo, capture_output=True,
+                           timeout=120)
+    assert fixed.stderr == b"rmqlint: fixed 2 findings in 1 file\n"  # the link's finding and the file's
+    assert link.is_symlink() and link.read_bytes() == LINKED_CONFIG.replace(",", ";").encode()
+    assert _git(repo, "status", "--porcelain").stdout == b" M shared/application.yml\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_link_to_a_file_outside_the_paths_is_not_fixed(tmp_path):
+    outside = tmp_path / "elsewhere.yml"
+    outside.write_text(LINKED_CONFIG)
+    repo = _linked_repo(tmp_path / "out", str(outside))
+    assert main([str(repo), "--fix", "--no-cache"]) == 1  # the link's finding stays: its file is not the project's
+    assert outside.read_text() == LINKED_CONFIG
+    assert _git(repo, "status", "--porcelain").stdout == b" M shared/application.yml\n"  # its own finding is fixed
+
+    repo = _linked_repo(tmp_path / "in", "../../../../shared/application.yml")
+    assert main([str(repo / "app"), "--fix", "--no-cache"]) == 1  # in the project, but not in the path given
+    assert _git(repo, "status", "--porcelain").stdout == b""
+
+
 # --- writing --------------------------------------------------------------------------------------------------
 
 def _change(root: Path, rel: str, after: bytes) -> apply.FileChange:
