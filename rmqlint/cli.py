@@ -139,10 +139,7 @@ def _main(argv: list[str]) -> int:
     except SystemExit as stop:  # argparse: --help, --version, usage errors (already printed)
         return stop.code if isinstance(stop.code, int) else 2
     except OutputFailed:
-        raise  # one line and exit 2 (rmqlint.output.run_command)
-    except KeyboardInterrupt:
-        _emit_err("rmqlint: interrupted")
-        return 130
+        raise  # one line and exit 2 (rmqlint.output.run_command), as are SIGINT and SIGTERM (exit 130, 143)
     except Exception as err:  # last resort: a bug in rmqlint is one line, not a traceback
         _emit_err(f"rmqlint: internal error: {type(err).__name__}: {err} (please report this)")
         return 2

@@ -4,7 +4,10 @@
 - A reader that goes away (`rmqlint . | head`) ends the output quietly: the rest is dropped, no message, and the
   command's exit status is what it would have been.
 - A write that fails (a full disk, `> /dev/full`) is one line on stderr, `PROG: cannot write the output: REASON`,
-  and exit status 2 (`OutputFailed`, turned into that line by `run_command`).
+  and exit status 2 (`OutputFailed`, turned into that line by `run_command`). Standard output closed before the
+  command started (`>&-`) is such a failure, `standard output is closed`, when the command writes to it.
+- Ctrl-C (SIGINT) and SIGTERM are one line, `PROG: interrupted` (`terminated`), exit status 130 (143), and leave
+  no temporary file or directory behind (`rmqlint.interrupts`).
 - A file or directory we create gets the permissions any other tool's would: 0666 or 0777 less the umask (a
   temporary file from `tempfile` is 0600, a temporary directory 0700, which a shared file system's other users
   cannot read). Files are written atomically: a temporary file beside the target, renamed over it; an existing
@@ -14,11 +17,15 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
 import stat
 import sys
 import tempfile
 from typing import Callable, Optional
+
+from rmqlint.interrupts import EXIT_STATUS, Terminated, deferred, terminate_raises
 
 EXIT_OUTPUT = 2
 
@@ -96,18 +103,68 @@ class GuardedOutput:
             pass
 
 
+class _ClosedOutput:
+    """Standard output that was closed when the command started: writing to it fails, as on a closed descriptor;
+    a command that writes nothing there (`-o FILE`) is not stopped by it."""
+
+    encoding, errors = "utf-8", "strict"
+
+    def write(self, data) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 1
+
+    @property
+    def buffer(self):
+        return self
+
+
+def _keep_standard_descriptors() -> None:
+    """Descriptors 0, 1 and 2 closed when the command started (`>&-`) opened on /dev/null: a file opened later
+    would take the number, and a child process (the JVM, git) would write its output into that file. The streams
+    Python left as None get stand-ins: no input, an error stream that drops, a standard output that fails."""
+    if sys.stdin is not None and sys.stdout is not None and sys.stderr is not None:
+        return
+    while True:
+        fd = os.open(os.devnull, os.O_RDWR)  # the lowest free number: one of 0-2 while any is closed
+        if fd > 2:
+            os.close(fd)
+            break
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+
+
 def run_command(prog: str, body: Callable[[], int]) -> int:
     """Run `body` (a command writing to `sys.stdout`) with standard output guarded; its exit status, or 2 with
-    one line on stderr when the output could not be written."""
+    one line on stderr when the output could not be written, or 130 (143) with one line after SIGINT (SIGTERM)."""
+    _keep_standard_descriptors()
     guarded = sys.stdout if isinstance(sys.stdout, GuardedOutput) else GuardedOutput(sys.stdout)
     previous, sys.stdout = sys.stdout, guarded
     try:
-        code = body()
-        guarded.flush()
+        with terminate_raises():
+            code = body()
+            guarded.flush()
         return code
     except OutputFailed as e:
         write_error(f"{prog}: cannot write the output: {e.reason}")
         return EXIT_OUTPUT
+    except KeyboardInterrupt:
+        write_error(f"{prog}: interrupted")
+        return EXIT_STATUS[signal.SIGINT]
+    except Terminated:
+        write_error(f"{prog}: terminated")
+        return EXIT_STATUS[signal.SIGTERM]
     finally:
         sys.stdout = previous
 
@@ -160,8 +217,10 @@ def write_atomically(target: str | os.PathLike, text: str, *, encoding: str = "u
     if os.path.islink(path):
         path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    tmp = None
     try:
+        with deferred():  # a signal here acts once the name is kept, for the cleanup below
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "w", encoding=encoding, newline=newline) as fh:
             fh.write(text)
         if existing is None:
@@ -170,8 +229,10 @@ def write_atomically(target: str | os.PathLike, text: str, *, encoding: str = "u
             os.chmod(tmp, stat.S_IMODE(existing.st_mode))
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            with deferred():
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
         raise

@@ -1,6 +1,7 @@
 """Both commands' output as a shell user meets it, in a fresh process each: a reader that goes away (`| head`)
-ends the output quietly; a full disk (`> /dev/full`) is one line and exit 2 in every command; files and
-directories written by -o, --out, --plan and --html follow the umask."""
+ends the output quietly; a full disk (`> /dev/full`) and a standard output closed before the start (`>&-`) are
+one line and exit 2 in every command; files and directories written by -o, --out, --plan and --html follow the
+umask."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def _run(args, stdout, timeout=300, **kwargs) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("status, args", [(c[0], c[1:]) for c in COMMANDS], ids=[" ".join(c[1:]) for c in COMMANDS])
-def test_a_closed_pipe_ends_quietly_and_a_full_disk_is_one_line_and_exit_2(status, args):
+def test_a_closed_pipe_ends_quietly_and_a_full_disk_or_a_closed_output_is_one_line_and_exit_2(status, args):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first byte: every write meets a closed pipe
     try:
@@ -58,6 +59,9 @@ def test_a_closed_pipe_ends_quietly_and_a_full_disk_is_one_line_and_exit_2(statu
         done = _run(args, full)
     assert done.returncode == 2
     assert done.stderr == piped.stderr + f"{args[0]}: cannot write the output: No space left on device\n"
+    closed = _run(args, None, preexec_fn=lambda: os.close(1))  # `>&-`
+    assert closed.returncode == 2
+    assert closed.stderr == piped.stderr + f"{args[0]}: cannot write the output: standard output is closed\n"
     if args[:2] in (("rmqlint", "rules"), ("rmqplan", "simulate")):
         assert piped.stderr == ""
 
@@ -158,3 +162,18 @@ def test_a_linked_out_directory_is_replaced_where_the_link_points(tmp_path, opti
         assert done.returncode == 1, done.stderr
         assert link.is_symlink() and os.readlink(link) == str(real) and (real / marker).is_file()
         assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "real"]  # nothing left beside them
+
+
+def test_a_closed_stream_that_the_command_does_not_need_changes_nothing(tmp_path):
+    def closing(*fds):
+        return lambda: [os.close(fd) for fd in fds]
+
+    graph = _run(("rmqlint", "graph", "examples/tag-case-drift", "--no-cache", "-o", str(tmp_path / "g.mmd")), None,
+                 preexec_fn=closing(1))
+    assert graph.returncode == 0 and graph.stderr == "" and (tmp_path / "g.mmd").read_text().startswith("flowchart")
+    quiet = subprocess.run([str(BIN / "rmqplan"), "simulate", "--fleet", "examples/fleet.toml"], cwd=REPO,
+                           stdout=subprocess.PIPE, preexec_fn=closing(2), timeout=300)
+    assert quiet.returncode == 1 and b"PLAN001" in quiet.stdout
+    no_input = _run(("rmqplan", "simulate", "--fleet", "-"), subprocess.PIPE, preexec_fn=closing(0))
+    assert no_input.returncode == 2 and no_input.stdout == ""
+    assert no_input.stderr == "<stdin>: groups: missing: a fleet needs [[groups]] (or a [generate] section)\n"

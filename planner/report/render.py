@@ -365,6 +365,7 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     """A temporary sibling of `out_dir` to write into; moved into place when the block succeeds, removed when it
     fails. Raises OutputError (one line) for a DIR that is someone else's (not empty, no `marker` file of a
     previous run) or cannot be written."""
+    from rmqlint.interrupts import deferred
     from rmqlint.output import as_created
 
     target = Path(out_dir)
@@ -376,35 +377,47 @@ def out_directory(out_dir: str | Path, marker: str = "summary.json", option: str
     if target.is_symlink():  # DIR is a link: the directory it names is replaced, the link stays
         target = target.resolve()
     parent = target.resolve().parent
+    tmp: Optional[Path] = None  # the staging directory while it exists and is ours to remove
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
-        as_created(tmp, directory=True)  # it becomes DIR: the umask's permissions, not mkdtemp's 0700
-    except OSError as e:
-        raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
-    try:
+        with deferred():  # a signal in these steps acts once `tmp` is known, so the `finally` removes it
+            try:
+                parent.mkdir(parents=True, exist_ok=True)
+                tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+                as_created(tmp, directory=True)  # it becomes DIR: the umask's permissions, not mkdtemp's 0700
+            except OSError as e:
+                raise OutputError(f"{option} {out_dir}: cannot create it: {e.strerror or e}") from None
         yield tmp
-        old: Optional[Path] = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
-            old.rmdir()
-            target.rename(old)
-        tmp.rename(target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        with deferred():  # DIR is the previous output or the new one, never neither
+            _move_into_place(tmp, target)
+            tmp = None
     except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise OutputError(f"{option} {out_dir}: cannot write: {e.strerror or e}") from None
     except (OutputError, Abandoned):
-        shutil.rmtree(tmp, ignore_errors=True)
         raise
     except Exception as e:  # Spark or Parquet failed (a Py4J error): one line, nothing left behind
-        shutil.rmtree(tmp, ignore_errors=True)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise OutputError(f"{option} {out_dir}: {first}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+    finally:  # after a failure, an interrupt (KeyboardInterrupt, SIGTERM) or a generator closed unfinished
+        if tmp is not None:
+            with deferred():
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _move_into_place(tmp: Path, target: Path) -> None:
+    """Rename `tmp` to `target`; a previous `target` is moved aside first and removed once `tmp` is in its place,
+    or put back when that rename fails."""
+    if not target.exists():
+        tmp.rename(target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old.rmdir()
+    target.rename(old)
+    try:
+        tmp.rename(target)
+    except OSError:
+        old.rename(target)
         raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def write_out(out_dir: str | Path, summary_doc: dict, write_contents: Callable[[str], None]) -> None:
