@@ -2,9 +2,11 @@
 diff (`--diff`), write suppression comments (`--add-suppressions`), write or apply a baseline (`--write-baseline`,
 `--baseline`), and hand back the result to report.
 
-Fixing goes in rounds: the fixes that do not overlap are applied, the project is linted again, and the fixes that
-had to wait (two edits of one literal) are applied in the next round, up to MAX_ROUNDS. Lines about what was done
-(or could not be) go to stderr, so that the report on stdout stays one document in every format.
+Fixing runs to a fixed point, as ruff's does: the fixes that do not overlap are applied, the project is linted
+again, and what is fixable then (a fix that had to wait, two edits of one literal; a finding a fix revealed, the
+case of a tag RMQ010's separator made readable to RMQ002) is applied in the next round, until a round changes
+nothing, up to MAX_ROUNDS. Lines about what was done (or could not be) go to stderr, so that the report on stdout
+stays one document in every format.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from rmqlint.engine import LintOptions, LintResult, lint
 from rmqlint.findings import Finding
 from rmqlint.reporters import display_path
 
-MAX_ROUNDS = 4
+# Each round lints the project again. The rules' fixes reveal at most one more (RMQ010 then RMQ002), and each
+# overlapping edit of one literal takes a round: ten leaves room for both, and fixes that undo each other stop
+# after ten quick rounds (ruff allows 100 over hundreds of rules) and are said.
+MAX_ROUNDS = 10
 
 
 @dataclass
@@ -107,18 +112,23 @@ def _hidden_unsafe(findings: list[Finding]) -> int:
 
 def _fix(options: LintOptions, result: LintResult, unsafe: bool, say) -> LintResult:
     fixed, files = 0, set()
+    said: set[str] = set()  # a fix left out is said once, not in every round
     for _round in range(MAX_ROUNDS):
         plan = apply.plan(result.root, result.findings, unsafe=unsafe)
         for line in plan.skipped:
-            say(f"rmqlint: {line}")
+            if line not in said:
+                said.add(line)
+                say(f"rmqlint: {line}")
         written = _write(result.root, plan, say)
         fixed += sum(len(change.findings) for change in written)
         files.update(change.path for change in written)
         if not written:
             break
         result = lint(options)
-        if not plan.waiting:
-            break
+    else:
+        if apply.plan(result.root, result.findings, unsafe=unsafe).changes:
+            say(f"rmqlint: still fixable after {MAX_ROUNDS} rounds of fixes (do fixes undo each other?): the findings "
+                f"left are reported")
     if fixed:
         say(f"rmqlint: fixed {fixed} finding{'s' if fixed != 1 else ''} in {len(files)} "
             f"file{'s' if len(files) != 1 else ''}")

@@ -734,3 +734,54 @@ public class Ledger {{
     path = "src/main/java/com/app/Ledger.java"
     assert text(fix(tmp_path, {path: source}, "--unsafe-fixes")[path]) == source
     assert sorted(code for code, _path in codes_after(tmp_path)) == ["RMQ005", "RMQ006"]
+
+
+# --- fixing runs to a fixed point ---------------------------------------------------------------------------------
+
+def test_a_fix_that_reveals_another_is_followed_in_the_same_run(tmp_path, capsys):
+    # RMQ010: "created,Paid" is one tag; once the separator is "||", RMQ002 sees "created" beside the produced
+    # "Created". One --fix makes both, and a second changes nothing.
+    source = """\
+from rocketmq.client import Message, Producer, PushConsumer
+
+producer = Producer("PID_ORDER")
+created = Message("OrderTopic")
+created.set_tags("Created")
+producer.send_sync(created)
+paid = Message("OrderTopic")
+paid.set_tags("Paid")
+producer.send_sync(paid)
+
+consumer = PushConsumer("CID_ORDER")
+consumer.subscribe("OrderTopic", print, "created,Paid")
+"""
+    after = fix(tmp_path, {"app.py": source})["app.py"]
+    assert text(after) == source.replace('"created,Paid"', '"Created||Paid"')
+    assert capsys.readouterr().err == "rmqlint: fixed 2 findings in 1 file\n"
+    assert main([str(tmp_path / "p"), "--fix"]) == 0
+    assert (tmp_path / "p/app.py").read_bytes() == after
+    assert capsys.readouterr().err == ""
+
+
+def test_fixes_that_undo_each_other_stop_after_the_bound(tmp_path, monkeypatch):
+    from rmqlint import run
+    from rmqlint.engine import LintResult
+    from rmqlint.facts import Location
+    from rmqlint.findings import Finding
+    from rmqlint.fixes import Edit, Fix
+    from rmqlint.spans import Span
+
+    (tmp_path / "a.properties").write_bytes(b"x=a\n")
+
+    def flipping(_options):  # a fix whose result is fixed back: "a" -> "b" -> "a" ...
+        now = (tmp_path / "a.properties").read_text()[2]
+        span = Span("a.properties", 2, 3, 1, 3, 1, 4, "utf-8", now)
+        finding = Finding("RMQ008", "error", "flip", Location("a.properties", 1, 3, 1, 4),
+                          fix=Fix("flip", (Edit(span, "b" if now == "a" else "a"),)))
+        return LintResult(tmp_path, None, [finding], 1, [])
+
+    monkeypatch.setattr(run, "lint", flipping)
+    said = []
+    run._fix(None, flipping(None), False, said.append)
+    assert said == [f"rmqlint: still fixable after {run.MAX_ROUNDS} rounds of fixes (do fixes undo each other?): "
+                    "the findings left are reported", f"rmqlint: fixed {run.MAX_ROUNDS} findings in 1 file"]
