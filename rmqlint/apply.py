@@ -30,6 +30,7 @@ from typing import Iterable
 from rmqlint.cache import content_hash
 from rmqlint.findings import Finding
 from rmqlint.fixes import SAFE, Edit, Fix
+from rmqlint.interrupts import deferred
 
 
 @dataclass
@@ -226,10 +227,12 @@ def write(root: Path | str, change: FileChange) -> None:
     directory = os.path.dirname(target)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".rmqlint-fix", dir=directory)
     except OSError as err:
         raise WriteError(f"{change.path}: {err.strerror or err}") from None
+    tmp = None
     try:
+        with deferred():  # a signal here acts once the name is kept, for the cleanup below
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".rmqlint-fix", dir=directory)
         with os.fdopen(fd, "wb") as fh:
             fh.write(change.after)
             fh.flush()
@@ -246,11 +249,14 @@ def write(root: Path | str, change: FileChange) -> None:
         raise
 
 
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+def _remove(path: str | None) -> None:
+    if path is None:
+        return
+    with deferred():
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 # --- diff ---------------------------------------------------------------------------------------------------------
