@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rmqlint.facts import FACTS_VERSION
+from rmqlint.interrupts import deferred
 
 CACHE_DIR = ".rmqlint_cache"
 CACHE_FILE = "index.json"  # per file: stat, hash, prefilter verdict; the memo; the walk; the settings
@@ -448,24 +449,28 @@ def _write_atomically(directory: int, name: str, data: dict) -> None:
     instead of writing where it points."""
     payload = json.dumps(data, separators=(",", ":")).encode("utf-8")
     stem = name.rsplit(".", 1)[0]
-    for _attempt in range(100):
-        tmp = f".{stem}-{os.urandom(6).hex()}.tmp"
-        try:
-            fd = _create(directory, tmp, 0o600)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(f"no free temporary name for {name}")
+    tmp = None  # the temporary file's name once it is ours
     try:
+        with deferred():  # a signal here acts once the name is kept, for the cleanup below
+            for _attempt in range(100):
+                candidate = f".{stem}-{os.urandom(6).hex()}.tmp"
+                try:
+                    fd = _create(directory, candidate, 0o600)
+                except FileExistsError:
+                    continue
+                tmp = candidate
+                break
+            else:
+                raise FileExistsError(f"no free temporary name for {name}")
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
         os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=directory)
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp, dir_fd=directory)
+            except OSError:
+                pass
         raise
 
 
