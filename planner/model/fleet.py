@@ -94,6 +94,10 @@ class InstanceSpec:
     # What the client made of the default instance name when this process started ("pid", or "pid#nanoTime" from
     # 4.9.0 on), as connected: the process reports it until it restarts (rmqplan.model.identity).
     started_as: Optional[str] = None
+    name: Optional[str] = None  # the workload that runs the set (a Deployment...): what a scenario's `replicas` names
+    # Where a scenario's `replicas` puts processes beyond the written ones (rmqplan.model.scaling): SAME_HOSTS,
+    # NEW_HOSTS, or None: decided by the set's shape
+    scale_out: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,20 @@ class QueueResize:
     write_queues: Optional[dict] = None
 
 
+SAME_HOSTS, NEW_HOSTS = "same_hosts", "new_hosts"  # InstanceSpec.scale_out
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """A scenario's `replicas` item, resolved: the instance sets (indices into the group's `instances`) of one
+    group that run `replicas` processes in the scenario, all else of them kept (rmqplan.model.scaling)."""
+
+    path: str  # "scenarios[0].replicas.orders", for messages
+    group: str
+    sets: tuple[int, ...]
+    replicas: int
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A what-if (`rmqplan.model.states` turns it into the states it goes through)."""
@@ -139,6 +157,7 @@ class Scenario:
     set_queues: tuple[QueueResize, ...] = ()
     rolling_restart: tuple[str, ...] = ()  # the hand-written groups that restart, process by process, in fleet order
     restarts_every_group: bool = False  # every group restarts, generated ones too (rolling_restart = true, no group)
+    replicas: tuple[Scaling, ...] = ()  # instance sets scaled to a number of processes, each keeping all else
 
     def restarts(self) -> bool:
         return bool(self.rolling_restart) or self.restarts_every_group
@@ -147,7 +166,11 @@ class Scenario:
         return bool(self.remove_brokers or self.broker_perm or self.set_queues)
 
     def changes_processes(self) -> bool:
-        return bool(self.add_instances or self.remove_instances or self.remove_hosts)
+        return bool(self.add_instances or self.remove_instances or self.remove_hosts or self.replicas)
+
+    def changes_group(self, group: str) -> bool:
+        """Whether the scenario changes the processes of `group` (its `group`, or a set `replicas` scales)."""
+        return group == self.group or any(s.group == group for s in self.replicas)
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,13 @@ U+2007, U+202F or a NEL U+0085 is not blank and stays in the id), plus `"@STREAM
 from client 4.9.4 on (their constructors set `enableStreamRequestType`). instanceName is "DEFAULT" unless set
 (`instance_name = "DEFAULT"` written out is the same thing). At start a CLUSTERING consumer (push, lite pull or
 pull) replaces "DEFAULT": clients < 4.9.0 with the pid, clients >= 4.9.0 with `pid + "#" + System.nanoTime()`. A
-BROADCASTING consumer keeps "DEFAULT". A fixed instanceName is never replaced. A process that is running now can be
-given what its client made of the default (`started_as`, as connected: "pid" or "pid#nanoTime"); it reports that
-until it restarts, and a restart gives it a pid after the largest of its group's processes (pid 1, a container's
-entrypoint, stays 1) and a nanoTime after theirs (`fresh_start`), as a host's next process gets.
+BROADCASTING consumer keeps "DEFAULT". A fixed instanceName is never replaced. An instance_name holding `${HOSTNAME}`
+or `${PID}` is made at run time by each process from its host's name (written as the host: a pod's own on pod
+networking, the node's on host networking, so the processes of one node share it) or its pid. A process that is
+running now can be given what its client made of the default (`started_as`, as connected: "pid" or
+"pid#nanoTime"); it reports that until it restarts, and a restart gives it a pid after the largest of its group's
+processes (pid 1, a container's entrypoint, stays 1) and a nanoTime after theirs (`fresh_start`), as a host's next
+process gets.
 
 Processes are expanded from instance sets in declaration order: for each set, for each host, `count` processes.
 Each gets the label `<host>#<n>`, the n-th process of this group on that host (1-based, counted over all of the
@@ -47,6 +50,9 @@ CONSUMERS = (PUSH, LITE_PULL, PULL)
 _JAVA_WHITESPACE_CONTROLS = frozenset("\t\n\u000b\f\r\u001c\u001d\u001e\u001f")
 _NO_BREAK_SPACES = frozenset("\u00a0\u2007\u202f")
 SYNTHETIC_PID_BASE = 10000
+# In fleet.toml's instance_name: what a process makes its name from at run time (`System.getenv("HOSTNAME")`,
+# Spring's `${HOSTNAME}`; the pid): each process's own host name, written as its host, and pid.
+HOSTNAME_PLACEHOLDER, PID_PLACEHOLDER = "${HOSTNAME}", "${PID}"
 SYNTHETIC_NANOTIME_BASE = 1_000_000_000_000
 
 
@@ -87,10 +93,33 @@ def started_parts(spec: InstanceSpec, n: int) -> tuple[int, int]:
     return (spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n), SYNTHETIC_NANOTIME_BASE + n
 
 
+def _pid(spec: InstanceSpec, n: int, fresh: Optional[tuple[int, int]] = None) -> int:
+    return fresh[0] if fresh is not None else spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n
+
+
+def made_name(spec: InstanceSpec, host: str, n: int, fresh: Optional[tuple[int, int]] = None) -> Optional[str]:
+    """A name made at run time from the host's name or the pid (`${HOSTNAME}`, `${PID}` in `instance_name`), as the
+    n-th process on `host` makes it; None when the set's name is fixed text."""
+    name = spec.instance_name or ""
+    if HOSTNAME_PLACEHOLDER not in name and PID_PLACEHOLDER not in name:
+        return None
+    return name.replace(HOSTNAME_PLACEHOLDER, host).replace(PID_PLACEHOLDER, str(_pid(spec, n, fresh)))
+
+
+def _made_why(spec: InstanceSpec, made: str) -> str:
+    parts = [w for p, w in ((PID_PLACEHOLDER, "the pid"),
+                            (HOSTNAME_PLACEHOLDER, "the host's name, which on host networking is the node's"))
+             if p in (spec.instance_name or "")]
+    return f"instanceName '{spec.instance_name}' made at run time from {' and '.join(parts)}: '{made}'"
+
+
 def instance_name_for(spec: InstanceSpec, model: str, n: int,
-                      fresh: Optional[tuple[int, int]] = None) -> tuple[str, str]:
-    """The instanceName the n-th process on its host runs with after start, and why (for messages). `fresh`: the
+                      fresh: Optional[tuple[int, int]] = None, host: str = "") -> tuple[str, str]:
+    """The instanceName the n-th process on `host` runs with after start, and why (for messages). `fresh`: the
     pid and nanoTime of a restart of a process that was given `started_as`."""
+    made = made_name(spec, host, n, fresh)
+    if made is not None:
+        return made, _made_why(spec, made)
     if spec.instance_name is not None and spec.instance_name != DEFAULT_INSTANCE_NAME:
         return spec.instance_name, f"fixed instanceName '{spec.instance_name}'"
     if model == BROADCASTING:
@@ -121,12 +150,12 @@ def client_id_for(spec: InstanceSpec, model: str, host: str, n: int,
                   fresh: Optional[tuple[int, int]] = None) -> tuple[str, str]:
     """The client id the n-th process on `host` of the set `spec` reports after start, and why (for messages)."""
     if spec.client == CPP_CLIENT:
-        name = spec.instance_name or DEFAULT_INSTANCE_NAME
+        name = made_name(spec, host, n) or spec.instance_name or DEFAULT_INSTANCE_NAME
         pid = spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n
         pid_text = f"pid {pid}" if spec.pid is not None else f"pid {pid} (synthetic)"
         why = f"{pid_text} and instanceName '{name}': the C++ client reports ip@pid#instanceName"
         return f"{host}@{pid}#{name}", why
-    name, source = instance_name_for(spec, model, n, fresh)
+    name, source = instance_name_for(spec, model, n, fresh, host)
     if not java_is_blank(spec.unit_name):
         source += f", unitName '{spec.unit_name}'"
     stream = streams(spec)

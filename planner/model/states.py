@@ -11,7 +11,8 @@ baseline):
 - **change** (one step; absent when the scenario only restarts): the fleet view with `remove_brokers` (their queues
   leave every route, retry topics included), `broker_perm` (4 read, 2 write: a broker that cannot be read leaves
   consumers' routes, one that cannot be written leaves producers') and `set_queues` applied; the scenario's group
-  with `remove_hosts`, `remove_instances` and `add_instances` applied (`scenario_processes`); and every other group
+  with `remove_hosts`, `remove_instances` and `add_instances` applied (`scenario_processes`), every group whose
+  instance sets `replicas` scales (`rmqplan.model.scaling`); and every other group
   whose routes the view changes (a topic or retry topic it rebalances has other readable queues).
 - **rolling restart** (`rolling_restart = true`, a group name or a list of them): every process of the restarting
   groups (true: the scenario's group, or every group when the scenario names none), as the change left them,
@@ -32,7 +33,8 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from rmqplan.model.identity import client_id_for, expand_instances, fresh_start, group_processes, started_parts
-from rmqplan.model.fleet import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scenario, Topic
+from rmqplan.model.fleet import Broker, Fleet, Group, InstanceSpec, Process, QueueResize, Scaling, Scenario, Topic
+from rmqplan.model.scaling import layout as scaling_layout, template as scaling_template
 from rmqplan.model.routes import readable_queues, retry_queues, subscribed_topics, topic_by_name
 
 PERM_READ, PERM_WRITE = 4, 2
@@ -116,11 +118,34 @@ def _expand(group: Group, specs, numbers: dict[str, int]) -> list[_Started]:
     return out
 
 
+def _scaled(group: Group, started: list[_Started], scaling: Scaling, numbers: dict[str, int]) -> list[_Started]:
+    """The processes with the sets `scaling` names at its number (`rmqplan.model.scaling.layout`): on each host the
+    first ones stay (their labels too), the rest leave, and new ones are numbered on after the host's last."""
+    target = dict(scaling_layout(group, scaling))
+    paths = {group.instances[i].path for i in scaling.sets}
+    kept, seen = [], {}
+    for s in started:
+        if s.spec.path in paths:
+            host = s.process.host
+            seen[host] = seen.get(host, 0) + 1
+            if seen[host] > target.get(host, 0):
+                continue
+        kept.append(s)
+    like = scaling_template(group, scaling)
+    added = [replace(like, hosts=(h,), count=c - seen.get(h, 0)) for h, c in target.items() if c > seen.get(h, 0)]
+    return kept + _expand(group, added, numbers)
+
+
 def _scenario_started(group: Group, scenario: Optional[Scenario]) -> tuple[list[_Started], int]:
     """The group's processes once the scenario's process changes are applied, and the largest start counter used."""
     numbers: dict[str, int] = {}
     baseline = _expand(group, group.instances, numbers)
-    if scenario is None or scenario.group != group.name:
+    if scenario is None or not scenario.changes_group(group.name):
+        return baseline, max(numbers.values(), default=0)
+    for scaling in scenario.replicas:
+        if scaling.group == group.name:
+            baseline = _scaled(group, baseline, scaling, numbers)
+    if scenario.group != group.name:
         return baseline, max(numbers.values(), default=0)
     failed = set(scenario.remove_hosts)
     kept = [s for s in baseline if s.process.host not in failed]
@@ -168,7 +193,7 @@ def scenario_states(fleet: Fleet, scenario: Scenario, generated_processes: int =
         touched = []
         for g in fleet.groups:
             processes = [s.process for s in started[g.name][0]]
-            if g.name == scenario.group or (view is not fleet and _routes_changed(fleet, view, g, processes)):
+            if scenario.changes_group(g.name) or (view is not fleet and _routes_changed(fleet, view, g, processes)):
                 before = {p.instance for p in group_processes(g)}
                 touched.append(GroupState(g, tuple(processes),
                                           frozenset(p.instance for p in processes if p.instance not in before)))

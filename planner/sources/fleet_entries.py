@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES, parse_client_version
+from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES, SAME_HOSTS, parse_client_version
 from rmqplan.model.identity import NANOTIME_SINCE, STREAM_SUFFIX
 from rmqplan.model.javaorder import java_string_key
 from rmqplan.model import words
@@ -201,6 +201,11 @@ def deployed_instances(service: DeployedService, layout: ProcessLayout, *,
         # not in the repository: said, not modelled
         bridge = ("; a client before 4.9.0 may report Docker's bridge address 172.17.0.1 instead on a node that runs "
                   "Docker, and then replicas on different nodes share it too")
+    # a scenario's replicas puts new processes where host networking does: on these nodes, unless one per node
+    one_per_node = service.one_per_node or service.replicas_note == "global: one per node"
+    scale_out = (Sourced.at(SAME_HOSTS, network, "host networking: a new replica reports the IP of a node it shares")
+                 if service.host_network and not one_per_node else None)
+    name = Sourced.at(service.name, service.origin, f"{service.kind} {service.name}")
     out = []
     for count, hosts in by_count.items():
         hosts_source = (Sourced.unknown(hosts, f"{layout.why}{bridge} (placeholder names)") if layout.worst_case
@@ -208,6 +213,7 @@ def deployed_instances(service: DeployedService, layout: ProcessLayout, *,
         out.append(PlannedInstances(
             hosts=hosts_source,
             count=Sourced(count, f"{replicas_said}; {layout.why}") if count > 1 else None,
+            name=name, scale_out=scale_out,
             instance_name=instance_name, unit_name=unit_name,
             # a process is pid 1 when it is the container's entrypoint (a shell in front of it changes that)
             pid=Sourced.unknown(1, "a container: the process is pid 1 when it is the entrypoint"),

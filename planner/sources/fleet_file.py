@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
 from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, NANOTIME_SINCE, PUSH
+from rmqplan.model.scaling import differences
 from rmqplan.model.fleet import (
     BROADCASTING,
     CLUSTERING,
@@ -56,8 +57,11 @@ from rmqplan.model.fleet import (
     GenerateSpec,
     Group,
     InstanceSpec,
+    NEW_HOSTS,
     Queue,
     QueueResize,
+    SAME_HOSTS,
+    Scaling,
     Scenario,
     StrategySpec,
     SubscriptionSpec,
@@ -86,12 +90,12 @@ STRATEGY_PARAM_KEYS = param_keys()  # virtual_nodes, consumer_idcs, queues, near
 GROUP_KEYS = ("name", "model", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions", "instances", "backlog")
 MAX_BACKLOG = 2**63 - 1  # a queue offset is a Java long
 INSTANCE_KEYS = (
-    "hosts", "count", "instance_name", "unit_name", "pid", "started_as", "client_version", "client", "consumer",
-    "room", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions",
+    "name", "hosts", "count", "scale_out", "instance_name", "unit_name", "pid", "started_as", "client_version",
+    "client", "consumer", "room", "strategy", *STRATEGY_PARAM_KEYS, "subscriptions",
 )
 SUBSCRIPTION_KEYS = ("topic", "expression")
-SCENARIO_KEYS = ("name", "group", "add_instances", "remove_instances", "remove_hosts", "remove_brokers", "broker_perm",
-                 "set_queues", "rolling_restart")
+SCENARIO_KEYS = ("name", "group", "replicas", "add_instances", "remove_instances", "remove_hosts", "remove_brokers",
+                 "broker_perm", "set_queues", "rolling_restart")
 SET_QUEUES_KEYS = ("topic", "read_queues", "write_queues")
 ROLLING_RESTART_GROUP = "group"  # the older spelling of rolling_restart = true
 PERM_READ, PERM_WRITE = 4, 2  # RocketMQ PermName bits; PermName.isValid accepts 0 <= perm < 8
@@ -510,6 +514,11 @@ class _Checker:
                 if not h.strip():
                     self.error(f"{_join(path, 'hosts')}[{i}]", 'expected an IP address, got ""')
         count = self.integer(t, "count", path, minimum=1, default=1, maximum=MAX_PROCESSES_PER_SET)
+        set_name = self.string(t, "name", path, nonempty=True)
+        scale_out = self.string(t, "scale_out", path)
+        if scale_out is not None and scale_out not in (SAME_HOSTS, NEW_HOSTS):
+            self.error(_join(path, "scale_out"), f'expected "{SAME_HOSTS}" or "{NEW_HOSTS}", got {_describe(scale_out)}')
+            scale_out = None
         instance_name = self.string(t, "instance_name", path)
         if instance_name is not None and not instance_name.strip():
             self.error(_join(path, "instance_name"), 'expected a non-empty name (omit it for the client default)')
@@ -535,7 +544,8 @@ class _Checker:
             instance_name=None if instance_name == "DEFAULT" else instance_name,
             unit_name=unit_name, pid=pid, client_version=version, room=room or None,
             strategy=strategy, subscriptions=subs, client=client if client in CLIENTS else JAVA_CLIENT,
-            consumer=consumer if consumer in CONSUMERS else PUSH, started_as=started_as,
+            consumer=consumer if consumer in CONSUMERS else PUSH, started_as=started_as, name=set_name,
+            scale_out=scale_out,
         )
 
     def started_as(self, t: dict, path: str, version: Optional[str], count: Optional[int], hosts, instance_name,
@@ -639,6 +649,10 @@ class _Checker:
         if name == "baseline":
             self.error(_join(path, "name"), '"baseline" is the name of the unchanged fleet; choose another')
         process_keys = [k for k in ("add_instances", "remove_instances", "remove_hosts") if k in s]
+        if "replicas" in s and process_keys:
+            self.error(_join(path, "replicas"), f"not with {', '.join(process_keys)} in one scenario: replicas sets "
+                                                "the processes a set runs; give the other changes a scenario of "
+                                                "their own")
         group_name = self.string(s, "group", path, nonempty=True)
         if "group" not in s and process_keys:
             self.error(_join(path, "group"), f"missing: {', '.join(process_keys)} change the processes of a group; "
@@ -674,10 +688,56 @@ class _Checker:
         perms = self.broker_perm(s, path, brokers, down)
         resized = self.set_queues(s, path, topics)
         restart, every = self.rolling_restart(s, path, groups, group_name, has_generated)
+        scaled = self.replicas(s, path, groups, group_name)
         if name is None or (group_name is not None and group is None):
             return None
         return Scenario(path, name, group.name if group is not None else None, tuple(added), removed,
-                        tuple(dict.fromkeys(failed_hosts)), down, perms, resized, restart, every)
+                        tuple(dict.fromkeys(failed_hosts)), down, perms, resized, restart, every, scaled)
+
+    def replicas(self, s: dict, path: str, groups: dict, group_name: Optional[str]) -> tuple[Scaling, ...]:
+        """`replicas = { "orders" = 6 }`: each key an instance set's `name` (every set of that name, in the
+        scenario's group or, without one, in any group), else a group's name (all its sets); the sets of one group
+        a key names must be alike but for hosts and count."""
+        if "replicas" not in s:
+            return ()
+        p = _join(path, "replicas")
+        table = self.table(s["replicas"], p)
+        if table is None:
+            return ()
+        among = {n: g for n, g in groups.items() if group_name is None or n == group_name}
+        out = []
+        for key, value in table.items():
+            kp = _key(p, key)
+            n = self.integer_value(value, kp, minimum=0, maximum=MAX_PROCESSES_PER_SET)
+            named = {n_: [i for i, spec in enumerate(g.instances) if spec.name == key]
+                     for n_, g in among.items() if g is not None}
+            named = {n_: sets for n_, sets in named.items() if sets}
+            if not named and isinstance(among.get(key), Group):
+                named = {key: list(range(len(among[key].instances)))}
+            if not named:
+                if key in among:
+                    continue  # a broken group: its own errors say why
+                sets = sorted({spec.name for g in among.values() if g is not None for spec in g.instances
+                               if spec.name is not None})
+                hint = difflib.get_close_matches(key, sets + list(among), n=1)
+                where = f' of group "{group_name}"' if group_name is not None else ""
+                self.error(kp, f'no instance set{where} is named "{key}", nor is a group'
+                               + (f"; did you mean '{hint[0]}'?" if hint else
+                                  f" (instance set names: {', '.join(sets) or 'none'}; groups: {', '.join(among)})"))
+                continue
+            for g_name, sets in named.items():
+                g = among[g_name]
+                for i in sets[1:]:
+                    differ = differences(g.instances[sets[0]], g.instances[i])
+                    if differ:
+                        self.error(kp, f"{g.instances[sets[0]].path} and {g.instances[i].path} differ in "
+                                       f"{', '.join(differ)}: sets scaled together must be alike but for hosts and "
+                                       "count (name them apart to scale one)")
+                        break
+                else:
+                    if n is not None:
+                        out.append(Scaling(kp, g_name, tuple(sets), n))
+        return tuple(out)
 
     def rolling_restart(self, s: dict, path: str, groups: dict, group_name: Optional[str],
                         has_generated: bool) -> tuple[tuple[str, ...], bool]:

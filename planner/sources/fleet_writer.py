@@ -24,8 +24,8 @@ from rmqplan.model.fleet import Fleet
 
 T = TypeVar("T")
 # The keys of an instance set the writer fills from `PlannedInstances`, in the order it writes them.
-INSTANCE_KEYS = ("hosts", "count", "instance_name", "unit_name", "pid", "started_as", "client_version", "client",
-                 "consumer", "room", "strategy")
+INSTANCE_KEYS = ("name", "hosts", "count", "scale_out", "instance_name", "unit_name", "pid", "started_as",
+                 "client_version", "client", "consumer", "room", "strategy")
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,8 @@ class PlannedSubscription:
 class PlannedInstances:
     hosts: Sourced[list]
     count: Optional[Sourced[int]] = None
+    name: Optional[Sourced[str]] = None  # the workload running the set: what a scenario's `replicas` names
+    scale_out: Optional[Sourced[str]] = None  # "same_hosts": new replicas report the hosts' IPs (host networking)
     instance_name: Optional[Sourced[str]] = None
     unit_name: Optional[Sourced[str]] = None
     pid: Optional[Sourced[int]] = None

@@ -41,7 +41,7 @@ from rmqplan.sources.fleet_writer import (
     PlannedTopic,
     Sourced,
 )
-from rmqplan.model.identity import CPP_CLIENT
+from rmqplan.model.identity import CPP_CLIENT, HOSTNAME_PLACEHOLDER, PID_PLACEHOLDER
 from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
 from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
 from rmqplan.sources.deploy import DeployedService, read_deployments
@@ -292,19 +292,12 @@ def _run_time_names(sets: list[PlannedInstances], value, why: str) -> list[Plann
     from rmqlint.values import Dynamic
 
     per = value.per if isinstance(value, Dynamic) else ""
-    if per == "host":
-        out = []
-        for planned in sets:
-            for host in planned.hosts.value:
-                out.append(replace(planned, hosts=Sourced([host], planned.hosts.source),
-                                   instance_name=Sourced.unknown(f"{host}-hostname", f"{why} from the host name: the "
-                                                                                      "same for the processes of "
-                                                                                      "one host (on host networking, "
-                                                                                      "one node)")))
-        return out
-    if per == "pid" and all(planned.pid is not None for planned in sets):
-        return [replace(planned, instance_name=Sourced.unknown(f"pid-{planned.pid.value}", f"{why} from the pid: "
-                                                                                            f"{planned.pid.source}"))
+    if per == "host":  # each process's host name, written as its host: the pod's, or on host networking the node's
+        return [replace(planned, instance_name=Sourced(
+            HOSTNAME_PLACEHOLDER, f"{why} from the host name: the pod's own on pod networking, the node's on host "
+                                  "networking (the processes of one node share it)")) for planned in sets]
+    if per == "pid":
+        return [replace(planned, instance_name=Sourced(PID_PLACEHOLDER, f"{why} from the pid"))
                 for planned in sets]
     return _unique_names(sets, why)
 

@@ -184,13 +184,18 @@ def test_a_name_from_the_host_name_is_the_nodes_on_host_networking(shop):
                                                      'consumer.setInstanceName("orders-" + System.getenv("HOSTNAME"));'))
     code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
     assert code == 0
-    assert 'instance_name = "orders-node-1-hostname"  # unknown: ' in out and "from the host name" in out
+    setter = line_of(consumer, "setInstanceName")
+    assert f'instance_name = "${{HOSTNAME}}"  # {CONSUMER}:{setter} sets the instanceName at run time from the ' \
+           "host name" in out
     (shop / "fleet.toml").write_text(out)
     findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
-    assert [f for f in findings if f.group == "orders_cg" and f.code == "PLAN002"]
+    (shared,) = [f for f in findings if f.group == "orders_cg" and f.code == "PLAN002" and f.topic == "OrderEvents"]
+    assert "fixed" not in shared.message
+    assert "(instanceName '${HOSTNAME}' made at run time from the host's name, which on host networking is the " \
+           "node's: 'orders-node-1')" in shared.message
     code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
-    setter = line_of(consumer, "setInstanceName")
-    assert f"{CONSUMER}:{setter}:" in out and "made from the host name" in out
+    assert f"{CONSUMER}:{setter}:" in out and "made from the host name" in out  # RMQ001 at the setter
+    assert "fixed instanceName" not in out and "share client id orders-node-1@orders-node-1 (instanceName" in out
     # --nodes 3 spreads the replicas one per node: each node's name is its replica's own
     code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster", "--nodes", "3")
     (shop / "fleet.toml").write_text(out)

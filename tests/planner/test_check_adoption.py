@@ -130,3 +130,35 @@ def test_a_cluster_that_gives_the_routes_leaves_nothing_assumed(idle):
     assert not out.startswith("note:")
     _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache", "--format", "sarif")
     assert "invocations" not in json.loads(out)["runs"][0]
+
+
+def spring_pull_consumer(root: Path, host_network: bool) -> None:
+    """The Spring starter's pull consumer named `${HOSTNAME}` in application.properties, 3 replicas."""
+    (root / "orders" / "src" / "main" / "resources").mkdir(parents=True)
+    (root / "orders" / "src" / "main" / "resources" / "application.properties").write_text(
+        "rocketmq.name-server=ns:9876\nrocketmq.pull-consumer.group=orders_cg\nrocketmq.pull-consumer.topic=Orders\n"
+        "rocketmq.pull-consumer.instance-name=${HOSTNAME}\n")
+    (root / "orders" / "pom.xml").write_text(
+        "<project><modelVersion>4.0.0</modelVersion><groupId>a</groupId><artifactId>orders</artifactId><version>1"
+        "</version><dependencies><dependency><groupId>org.apache.rocketmq</groupId><artifactId>"
+        "rocketmq-spring-boot-starter</artifactId><version>2.2.3</version></dependency></dependencies></project>\n")
+    (root / "deploy").mkdir(exist_ok=True)
+    (root / "deploy" / "orders.yaml").write_text(deployment(3, host_network))
+
+
+def test_a_spring_hostname_placeholder_is_a_name_per_host_not_a_fixed_one(tmp_path, monkeypatch):
+    """`${HOSTNAME}` is the pod's name on pod networking (one per replica) and the node's on host networking (the
+    replicas of one node share it): the fleet writes it as such, and nothing calls it fixed."""
+    spring_pull_consumer(tmp_path, host_network=True)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy")
+    assert code == 0 and 'instance_name = "${HOSTNAME}"  # orders/src/main/resources/application.properties:4 ' \
+                         "sets the instanceName at run time from the host name" in out
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "json")
+    plan = [f["message"] for f in json.loads(out)["findings"] if f["code"].startswith("PLAN")]
+    assert code == 1 and plan and not [m for m in plan if "fixed" in m]
+    assert all("share client id orders-node-1@orders-node-1@STREAM (instanceName '${HOSTNAME}' made at run time "
+               "from the host's name" in m for m in plan)
+    (tmp_path / "deploy" / "orders.yaml").write_text(deployment(3, host_network=False))
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "json")
+    assert (code, json.loads(out)["findings"]) == (0, [])
