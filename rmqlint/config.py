@@ -98,9 +98,12 @@ def _read_toml(path: Path, cache=None, keep=lambda doc: doc) -> dict:
 
     import tomllib  # only projects with a settings file pay for the parser, and only when it changed
 
+    from rmqlint import bounded_toml
+
     try:
-        with open(path, "rb") as fh:
-            table = keep(tomllib.load(fh))
+        table = keep(bounded_toml.load(path))
+    except bounded_toml.TomlRefused as err:
+        raise ConfigError(f"{shown(path)}{f':{err.line}' if err.line else ''}: {err.reason}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{shown(path)}: invalid TOML: {err}") from None
     except (OSError, UnicodeDecodeError) as err:

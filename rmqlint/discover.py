@@ -163,18 +163,19 @@ def nested_projects(root: Path, listed: list[str], excluded=None) -> list[str]:
 
 
 def _has_rmqlint_table(path: Path) -> bool:
+    from rmqlint import bounded_toml
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
+        data = bounded_toml.read(path)
+    except (OSError, bounded_toml.TomlRefused):
         return False
     if b"rmqlint" not in data:  # most pyproject.toml files: no TOML parser needed
         return False
     import tomllib
 
     try:
-        tool = tomllib.loads(data.decode("utf-8")).get("tool")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        tool = bounded_toml.loads(data.decode("utf-8")).get("tool")
+    except (tomllib.TOMLDecodeError, bounded_toml.TomlRefused, UnicodeDecodeError):
         return False  # reported when that project's own settings are read
     return isinstance(tool, dict) and "rmqlint" in tool
 

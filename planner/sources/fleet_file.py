@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
+from rmqlint import bounded_toml
 from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, NANOTIME_SINCE, PUSH
 from rmqplan.model.scaling import differences
 from rmqplan.model.fleet import (
@@ -80,6 +81,9 @@ from rmqplan.allocation.strategies import (
 MAX_QUEUES_PER_BROKER = 65_536  # sanity bounds for hand-written fleets: a typo must not hang the engine
 MAX_PROCESSES_PER_SET = 100_000  # processes per host in one instance set
 MAX_FLEET_BYTES = 64 * 1024 * 1024  # a hand-written fleet is small; [generate] builds big ones inside Spark
+# Keys of at most bounded_toml.MAX_KEY_PARTS parts (tomllib's memory grows with their square); the names are not
+# counted: a fleet's memory grows with its groups, and a big one is the user's own.
+FLEET_TOML = bounded_toml.Limits(max_bytes=MAX_FLEET_BYTES, max_names=None)
 PERMS = {"rw": (True, True), "wr": (True, True), "r": (True, False), "w": (False, True), "": (False, False)}
 
 TOP_KEYS = ("version", "defaults", "brokers", "topics", "groups", "scenarios", "generate")
@@ -170,11 +174,11 @@ def parse_fleet_bytes(data: bytes, label: str) -> Fleet:
 
 def parse_fleet_text(text: str, label: str) -> Fleet:
     try:
-        doc = tomllib.loads(text)
+        doc = bounded_toml.loads(text, FLEET_TOML)
+    except bounded_toml.TomlRefused as e:
+        raise FleetError([f"{label}:{e.line}: {e.reason}" if e.line else f"{label}: {e.reason}"]) from None
     except tomllib.TOMLDecodeError as e:
         raise FleetError([_toml_error_line(label, str(e), text)]) from None
-    except RecursionError:
-        raise FleetError([f"{label}: invalid TOML: nested too deeply"]) from None
     return parse_fleet_document(doc, label)
 
 

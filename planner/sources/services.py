@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from rmqlint import bounded_toml
 from rmqplan.sources.buildfiles import Module
 from rmqplan.model import words
 from rmqplan.sources.deploy import DeployedService
@@ -110,7 +111,9 @@ def module_names(module: Module) -> set[str]:
 def configured_nodes(pyproject: Path) -> tuple[Optional[int], list[SourceProblem]]:
     """`[tool.rmqplan] nodes = N`: how many nodes replicas on host networking may spread over."""
     try:
-        data = tomllib.loads(pyproject.read_text("utf-8")) if pyproject.is_file() else {}
+        data = bounded_toml.load(pyproject) if pyproject.is_file() else {}
+    except bounded_toml.TomlRefused as err:
+        return None, [SourceProblem(Origin(str(pyproject), err.line), f"cannot read [tool.rmqplan]: {err.reason}")]
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         return None, [SourceProblem(Origin(str(pyproject)), f"cannot read [tool.rmqplan]: {err}")]
     tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
@@ -129,8 +132,11 @@ def explicit_services(pyproject: Path) -> tuple[dict[str, tuple[str, Origin]], l
     if not pyproject.is_file():
         return {}, []
     try:
-        text = pyproject.read_text("utf-8")
-        data = tomllib.loads(text)
+        text = bounded_toml.read(pyproject).decode("utf-8")
+        data = bounded_toml.loads(text)
+    except bounded_toml.TomlRefused as err:
+        return {}, [SourceProblem(Origin(str(pyproject), err.line),
+                                  f"cannot read [tool.rmqplan.services]: {err.reason}")]
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
         return {}, [SourceProblem(Origin(str(pyproject)), f"cannot read [tool.rmqplan.services]: {err}")]
     tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}

@@ -37,6 +37,7 @@ from typing import Any, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
+from rmqlint import bounded_toml
 from rmqplan.sources.buildfiles.module import (
     GRPC_CLIENT,
     JAVA_ARTIFACTS,
@@ -693,9 +694,9 @@ def _version_catalog(root: Path) -> tuple[dict, dict[str, tuple[str, Origin]]]:
     if not path.is_file():
         return {}, {}
     try:
-        text = path.read_text("utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = bounded_toml.read(path).decode("utf-8")
+        data = bounded_toml.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, bounded_toml.TomlRefused):
         return {}, {}
     rows = text.splitlines()
 

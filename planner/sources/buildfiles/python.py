@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Optional
@@ -19,6 +20,7 @@ from typing import Optional
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from rmqlint import bounded_toml
 from rmqplan.sources.buildfiles.module import (
     PYTHON_PACKAGES,
     ClientDependency,
@@ -29,6 +31,11 @@ from rmqplan.sources.buildfiles.module import (
 from rmqplan.sources.origin import Origin, SourceProblem
 
 LOCK_FILES = ("poetry.lock", "uv.lock", "pdm.lock")
+# A lock file is read whole, but only its client packages' tables are parsed (`_client_packages`): the lock of a big
+# project is megabytes of other packages, more than TOML's parser should be given (rmqlint.bounded_toml).
+LOCK_READ = bounded_toml.Limits(max_bytes=32 * 1024 * 1024, max_names=None)
+_TABLE_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]", re.MULTILINE)
+_PACKAGE_NAME = re.compile(r"""^[ \t]*name[ \t]*=[ \t]*["']([^"'\n]*)["']""", re.MULTILINE)
 NOT_PRODUCTION = ("dev", "test", "lint", "doc", "ci", "typing", "bench")
 MAX_INCLUDES = 32
 
@@ -171,9 +178,9 @@ def _lock(directory: Path) -> tuple[dict[str, tuple[str, Origin]], str]:
         if not path.is_file():
             continue
         try:
-            text = path.read_text("utf-8")
-            data = tomllib.loads(text)
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            text = bounded_toml.read(path, LOCK_READ).decode("utf-8")
+            data = bounded_toml.loads(_client_packages(text))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, bounded_toml.TomlRefused):
             return {}, ""
         rows = text.splitlines()
         out = {}
@@ -187,6 +194,25 @@ def _lock(directory: Path) -> tuple[dict[str, tuple[str, Origin]], str]:
                 out[name_value] = (package["version"], Origin(str(path), line + 1 if line else 0))
         return out, str(path)
     return {}, ""
+
+
+def _client_packages(text: str) -> str:
+    """The `[[package]]` tables of a lock file whose name is a client package's, each with the `[package.*]` tables
+    that follow it, as a TOML text of their own."""
+    headers = list(_TABLE_HEADER.finditer(text))
+    kept: list[str] = []
+    keeping = False
+    for header, following in zip(headers, [*headers[1:], None]):
+        table = text[header.start(): following.start() if following is not None else len(text)]
+        key = header.group(1).replace(" ", "")
+        if key == "package":
+            name = _PACKAGE_NAME.search(table)
+            keeping = name is not None and canonicalize_name(name.group(1)) in PYTHON_PACKAGES
+        elif not key.startswith("package."):
+            keeping = False
+        if keeping:
+            kept.append(table)
+    return "".join(kept)
 
 
 def _poetry_spec(name: str, constraint) -> Optional[str]:
@@ -207,7 +233,10 @@ def read_pyproject(path: Path, problems: list[SourceProblem]) -> Optional[Module
     if text is None:
         return None
     try:
-        data = tomllib.loads(text)
+        data = bounded_toml.loads(text)
+    except bounded_toml.TomlRefused as err:
+        problems.append(SourceProblem(Origin(str(path), err.line), err.reason))
+        return None
     except tomllib.TOMLDecodeError as err:
         problems.append(SourceProblem(Origin(str(path)), f"invalid TOML: {err}"))
         return None
