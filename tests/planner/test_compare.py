@@ -5,6 +5,7 @@ assignment."""
 from __future__ import annotations
 
 import io
+import re
 import json
 from pathlib import Path
 
@@ -226,3 +227,34 @@ def test_plan_directory_is_all_or_nothing_and_never_someone_elses(tmp_path):
     assert rmqplan("simulate", "--fleet", path, "--engine", "local", "--plan", str(plan_dir))[0] == 0
     assert rmqplan("simulate", "--fleet", path, "--engine", "local", "--plan", str(plan_dir))[0] == 0  # replaced
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".plan")]
+
+
+CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+
+
+def test_plan_names_are_configmap_keys_and_an_index_says_whose_file_is_which(tmp_path):
+    """Labels such as 10.0.0.5#1 (and group names with % or |) hold characters a ConfigMap key may not: every name
+    is made of [-._a-zA-Z0-9], names that become equal (case aside too) are told apart in the processes' order, and
+    each folder's index.json maps client id and host to the file."""
+    text = ('[[brokers]]\nname = "broker-a"\n[[topics]]\nname = "T"\nread_queues = 8\n'
+            '[[groups]]\nname = "orders|eu"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\n'
+            'hosts = ["10.0.0.5", "a_1", "a@1", "A@1"]\n'
+            '[[groups]]\nname = "orders%eu"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n')
+    plan_dir = tmp_path / "plan"
+    for run_dir in (plan_dir, tmp_path / "again"):
+        code, _, err = rmqplan("simulate", "--fleet", fleet_file(tmp_path, text), "--engine", "local", "--plan",
+                               str(run_dir))
+        assert code == 0, err
+    names = sorted(p.relative_to(plan_dir).as_posix() for p in plan_dir.rglob("*"))
+    assert names == sorted(p.relative_to(tmp_path / "again").as_posix() for p in (tmp_path / "again").rglob("*"))
+    assert all(CONFIGMAP_KEY.fullmatch(part) for name in names for part in name.split("/")), names
+    (state,) = planned(plan_dir, "baseline", "orders|eu")
+    assert [(p["instance"], Path(p["file"]).name) for p in state["processes"]] == [
+        ("10.0.0.5#1", "10.0.0.5_1.json"), ("a_1#1", "a_1_1.json"), ("a@1#1", "a_1_1-2.json"),
+        ("A@1#1", "A_1_1-3.json")]
+    index = json.loads((plan_dir / state["index"]).read_text())
+    assert index == {"processes": [{"instance": p["instance"], "client_id": p["client_id"], "host": p["host"],
+                                    "file": Path(p["file"]).name} for p in state["processes"]]}
+    assert all((plan_dir / state["directory"] / p["file"]).is_file() for p in index["processes"])
+    (other,) = planned(plan_dir, "baseline", "orders%eu")
+    assert {Path(state["directory"]).name, Path(other["directory"]).name} == {"orders_eu", "orders_eu-2"}
