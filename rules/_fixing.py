@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
-from rmqlint.facts import FileFacts, Setting
-from rmqlint.fixes import Edit, in_slot
+from rmqlint.facts import FileFacts, Location, Setting
+from rmqlint.fixes import SAFE, UNSAFE, Edit, in_slot
+from rmqlint.project import Project
+from rmqlint.spans import Span
 from rmqlint.values import Lit, Value, alternatives
+
+# Said of a fix that edits a value other code may read too.
+READ_ELSEWHERE = "where the value is written (unsafe: other code may read it too)"
 
 
 class Unfixable(Exception):
@@ -20,6 +25,23 @@ def written_literal(value: Value | None, text: str) -> Lit | None:
         if isinstance(alternative, Lit) and alternative.text == text and alternative.origin is not None:
             return alternative
     return None
+
+
+def applicability_at(project: Project, origin: Span, place: Location) -> str:
+    """SAFE when the literal a fix edits is read only at the place the finding is about: it is written inside it
+    (the setter's argument, the annotation attribute, the configuration entry), or it is the value of a
+    configuration key of RocketMQ's own (`rocketmq.*`, read by the starter for this client). UNSAFE when it is
+    written elsewhere, where code may read it under its name (a constant, a variable, a key a placeholder names):
+    that code may depend on what it was (a list that it splits on ",")."""
+    inside = origin.path == place.path and (place.line, place.column) <= (origin.line, origin.column) \
+        and (origin.end_line, origin.end_column) <= (place.end_line, place.end_column)
+    if inside:
+        return SAFE
+    facts = project.files.get(origin.path)
+    for entry in facts.config if facts is not None else ():
+        if entry.span is not None and entry.span.start <= origin.start and origin.end <= entry.span.end:
+            return SAFE if entry.key.lower().startswith("rocketmq.") else UNSAFE
+    return UNSAFE
 
 
 def python_module(facts: FileFacts, setting: Setting, module: str) -> list[Edit]:

@@ -7,13 +7,13 @@ from typing import Iterable
 
 from rmqlint.facts import Location
 from rmqlint.findings import Finding, Related, message
-from rmqlint.fixes import Fix, replace_parts
+from rmqlint.fixes import SAFE, UNSAFE, Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.text import subscribed_tags
 from rmqlint.values import Lit, alternatives, known_texts
 from rmqlint.rules._consumers import describe_group, is_consumer
 from rmqlint.rules._examples import line_of
-from rmqlint.rules._fixing import written_literal
+from rmqlint.rules._fixing import READ_ELSEWHERE, applicability_at, written_literal
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
 
@@ -441,7 +441,9 @@ consumer.subscribe("TopicTest", TAG_ORDER_CREATED);
 `rmqlint --fix` changes the subscription to the producers' spelling (a safe fix) when that is unambiguous: every
 producer that may send on the topic (its topic is this one or not known) sends known tags, and all of them send the
 one spelling, which differs only in case (a subscribed tag is trimmed, so a produced tag with blanks around it cannot
-be subscribed to: that producer needs fixing). Otherwise no fix is offered.
+be subscribed to: that producer needs fixing). Otherwise no fix is offered. Where the expression is a constant (as
+above), a variable or a configuration key of the application's, other code may read it too, so the fix is unsafe
+(`--unsafe-fixes`).
 """
 
     INVALID = [
@@ -647,7 +649,10 @@ def _fix(project: Project, sub, expression: str, topic: str, tag: str, spellings
     edits = tag_edits(expression, tag, spellings[0])
     if not edits:
         return None
-    return Fix(f'subscribe to "{spellings[0]}", the tag the producers send', tuple(replace_parts(literal.origin, edits)))
+    said = f'subscribe to "{spellings[0]}", the tag the producers send'
+    if applicability_at(project, literal.origin, sub.location) == SAFE:
+        return Fix(said, tuple(replace_parts(literal.origin, edits)))
+    return Fix(f"{said}, {READ_ELSEWHERE}", tuple(replace_parts(literal.origin, edits)), UNSAFE)
 
 
 def tag_edits(expression: str, tag: str, spelling: str) -> list[tuple[int, int, str]]:

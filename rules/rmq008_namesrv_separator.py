@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from rmqlint.facts import Setting
+from rmqlint.facts import Location, Setting
 from rmqlint.findings import Finding
-from rmqlint.fixes import Fix, replace_parts
+from rmqlint.fixes import SAFE, UNSAFE, Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.rules._examples import line_of
-from rmqlint.rules._fixing import written_literal
+from rmqlint.rules._fixing import READ_ELSEWHERE, applicability_at, written_literal
 from rmqlint.rules._known import wrong
 from rmqlint.rules.base import Example, Rule
 
@@ -195,9 +195,10 @@ Separate the addresses with `;`:
 ```java
 producer.setNamesrvAddr("10.0.0.1:9876;10.0.0.2:9876");
 ```
-`rmqlint --fix` does it (a safe fix) where the list is written: the literal, the constant it comes from, or the
-configuration value (a placeholder's default too). Each run of `,` and blanks between two addresses becomes one
-`;`; a list written in several places, or with escapes, is left to you.
+`rmqlint --fix` does it where the list is written: the literal, or the configuration value of a `rocketmq.` key (a
+placeholder's default too). Where the list is a constant, a variable or another configuration key, other code may
+read it too (and split it on `,`), so the fix is unsafe there (`--unsafe-fixes`). Each run of `,` and blanks
+between two addresses becomes one `;`; a list written in several places, or with escapes, is left to you.
 """
 
     INVALID = [
@@ -255,9 +256,9 @@ configuration value (a placeholder's default too). Each run of `,` and blanks be
             for setting, what in ((connection.name_server, "name server list"), (connection.endpoints,
                                                                                   "endpoint list")):
                 if setting is not None:
-                    yield from self._check(setting, what)
+                    yield from self._check(project, setting, what)
 
-    def _check(self, setting: Setting, what: str) -> Iterable[Finding]:
+    def _check(self, project: Project, setting: Setting, what: str) -> Iterable[Finding]:
         for text in wrong(setting.value, lambda t: wrong_separator(t) is not None):
             separator = wrong_separator(text)
             shown = "a space" if separator == " " else f'"{separator}"'
@@ -268,12 +269,16 @@ configuration value (a placeholder's default too). Each run of `,` and blanks be
                 f"malformed address and reach no {'name server' if what.startswith('name') else 'proxy'}: "
                 f'{failure}; separate the addresses with ";"',
                 setting.location,
-                fix=_fix(written_literal(setting.value, text)),
+                fix=_fix(project, written_literal(setting.value, text), setting.location),
             )
 
 
-def _fix(literal) -> Fix | None:
-    """The separators replaced by `;` where the list is written (a literal, a constant, a configuration value)."""
+def _fix(project: Project, literal, at: Location) -> Fix | None:
+    """The separators replaced by `;` where the list is written (a literal, a constant, a configuration value):
+    unsafe where other code may read it too (a constant, a key a placeholder names)."""
     if literal is None:
         return None
-    return Fix('separate the addresses with ";"', tuple(replace_parts(literal.origin, separator_edits(literal.text))))
+    edits = tuple(replace_parts(literal.origin, separator_edits(literal.text)))
+    if applicability_at(project, literal.origin, at) == SAFE:
+        return Fix('separate the addresses with ";"', edits)
+    return Fix(f'separate the addresses with ";" {READ_ELSEWHERE}', edits, UNSAFE)

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
+from rmqlint.facts import Location
 from rmqlint.findings import Finding
-from rmqlint.fixes import Fix, replace_parts
+from rmqlint.fixes import SAFE, UNSAFE, Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
 from rmqlint.rules._consumers import describe_group, is_consumer
 from rmqlint.rules._examples import line_of
-from rmqlint.rules._fixing import written_literal
+from rmqlint.rules._fixing import READ_ELSEWHERE, applicability_at, written_literal
 from rmqlint.rules._known import known, wrong
 from rmqlint.rules.base import Example, Rule
 
@@ -232,7 +233,8 @@ producer.send(new Message("OrderTopic", "Cancelled", body));
 consumer.subscribe("OrderTopic", "Created || Paid");
 ```
 `rmqlint --fix` fixes a subscription (a safe fix) where its expression is written: the separator becomes `||`
-(` || ` when blanks stood around it). A produced tag holding `||` is not fixed: which single tag each message should
+(` || ` when blanks stood around it). Where the expression is a constant, a variable or a configuration key of the
+application's, other code may read it too, so the fix is unsafe (`--unsafe-fixes`). A produced tag holding `||` is not fixed: which single tag each message should
 carry is a decision about the producer's code.
 """
 
@@ -322,7 +324,8 @@ carry is a decision about the producer's code.
                             f'{describe_group(client)} selects the one tag "{tag}": tags are separated by "||" '
                             f'only, not "{separator}", so messages tagged with its parts never reach this group',
                             subscription.location,
-                            fix=_fix(written_literal(subscription.expression, expression), tag, separator),
+                            fix=_fix(project, written_literal(subscription.expression, expression), tag, separator,
+                                     subscription.location),
                         )
 
 
@@ -364,14 +367,18 @@ def separator_edits(expression: str, tag: str, separator: str) -> list[tuple[int
     return edits
 
 
-def _fix(literal, tag: str, separator: str) -> Fix | None:
-    """The lookalike separator replaced by `||` where the expression is written."""
+def _fix(project: Project, literal, tag: str, separator: str, at: Location) -> Fix | None:
+    """The lookalike separator replaced by `||` where the expression is written: unsafe where other code may read
+    it too (a constant, a key a placeholder names)."""
     if literal is None:
         return None
     edits = separator_edits(literal.text, tag, separator)
     if not edits:
         return None
-    return Fix(f'separate the tags with "{TAG_SEPARATOR}"', tuple(replace_parts(literal.origin, edits)))
+    said, parts = f'separate the tags with "{TAG_SEPARATOR}"', tuple(replace_parts(literal.origin, edits))
+    if applicability_at(project, literal.origin, at) == SAFE:
+        return Fix(said, parts)
+    return Fix(f"{said} {READ_ELSEWHERE}", parts, UNSAFE)
 
 
 def _topic_text(topic) -> str:

@@ -177,7 +177,8 @@ def test_a_config_file_reached_through_a_link_is_fixed_once_by_its_own_path(tmp_
     done = subprocess.run([str(BIN / "rmqlint"), "--diff", "--no-cache", "."], cwd=repo, capture_output=True,
                           timeout=120)
     patch = done.stdout
-    assert patch.count(b"diff --git") == 1 and b"diff --git a/shared/application.yml b/shared/application.yml\n" in patch
+    assert patch.count(b"diff --git") == 1
+    assert patch.startswith(b"diff --git a/shared/application.yml b/shared/application.yml\n")
     (tmp_path / "fix.patch").write_bytes(patch)
     checked = _git(repo, "apply", "--check", str(tmp_path / "fix.patch"))
     assert checked.returncode == 0, checked.stderr

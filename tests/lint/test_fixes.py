@@ -57,13 +57,43 @@ public class Clients {
 """
 
 
-def test_rmq008_java_literal_and_constant(tmp_path):
+def test_rmq008_java_literal_safe_and_constant_unsafe(tmp_path):
+    # The literal is read by its setter alone; the constant, by whatever code names it: only with --unsafe-fixes.
     path = "src/main/java/com/app/Clients.java"
     after = text(fix(tmp_path, {path: NAMESRV_JAVA})[path])
+    assert after == NAMESRV_JAVA.replace('"10.0.0.3:9876 10.0.0.4:9876"', '"10.0.0.3:9876;10.0.0.4:9876"')
+    assert codes_after(tmp_path) == [("RMQ008", path)]
+    main([str(tmp_path / "p"), "--fix", "--unsafe-fixes"])
+    after = (tmp_path / "p" / path).read_text()
     assert after == NAMESRV_JAVA.replace('"10.0.0.1:9876, 10.0.0.2:9876"', '"10.0.0.1:9876;10.0.0.2:9876"').replace(
         '"10.0.0.3:9876 10.0.0.4:9876"', '"10.0.0.3:9876;10.0.0.4:9876"')
     assert '"10.0.0.5:9876;10.0.0.6:9876"' in after  # the near miss, as it was
     assert codes_after(tmp_path) == []
+
+
+def test_rmq008_a_constant_other_code_splits_is_an_unsafe_fix(tmp_path):
+    source = """\
+package com.app;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.rocketmq.client.producer.DefaultMQProducer;
+
+public class Clients {
+    static final String NAMESRV = "10.0.0.1:9876,10.0.0.2:9876";
+    static final List<String> HOSTS = Arrays.asList(NAMESRV.split(","));
+
+    public void start() throws Exception {
+        new DefaultMQProducer("pg").setNamesrvAddr(NAMESRV);
+    }
+}
+"""
+    path = "src/main/java/com/app/Clients.java"
+    assert text(fix(tmp_path, {path: source})[path]) == source
+    (finding,) = lint(LintOptions(paths=[tmp_path / "p"], use_cache=False)).findings
+    assert (finding.code, finding.fix.applicability) == ("RMQ008", "unsafe")
+    assert finding.fix.message == 'separate the addresses with ";" where the value is written (unsafe: other code ' \
+                                  'may read it too)'
 
 
 def test_rmq008_properties_keeps_gbk_and_crlf(tmp_path):
@@ -75,6 +105,24 @@ def test_rmq008_properties_keeps_gbk_and_crlf(tmp_path):
     assert after == source.replace(b"10.0.0.1:9876,10.0.0.2:9876", b"10.0.0.1:9876;10.0.0.2:9876")
     assert b"other.list=a,b\r\n" in after and after.startswith("# 名称服务器\r\n".encode("gbk"))
     assert codes_after(tmp_path) == []
+
+
+def test_rmq010_a_constant_is_an_unsafe_fix(tmp_path):
+    source = """\
+from rocketmq.client import PushConsumer
+
+TAGS = "Created,Paid"
+consumer = PushConsumer("CID_ORDER")
+consumer.subscribe("OrderTopic", print, TAGS)
+audit = PushConsumer("CID_AUDIT")
+audit.subscribe("OrderTopic", print, "Created,Paid")
+"""
+    assert text(fix(tmp_path, {"app.py": source})["app.py"]) == source.replace(
+        'print, "Created,Paid"', 'print, "Created||Paid"')
+    (finding,) = [f for f in lint(LintOptions(paths=[tmp_path / "p"], use_cache=False)).findings if f.code == "RMQ010"]
+    assert finding.fix.applicability == "unsafe" and finding.location.line == 5
+    assert text(fix(tmp_path, {"app.py": source}, "--unsafe-fixes")["app.py"]) == source.replace(
+        "Created,Paid", "Created||Paid")
 
 
 def test_rmq008_yaml_plain_and_quoted(tmp_path):
@@ -102,9 +150,14 @@ public class PayListener implements RocketMQListener<String> {
     files = {"src/main/resources/application.yml": source, "src/main/java/com/app/PayListener.java": listener}
     after = fix(tmp_path, files)
     assert text(after["src/main/resources/application.yml"]) == source.replace(
+        "10.0.0.1:9876 10.0.0.2:9876", "10.0.0.1:9876;10.0.0.2:9876")
+    # pay.namesrv is a key of the application's: other code may read it, so its fix is unsafe
+    assert codes_after(tmp_path) == [("RMQ008", "src/main/java/com/app/PayListener.java")]
+    main([str(tmp_path / "p"), "--fix", "--unsafe-fixes"])
+    assert (tmp_path / "p/src/main/resources/application.yml").read_text() == source.replace(
         "10.0.0.1:9876 10.0.0.2:9876", "10.0.0.1:9876;10.0.0.2:9876").replace(
         '"10.0.0.7:9876,10.0.0.8:9876"', '"10.0.0.7:9876;10.0.0.8:9876"')
-    assert text(after["src/main/java/com/app/PayListener.java"]) == listener  # the placeholder's value was fixed
+    assert (tmp_path / "p/src/main/java/com/app/PayListener.java").read_text() == listener  # the value was fixed
     assert codes_after(tmp_path) == []
 
 
@@ -516,10 +569,10 @@ public class App {
 """
     root = write_project(tmp_path / "p", {"lib/src/main/java/com/lib/Mq.java": names,
                                           "app/src/main/java/com/app/App.java": app})
-    assert main([str(root / "app"), "--fix"]) == 1  # reported in app/, written in lib/: left as it is
+    assert main([str(root / "app"), "--fix", "--unsafe-fixes"]) == 1  # reported in app/, written in lib/: left
     assert (root / "lib/src/main/java/com/lib/Mq.java").read_text() == names
     assert "RMQ008" in capsys.readouterr().out
-    assert main([str(root), "--fix"]) == 0
+    assert main([str(root), "--fix", "--unsafe-fixes"]) == 0
     assert '"10.0.0.1:9876;10.0.0.2:9876"' in (root / "lib/src/main/java/com/lib/Mq.java").read_text()
 
 
