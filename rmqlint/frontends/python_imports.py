@@ -36,11 +36,12 @@ def module_names(tree: ast.Module, text: TextBytes) -> dict[str, int]:
 
     A walk of the statements, not `symtable`: that parses the module again, and says neither where a name is bound
     nor by what."""
-    lines, _ends = split_lines(text.text)
+    lines: list[str] = []
     names: dict[str, int] = {}
     for statement in tree.body:
         if isinstance(statement, ast.Import):
             end = statement.end_lineno or statement.lineno
+            lines = lines or split_lines(text.text)[0]
             for alias in statement.names:
                 head = alias.name.split(".")[0]
                 if alias.asname in (None, alias.name) and names.get(head, 0) >= 0:
@@ -92,6 +93,9 @@ def _bound(statement: ast.stmt):
         elif isinstance(node, ast.match_case):
             targets = [node.pattern]
         for target in targets:
+            if type(target) is ast.Name:  # most targets: no walk
+                yield target.id
+                continue
             for part in ast.walk(target):
                 if isinstance(part, ast.Name):
                     yield part.id

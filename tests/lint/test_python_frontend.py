@@ -460,3 +460,24 @@ def test_nonlocal_receivers_and_chained_calls():
     assert [(s.topic, s.expression) for s in chained.subscriptions] == [(Lit("ChainTopic"), Lit("TagC"))]
     (produced,) = facts.produced
     assert (produced.topic, produced.tag, produced.location.line) == (Lit("MsgTopic"), Lit("TagM"), 9)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import uuid\n", {"uuid": len("import uuid")}),
+    ("import uuid.x, os as o\n", {"uuid": len("import uuid.x, os as o"), "o": -1}),
+    ("import uuid\nuuid = 1\n", {"uuid": -1}),
+    ("try:\n    import uuid\nexcept ImportError:\n    pass\n", {"uuid": -1}),
+    ("from m import uuid\n", {"uuid": -1}),
+    ("def f():\n    global uuid\n    uuid = 1\n", {"f": -1, "uuid": -1}),
+    ("if (uuid := 1):\n    pass\n", {"uuid": -1}),
+    ("for uuid, (a, *b) in x:\n    pass\n", {"uuid": -1, "a": -1, "b": -1}),
+    ("class uuid:\n    inner = 1\n", {"uuid": -1}),
+    ("from os import *\n", {"*": -1}),
+    ("from rocketmq.client import *\n", {}),
+])
+def test_module_names_say_where_a_plain_import_binds_a_name(source, expected):
+    # What a fix may write as `uuid.x`: a name bound only by `import uuid`, from where that import ends.
+    facts = parse_python("m.py", ("from rocketmq.client import PushConsumer\n" + source).encode())
+    names = {k: v - len("from rocketmq.client import PushConsumer\n") if v >= 0 else v
+             for k, v in facts.module_names.items() if k != "PushConsumer"}
+    assert names == expected
