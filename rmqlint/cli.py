@@ -17,9 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from rmqlint.findings import SEVERITIES
-from rmqlint.reporters import FORMATS
-
+# The modules of the commands are imported once Ctrl-C is one line (`rmqlint.output.run_command`): this module,
+# which the `rmqlint` script imports before it calls `main`, imports only the standard library.
 
 _EPILOG = """\
 commands:
@@ -61,6 +60,9 @@ def _codes(text: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rmqlint.findings import SEVERITIES
+    from rmqlint.reporters import FORMATS
+
     parser = _Parser(
         prog="rmqlint",
         description="Find Apache RocketMQ client misuse that loses or duplicates messages.",

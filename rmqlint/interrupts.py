@@ -5,6 +5,9 @@ that the `finally` clauses that remove a temporary file or directory run for bot
 `PROG: interrupted` (or `terminated`) and exits 130 (143): 128 plus the signal's number, as a shell reports a
 command the signal ended.
 
+`sigint_blocked()` starts helper processes without Ctrl-C: the terminal sends SIGINT to the whole process group,
+and a helper still importing its modules would print a traceback; the command stops its helpers itself.
+
 `deferred()` holds both signals back over the few steps that must not be cut in two: a temporary file made and its
 name kept, so that the `finally` that removes it knows it; a directory renamed into place. A signal that arrives
 there acts when the block ends.
@@ -71,3 +74,18 @@ def deferred() -> Iterator[None]:
             signal.signal(signum, handler)
         if caught:
             signal.raise_signal(caught[0])  # now with its own handler: raises here, or ends the process (SIG_DFL)
+
+
+@contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread inside the block, so that the processes started in it begin with it blocked
+    (a blocked signal stays blocked across exec, and Python does not unblock it): they never get Ctrl-C. A SIGINT
+    for this process that arrives meanwhile waits, and acts when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -21,6 +21,7 @@ from rmqplan.engines.cpus import usable_cpus
 from rmqplan.engines.heap import keep_freed_memory
 from rmqplan.model.fleet import DETAIL_LIMIT, GenerateSpec
 from rmqplan.model.simulation import OutRequest
+from rmqlint.interrupts import sigint_blocked
 
 MIN_CHUNKS_PER_PROCESS = 2  # a helper costs about 0.3 s to start: below this it would not pay for itself
 HELPER_POLL_SECONDS = 0.5  # how often a wait for helpers checks that they are still alive
@@ -108,10 +109,11 @@ def _start_helpers(job: ChunkJob, helpers: int):
         context = multiprocessing.get_context("spawn")
         counter = context.Value("q", 0)
         results = context.Queue()
-        for i in range(helpers):
-            processes.append(context.Process(target=_helper, args=(job, counter, results, i + 1), daemon=True,
-                                             name=f"rmqplan-chunks-{i + 1}"))
-            processes[-1].start()
+        with sigint_blocked():  # Ctrl-C reaches the whole process group: this process stops its helpers
+            for i in range(helpers):
+                processes.append(context.Process(target=_helper, args=(job, counter, results, i + 1), daemon=True,
+                                                 name=f"rmqplan-chunks-{i + 1}"))
+                processes[-1].start()
     except (OSError, ImportError):
         _stop(processes)
         _remove_parts(job, len(processes))  # a helper that started may have begun a part file
