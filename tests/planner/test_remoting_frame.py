@@ -103,6 +103,8 @@ def test_a_real_frame_cut_or_corrupted_is_a_frame_error_or_a_command(kind, data)
     (struct.pack(">I", 2) + b"[]", "JSON header is not an object"),
     (struct.pack(">I", 14) + b'{"code":"SUC"}', "`code` is not a whole number"),
     (struct.pack(">I", (1 << 24) | 4) + b"\x00\x01\x02\x03", "ROCKETMQ header: it ends inside the fixed fields"),
+    (struct.pack(">I", 100_000) + b"[" * 100_000, "JSON header nested too deep"),  # json's recursion, caught
+    (struct.pack(">I", 100_013) + b'{"extFields":' + b"[" * 100_000, "JSON header nested too deep"),
 ])
 def test_malformed_frames_say_what_is_wrong(payload, message):
     with pytest.raises(FrameError, match=message.replace("`", ".").replace("(", r"\(")):

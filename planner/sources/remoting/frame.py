@@ -70,7 +70,7 @@ def encode(command: Command) -> bytes:
     return _LENGTHS.pack(total, (command.serialize_type << 24) | len(header)) + header + command.body
 
 
-def decode(payload: bytes) -> Command:
+def decode(payload: bytes | bytearray) -> Command:
     """A command from a frame without its leading total length (`payload` is the `total` bytes after it)."""
     if len(payload) < 4:
         raise FrameError(f"a frame of {len(payload)} bytes: shorter than its header length")
@@ -78,7 +78,8 @@ def decode(payload: bytes) -> Command:
     kind, length = marked >> 24, marked & 0xFFFFFF
     if length > len(payload) - 4:
         raise FrameError(f"header length {length:,} exceeds the frame ({len(payload) - 4:,} bytes after it)")
-    header, body = payload[4:4 + length], payload[4 + length:]
+    view = memoryview(payload)  # the body is copied once, from the frame read
+    header, body = bytes(view[4:4 + length]), view[4 + length:]
     if kind == JSON:
         command = _json_header(header)
     elif kind == ROCKETMQ:
@@ -98,6 +99,8 @@ def _json_header(data: bytes) -> Command:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise FrameError(f"JSON header is not JSON: {_short(e)}") from None
+    except RecursionError:  # the json module nests a Python call per level: `[[[[...` 100,000 deep
+        raise FrameError("JSON header nested too deep: not a header") from None
     if not isinstance(doc, dict):
         raise FrameError("JSON header is not an object")
     code, opaque, flag, version = (doc.get(k, 0) for k in ("code", "opaque", "flag", "version"))
