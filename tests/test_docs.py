@@ -235,3 +235,144 @@ def test_engine_help_is_what_the_engine_page_says():
     done = subprocess.run([str(BIN / "rmqplan"), "simulate", "--help"], capture_output=True, text=True,
                           env={**os.environ, "COLUMNS": "10000"})
     assert ENGINE_HELP in " ".join(done.stdout.split())
+
+
+# ------------------------------------------------------------------------------ synopses, keys, examples of code
+
+
+def _synopses() -> list[tuple[str, list[str], set[str]]]:
+    """(document, command words, the options written) for every synopsis line of a plain code block: a line that
+    starts with `rmqlint` or `rmqplan <command>`, with its indented continuation lines, comments left out."""
+    out = []
+    for path in RUN_FROM_ROOT:
+        for block in re.findall(r"^```\n(.*?)^```", _text(path), re.M | re.S):
+            current = None
+            for line in block.splitlines():
+                text = line.split("#", 1)[0]
+                if re.match(r"(rmqlint|rmqplan)\b", line):
+                    words = text.split()
+                    command = words[:2] if words[0] == "rmqplan" or (len(words) > 1 and words[1] in
+                                                                      ("rules", "explain", "graph")) else words[:1]
+                    current = (path.name, command, set())
+                    out.append(current)
+                elif current is None or not line.startswith(" "):
+                    current = None
+                    continue
+                current[2].update(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", text))
+    return out
+
+
+def _accepted(command: list[str]) -> set[str]:
+    import argparse
+
+    from rmqlint.cli import build_parser as rmqlint_parser
+    from rmqplan.cli import build_parser as rmqplan_parser
+
+    if command == ["rmqlint"]:
+        parser = rmqlint_parser()
+    elif command[0] == "rmqplan" and len(command) > 1 and not command[1].startswith("-"):
+        parser = next(a for a in rmqplan_parser()._actions if isinstance(a, argparse._SubParsersAction)) \
+            .choices[command[1]]
+    elif command == ["rmqplan"] or command[0] == "rmqplan":
+        parser = rmqplan_parser()
+    else:
+        return set()  # rmqlint rules / explain / graph: parsers of their own, checked by their `$` blocks
+    return {s for a in parser._actions for s in a.option_strings}
+
+
+def test_every_option_a_synopsis_writes_is_one_the_command_takes():
+    synopses = _synopses()
+    assert len(synopses) >= 10
+    for document, command, options in synopses:
+        accepted = _accepted(command)
+        if accepted:
+            assert options <= accepted, (document, command, sorted(options - accepted))
+    documented = {o for d, c, opts in synopses if d == "planner-commands.md" and c == ["rmqplan", "check"]
+                  for o in opts}
+    assert {"--fail-on", "--exit-zero", "--cluster", "--namesrv", "--nodes"} <= documented
+
+
+def _key_rows(heading: str) -> list[str]:
+    """The keys of the table that follows `heading` on the outputs page."""
+    page = _text(REPO / "docs" / "outputs-and-integrations.md")
+    table = page[page.index(heading):].split("\n\n")[1]
+    return [re.match(r"\| `([a-z_]+)` \|", line).group(1) for line in table.splitlines()[2:]]
+
+
+def test_the_json_keys_documented_are_the_keys_written_both_ways():
+    rmqlint_doc = json.loads(_run("rmqlint", "examples/tag-case-drift", "--no-cache", "--format", "json"))
+    check_doc = json.loads(_run("rmqplan", "check", "examples/orders-on-host-network", "--deploy",
+                                "examples/orders-on-host-network/deploy", "--format", "json", "--no-cache"))
+    top = _key_rows("The JSON report's keys")
+    page = _text(REPO / "docs" / "outputs-and-integrations.md")
+    check_only = {key for key in top if f"| `{key}` | `rmqplan check` only" in page}
+    assert check_only == {"assumptions"}
+    assert list(rmqlint_doc) == [k for k in top if k not in check_only]
+    assert set(check_doc) == set(top) and check_doc["assumptions"]  # no --cluster: the layout is assumed
+    finding_keys = _key_rows("A finding:")
+    assert all(list(f) == finding_keys for f in rmqlint_doc["findings"] + check_doc["findings"])
+    shown = json.loads(re.search(r"```json\n(.*?)```", page, re.S).group(1))
+    assert list(shown) == list(rmqlint_doc)
+    assert set(shown["findings"][0]) <= set(finding_keys)
+
+
+def test_the_example_rule_of_the_development_page_takes_a_free_code_and_joins_the_registry(tmp_path):
+    """The page's rule, dropped into a copy of the rules package as the page says, is discovered beside every shipped
+    rule (`rmqlint rules` does the same discovery) under the next free code."""
+    import shutil
+
+    import rules as shipped
+    from rmqlint.rules import ALL_RULES, discover
+
+    page = _text(REPO / "docs" / "development.md")
+    source = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "(Rule):" in b)
+    module = re.search(r"`rules/(rmq\d{3}_\w+)\.py`", page).group(1)
+    package = tmp_path / "doc_rules"
+    shutil.copytree(Path(shipped.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / f"{module}.py").write_text(source, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        found = discover("doc_rules")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m == "doc_rules" or m.startswith("doc_rules.")]:
+            del sys.modules[name]
+    taken = {rule.CODE for rule in ALL_RULES}
+    (new,) = [rule for rule in found if rule.CODE not in taken]
+    assert len(found) == len(ALL_RULES) + 1
+    free = next(f"RMQ{n:03d}" for n in range(1, 100) if f"RMQ{n:03d}" not in taken)
+    assert new.CODE == free == module[:6].upper()
+
+
+def test_the_saved_cluster_outputs_shown_are_read_as_the_page_says(tmp_path):
+    from rmqplan.sources.mqadmin import read_cluster_dir
+
+    page = _text(REPO / "docs" / "planner-commands.md")
+    section = page[page.index("### Saved cluster outputs"):page.index("## The HTML report")]
+    examples = re.findall(r"^`([\w%.-]+)`:\n\n```text\n(.*?)^```", section, re.M | re.S)
+    assert [name for name, _ in examples] == ["topicRoute-OrderEvents.json", "clusterList.txt",
+                                              "consumerConnection-orders_cg.txt", "consumerProgress-orders_cg.txt"]
+    for name, text in examples:
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    snapshot = read_cluster_dir(tmp_path)
+    assert snapshot.problems == []
+    (queues,) = snapshot.routes["OrderEvents"].queues
+    assert (queues.broker, queues.read_queues, queues.write_queues, queues.readable) == ("broker-a", 8, 8, True)
+    assert [(b.name, b.broker_id) for b in snapshot.brokers] == [("broker-a", 0)]
+    assert [c.client_id for c in snapshot.consumers["orders_cg"].connections] == ["10.2.0.5@orders-node",
+                                                                                 "10.2.0.6@orders-node"]
+    backlog = {(q.topic, q.queue_id): o.backlog for q, o in snapshot.progress["orders_cg"].queues.items()}
+    assert backlog == {("%RETRY%orders_cg", 0): 0, ("OrderEvents", 0): 20, ("OrderEvents", 1): 0}
+
+
+def test_pytest_markers_written_are_registered_and_given_to_pytest_not_to_make():
+    """`-m 'not slow'` goes to pytest: make takes no pytest options, and a marker no test has selects nothing."""
+    markers = {line.split(":")[0].strip().strip('"') for line in tomllib.loads(
+        _text(REPO / "pyproject.toml"))["tool"]["pytest"]["ini_options"]["markers"]}
+    for path in DOCS:
+        for line in _text(path).splitlines():
+            for expression in re.findall(r"(?<![\w-])(?<!python )-m (?:'([^']+)'|([a-z]+))", line):
+                words = set(" ".join(expression).replace("(", " ").replace(")", " ").split())
+                assert words - {"not", "and", "or"} <= markers, (path.name, line)
+                before = line[:line.index(f"-m '{expression[0]}'" if expression[0] else f"-m {expression[1]}")]
+                assert "make " not in line or "pytest" in before, (path.name, line)  # a make target takes none

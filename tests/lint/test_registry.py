@@ -83,7 +83,7 @@ def test_unregistered_languages_are_not_read(tmp_path: Path):
 
 
 def test_a_rules_package_is_discovered_and_its_rule_passes_the_shipped_rules_checks():
-    from tests.lint.toy_rules.rmq013_empty_group import EmptyGroup
+    from tests.lint.toy_rules.rmq016_empty_group import EmptyGroup
 
     assert discover("tests.lint.toy_rules") == [EmptyGroup]
     shipped_rule_checks.test_rule_metadata_and_docs(EmptyGroup)

@@ -1,4 +1,4 @@
-"""RMQ013 (a toy, not shipped): a consumer group name that is blank."""
+"""RMQ016 (a toy, not shipped; the example rule of docs/development.md): a consumer group name that is blank."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ consumer = PushConsumer("")
 
 
 class EmptyGroup(Rule):
-    CODE = "RMQ013"
+    CODE = "RMQ016"
     NAME = "empty-group"
     SEVERITY = "error"
     SUMMARY = "A consumer group name that is blank"
