@@ -151,6 +151,9 @@ def _exit_status(args: argparse.Namespace, code: int) -> int:
 def _add_connection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
                         help="how long to wait for each answer (default 3)")
+    parser.add_argument("--deadline", type=float, default=60.0, metavar="SECONDS",
+                        help="how long reading the cluster may take in all, every request to every server (default "
+                             "60); status reads twice, each read with its own")
     parser.add_argument("--acl-file", metavar="FILE",
                         help="sign requests for a cluster with access control with the keys of FILE (the Java "
                              "client's key file: AccessKey=..., SecretKey=...); without it, RMQPLAN_ACCESS_KEY and "
@@ -200,15 +203,16 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         if args.nodes is not None and args.nodes < 1:
             err.write("rmqplan: error: --nodes must be 1 or more\n")
             return EXIT_USAGE
-        if args.timeout <= 0:
-            err.write("rmqplan: error: --timeout must be more than 0\n")
+        if args.timeout <= 0 or args.deadline <= 0:
+            err.write("rmqplan: error: --timeout and --deadline must be more than 0\n")
             return EXIT_USAGE
         if args.cluster is not None and args.namesrv is not None:
             err.write("rmqplan: error: --cluster DIR and --namesrv ADDR both describe the cluster: give one\n")
             return EXIT_USAGE
         from rmqplan.check_cli import ClusterSource, check_command, fleet_command
 
-        source = ClusterSource(args.cluster, args.namesrv, args.timeout, args.acl_file)
+        source = ClusterSource(args.cluster, args.namesrv, args.timeout, args.acl_file, args.deadline,
+                               lambda line: err.write(f"rmqplan: {line}\n"))
         if args.command == "fleet":
             if args.from_code is None:
                 if args.cluster is None and args.namesrv is None:
@@ -234,7 +238,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
 
         return _exit_status(args, status_command(StatusOptions(
             args.namesrv, args.format, args.html, args.strategy, args.group, args.interval, args.timeout,
-            args.acl_file), out, err))
+            args.acl_file, args.deadline), out, err))
     parser.print_usage(err)
     err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check, status or explain)\n")
     return EXIT_USAGE

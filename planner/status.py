@@ -13,7 +13,8 @@
 4. Report (`rmqplan.status_report`): text or JSON, and `--html` the simulate report page with the brokers' view.
 
 Exit 1 when an error-level problem (PLAN001, PLAN002, PLAN004, PLAN005) is live, 0 otherwise, 2 when the cluster
-cannot be read (one line: the server, its address and what failed) or the options are wrong.
+cannot be read (one line: the server, its address and what failed; each of the two reads has `--deadline` seconds
+in all) or the options are wrong.
 """
 
 from __future__ import annotations
@@ -36,13 +37,14 @@ class StatusOptions:
     interval: float = DEFAULT_INTERVAL
     timeout: float = 3.0
     acl_file: Optional[str] = None
+    deadline: float = 60.0  # seconds each read of the cluster may take in all
 
 
-def credentials(acl_file: Optional[str]):
+def credentials(acl_file: Optional[str], err: TextIO):
     """The keys to sign with (`--acl-file`, else the environment), or None. Raises CredentialsError."""
     from rmqplan.sources.remoting.acl import from_environment, from_file
 
-    return from_file(acl_file) if acl_file else from_environment()
+    return from_file(acl_file, lambda line: err.write(f"rmqplan: {line}\n")) if acl_file else from_environment()
 
 
 def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
@@ -56,13 +58,13 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
     from rmqplan.status_report import StatusReport, render_status_html, render_status_text, status_json
     from rmqlint.printable import printable
 
-    if options.interval < 0 or options.timeout <= 0:
-        err.write("rmqplan: error: --interval must be 0 or more and --timeout more than 0\n")
+    if options.interval < 0 or options.timeout <= 0 or options.deadline <= 0:
+        err.write("rmqplan: error: --interval must be 0 or more; --timeout and --deadline must be more than 0\n")
         return EXIT_USAGE
     try:
         told = parse_strategy_option(options.strategies)
-        keys = credentials(options.acl_file)
-        with LiveCluster(options.namesrv, options.timeout, keys) as live:
+        keys = credentials(options.acl_file, err)
+        with LiveCluster(options.namesrv, options.timeout, keys, deadline=options.deadline) as live:
             snapshot = live.snapshot(groups=options.groups or None)
             connected = fleet_from_cluster(snapshot, told, only=options.groups or None)
             second = None

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
 
 from rmqplan.sources.cluster import ClusterSnapshot
 
@@ -20,6 +20,8 @@ class ClusterSource:
     namesrv: Optional[str] = None  # --namesrv ADDR
     timeout: float = 3.0
     acl_file: Optional[str] = None  # keys to sign with (else the environment's, when set)
+    deadline: Optional[float] = 60.0  # seconds the whole read may take (--deadline)
+    warn: Optional[Callable[[str], None]] = field(default=None, compare=False)  # one line: a key file others read
 
     def given(self) -> bool:
         return self.directory is not None or self.namesrv is not None
@@ -42,8 +44,8 @@ class ClusterSource:
         from rmqplan.sources.remoting.acl import CredentialsError, from_environment, from_file
 
         try:
-            keys = from_file(self.acl_file) if self.acl_file else from_environment()
-            with LiveCluster(self.namesrv, self.timeout, keys) as live:
+            keys = from_file(self.acl_file, self.warn) if self.acl_file else from_environment()
+            with LiveCluster(self.namesrv, self.timeout, keys, deadline=self.deadline) as live:
                 return live.snapshot(groups=groups, topics=topics)
         except (CredentialsError, LiveClusterError) as e:
             raise ClusterSourceError(str(e)) from None

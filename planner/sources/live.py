@@ -17,8 +17,10 @@ What it asks, read-only (the name server first, then each broker's master):
    consumed. `LiveCluster.progress` reads them again (the second read of `rmqplan status`).
 
 Several name servers (`a:9876;b:9876`) are tried in turn; the first that answers is asked first from then on.
-Any failure (refused, no answer in time, a malformed frame, an error code where an answer was expected) is a
-`LiveClusterError`: one line naming the server, its address and what failed. Nothing is returned half-read.
+Any failure (refused, no answer in time, a malformed frame, an error code where an answer was expected, an answer
+beyond `rmqplan.sources.remoting.limits`) is a `LiveClusterError`: one line naming the server, its address and what
+failed. Nothing is returned half-read. A read (`snapshot`, and each `progress` asked again) has one deadline for
+all its requests: when it passes, the request still unanswered is named and no other server is tried.
 """
 
 from __future__ import annotations
@@ -37,8 +39,17 @@ from rmqplan.sources.cluster import (
 from rmqplan.sources.origin import Origin
 from rmqplan.sources.remoting import bodies, codes
 from rmqplan.sources.remoting.acl import Credentials
-from rmqplan.sources.remoting.client import DEFAULT_TIMEOUT, Recorder, RemotingClient, RemotingError, split_address
+from rmqplan.sources.remoting.client import (
+    DEFAULT_DEADLINE,
+    DEFAULT_TIMEOUT,
+    DeadlineError,
+    Recorder,
+    RemotingClient,
+    RemotingError,
+    split_address,
+)
 from rmqplan.sources.remoting.frame import Command
+from rmqplan.sources.remoting.limits import MAX_ANSWER_BYTES
 
 CLUSTERING = "CLUSTERING"
 
@@ -64,9 +75,9 @@ def parse_namesrv(text: str) -> list[str]:
 
 class LiveCluster:
     def __init__(self, namesrv: str, timeout: float = DEFAULT_TIMEOUT, credentials: Optional[Credentials] = None,
-                 recorder: Optional[Recorder] = None):
+                 recorder: Optional[Recorder] = None, deadline: Optional[float] = DEFAULT_DEADLINE):
         self.namesrv = parse_namesrv(namesrv)
-        self.client = RemotingClient(timeout, credentials, recorder)
+        self.client = RemotingClient(timeout, credentials, recorder, deadline)
         self.masters: dict[str, str] = {}  # broker name -> the address asked (its master's)
 
     def __enter__(self) -> "LiveCluster":
@@ -88,7 +99,11 @@ class LiveCluster:
         failures = []
         for address in list(self.namesrv):
             try:
-                response = self.client.request(address, code, fields)
+                response = self.client.request(address, code, fields, limit=MAX_ANSWER_BYTES[code])
+            except DeadlineError as e:  # no time is left to ask another
+                raise LiveClusterError(f"name server {address}: {codes.request_name(code)}"
+                                       f"{' of ' + fields['topic'] if fields and 'topic' in fields else ''}: "
+                                       f"{e.what}") from None
             except RemotingError as e:
                 failures.append(f"{address} ({e.what})")
                 continue
@@ -104,7 +119,7 @@ class LiveCluster:
     def _ask_broker(self, broker: str, code: int, fields: Optional[dict] = None, what: str = "") -> Command:
         address = self.masters[broker]
         try:
-            return self.client.request(address, code, fields)
+            return self.client.request(address, code, fields, limit=MAX_ANSWER_BYTES[code])
         except RemotingError as e:
             raise LiveClusterError(f"broker {broker} ({address}): {codes.request_name(code)}"
                                    f"{' ' + what if what else ''}: {e.what}") from None
@@ -121,6 +136,8 @@ class LiveCluster:
     def _body(self, parse, where: str, *args):
         try:
             return parse(*args)
+        except bodies.ClaimError as e:
+            raise LiveClusterError(f"{where}: {e}") from None
         except bodies.BodyError as e:
             raise LiveClusterError(f"{where}: malformed answer: {e}") from None
 
@@ -131,6 +148,7 @@ class LiveCluster:
         """What the cluster says now: every broker, the connections of `groups` (every group the brokers know
         when None), the routes of their topics and of `topics`, and (with `progress`) the consume progress of
         every connected clustering group."""
+        self.client.start_read()
         snap = ClusterSnapshot(source=self.source)
         snap.brokers = self._brokers()
         names = sorted(set(groups)) if groups is not None else self._groups()
@@ -140,7 +158,7 @@ class LiveCluster:
         for topic in wanted:
             self._route(topic, snap)
         if progress:
-            snap.progress = self.progress(snap)
+            snap.progress = self._progress(snap)
         return snap
 
     def _brokers(self) -> list[ClusterBroker]:
@@ -210,7 +228,12 @@ class LiveCluster:
         snap.routes[topic] = self._body(bodies.topic_route, f"name server {address}", response.body, topic, origin)
 
     def progress(self, snap: ClusterSnapshot) -> dict[str, ConsumeProgress]:
-        """Each connected clustering group's consume progress on its topics' readable queues, read now."""
+        """Each connected clustering group's consume progress on its topics' readable queues, read now (a read of
+        its own: the deadline counts again)."""
+        self.client.start_read()
+        return self._progress(snap)
+
+    def _progress(self, snap: ClusterSnapshot) -> dict[str, ConsumeProgress]:
         out = {}
         for group, consumer in snap.consumers.items():
             if not consumer.connections or (consumer.message_model or CLUSTERING) != CLUSTERING:

@@ -104,8 +104,10 @@ def _int_field(obj: relaxed_json.JsonObject, key: str, what: str) -> int:
     return value
 
 
-def parse_topic_route(text: str, topic: str, path: str) -> tuple[Optional[TopicRoute], list[SourceProblem]]:
-    """A topic's route from `mqadmin topicRoute` output (JSON, or the `-l` table)."""
+def parse_topic_route(text: str, topic: str, path: str,
+                      max_values: Optional[int] = None) -> tuple[Optional[TopicRoute], list[SourceProblem]]:
+    """A topic's route from `mqadmin topicRoute` output (JSON, or the `-l` table). With `max_values`, JSON holding
+    more values than that raises relaxed_json.TooManyValues."""
     rows = text.splitlines()
     start = next((i for i, row in enumerate(rows) if row.lstrip().startswith(("{", "#ClusterName"))), None)
     if start is None:
@@ -118,7 +120,9 @@ def parse_topic_route(text: str, topic: str, path: str) -> tuple[Optional[TopicR
         return _parse_route_table(text, topic, path)
     try:
         # parsed from the first `{`, with the lines before it kept (blank) so that lines stay the file's
-        data = relaxed_json.parse("\n" * start + "\n".join(rows[start:]))
+        data = relaxed_json.parse("\n" * start + "\n".join(rows[start:]), max_values)
+    except relaxed_json.TooManyValues:
+        raise
     except relaxed_json.RelaxedJsonError as err:
         return None, [SourceProblem(Origin(path, err.line), f"not a topicRoute output: {err.message}")]
     if not isinstance(data, relaxed_json.JsonObject) or "queueDatas" not in data:
@@ -126,7 +130,14 @@ def parse_topic_route(text: str, topic: str, path: str) -> tuple[Optional[TopicR
     problems: list[SourceProblem] = []
     queues: list[RouteQueues] = []
     brokers: list[RouteBroker] = []
-    for i, item in enumerate(data.get("queueDatas") or []):
+    lists: dict[str, list] = {}
+    for key in ("queueDatas", "brokerDatas"):
+        value = data.get(key)
+        lists[key] = value if isinstance(value, list) else []
+        if value is not None and not isinstance(value, list):
+            problems.append(SourceProblem(Origin(path, data.lines[key]), f"not a topicRoute output: `{key}` is "
+                                                                        "not a list"))
+    for i, item in enumerate(lists["queueDatas"]):
         what = f"queueDatas[{i}]"
         try:
             if not isinstance(item, relaxed_json.JsonObject):
@@ -140,7 +151,7 @@ def parse_topic_route(text: str, topic: str, path: str) -> tuple[Optional[TopicR
                                       Origin(path, line)))
         except _Bad as bad:
             problems.append(SourceProblem(Origin(path, bad.line), bad.message))
-    for i, item in enumerate(data.get("brokerDatas") or []):
+    for i, item in enumerate(lists["brokerDatas"]):
         if not isinstance(item, relaxed_json.JsonObject) or not isinstance(item.get("brokerName"), str):
             problems.append(SourceProblem(Origin(path, data.lines.get("brokerDatas", 0)),
                                           f"brokerDatas[{i}]: no brokerName"))

@@ -6,11 +6,15 @@ as keys, `{{"brokerName":"b","queueId":0,"topic":"T"}:{...}}`, and pretty-prints
 strict JSON plus what fastjson adds: object keys that are bare numbers or identifiers, or objects of plain values
 (an `ObjectKey`), single-quoted strings, and a trailing comma. Every object remembers the line of each of its keys
 (`JsonObject.lines`), so a reader can say where a value came from.
+
+`max_values` bounds what a text may make us hold: a server's answer of empty objects (`[{},{},...]`, three bytes
+each) would otherwise cost hundreds of bytes of Python objects per byte read. Objects are kept small for the same
+reason: `lines` is made with an object's first key, and a key seen before is the same string object.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 MAX_DEPTH = 200  # real route data nests 4 deep; deeper is not an mqadmin output
 
@@ -23,12 +27,28 @@ class RelaxedJsonError(ValueError):
         self.message = message
 
 
+class TooManyValues(RelaxedJsonError):
+    """The text holds more values than the reader would hold (`parse`'s `max_values`)."""
+
+
+class _NoLines(dict):
+    """The lines of an object without keys: one shared empty mapping, which nothing writes."""
+
+    def __setitem__(self, key, value):
+        raise TypeError("an object's lines are made with its first key")
+
+
+_NO_LINES: Any = _NoLines()
+
+
 class JsonObject(dict):
     """A parsed object; `lines[key]` is the 1-based line its key stands on."""
 
+    __slots__ = ("lines",)
+
     def __init__(self) -> None:
         super().__init__()
-        self.lines: dict[str, int] = {}
+        self.lines: dict[str, int] = _NO_LINES
 
 
 class ObjectKey(tuple):
@@ -44,11 +64,13 @@ _BARE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$-+.
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_values: Optional[int] = None) -> None:
         self.text = text
         self.pos = 0
         self.line = 1
         self.line_start = 0
+        self.values_left = max_values
+        self.keys: dict = {}  # each key once: a thousand objects with a `brokerName` share one string
 
     def fail(self, message: str) -> RelaxedJsonError:
         return RelaxedJsonError(self.line, self.pos - self.line_start + 1, message)
@@ -77,6 +99,10 @@ class _Parser:
     def value(self, depth: int) -> Any:
         if depth > MAX_DEPTH:
             raise self.fail(f"nested more than {MAX_DEPTH} deep")
+        if self.values_left is not None:
+            self.values_left -= 1
+            if self.values_left < 0:
+                raise TooManyValues(self.line, self.pos - self.line_start + 1, "more values than a reader holds")
         ch = self.peek()
         if not ch:
             raise self.fail("unexpected end of the text")
@@ -167,8 +193,11 @@ class _Parser:
                 key = self.object_key(depth)
             else:
                 key = self.string() if ch in "\"'" else self.bare()
+            key = self.keys.setdefault(key, key)
             self.expect(":")
             obj[key] = self.value(depth + 1)
+            if obj.lines is _NO_LINES:
+                obj.lines = {}
             obj.lines[key] = line
             ch = self.peek()
             if ch == ",":
@@ -200,9 +229,10 @@ class _Parser:
                 raise self.fail("expected ',' or ']'")
 
 
-def parse(text: str) -> Any:
-    """The value `text` holds. Raises RelaxedJsonError (with line and column) when it is not one."""
-    parser = _Parser(text)
+def parse(text: str, max_values: Optional[int] = None) -> Any:
+    """The value `text` holds. Raises RelaxedJsonError (with line and column) when it is not one, TooManyValues
+    as soon as it holds more than `max_values` values (objects, arrays, strings, numbers, booleans, nulls)."""
+    parser = _Parser(text, max_values)
     result = parser.value(0)
     if parser.peek():
         raise parser.fail("text after the value")

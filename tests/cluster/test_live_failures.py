@@ -76,6 +76,7 @@ def _registered(namesrv: str, broker: str, timeout: float = 60) -> None:
 def keys(tmp_path):
     key = tmp_path / "key"
     key.write_text(f"AccessKey={READER}\nSecretKey={READER_SECRET}\n")
+    key.chmod(0o600)  # private, as a key file should be: a key file others may read is warned of
     return key
 
 

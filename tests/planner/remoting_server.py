@@ -13,6 +13,7 @@ import re
 import socket
 import struct
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -143,4 +144,63 @@ class Replay:
 
     def close(self) -> None:
         for s in self.servers.values():
+            s.close()
+
+
+class FakeCluster:
+    """A name server and `brokers` brokers answering from a few facts: one group `group` whose `clients` consume
+    `topic`, with `queues` queues on every broker. `answers[code]`, when given, answers that request instead
+    (a function of the request and the server's name, "namesrv" or the broker's); `delay` seconds pass before a
+    broker answers."""
+
+    def __init__(self, brokers: int = 1, topic: str = "T", queues: int = 4, group: str = "g",
+                 clients: tuple = ("10.0.0.1@1",), answers: Optional[dict] = None, delay: float = 0.0):
+        self.topic, self.queues, self.group, self.clients = topic, queues, group, clients
+        self.answers, self.delay = dict(answers or {}), delay
+        self.namesrv_server = FakeServer(self._handler("namesrv"))
+        self.brokers = {f"broker-{i}": FakeServer(self._handler(f"broker-{i}")) for i in range(brokers)}
+
+    @property
+    def namesrv(self) -> str:
+        return self.namesrv_server.address
+
+    def _broker_datas(self) -> list:
+        return [{"brokerName": name, "cluster": "C", "brokerAddrs": {"0": s.address}}
+                for name, s in self.brokers.items()]
+
+    def body(self, code: int) -> bytes:
+        """The answer's body to `code` from the facts (for the topic `self.topic`, the group `self.group`)."""
+        if code == 106:  # GET_BROKER_CLUSTER_INFO
+            return json.dumps({"brokerAddrTable": {d["brokerName"]: d for d in self._broker_datas()},
+                               "clusterAddrTable": {"C": list(self.brokers)}}).encode()
+        if code == 105:  # GET_ROUTEINFO_BY_TOPIC
+            return json.dumps({"brokerDatas": self._broker_datas(), "queueDatas": [
+                {"brokerName": name, "readQueueNums": self.queues, "writeQueueNums": self.queues, "perm": 6,
+                 "topicSysFlag": 0} for name in self.brokers]}).encode()
+        if code == 26:  # GET_BROKER_CONFIG
+            return b"brokerPermission=6\n"
+        if code == 201:  # GET_ALL_SUBSCRIPTIONGROUP_CONFIG
+            return json.dumps({"subscriptionGroupTable": {self.group: {"groupName": self.group}}}).encode()
+        if code == 203:  # GET_CONSUMER_CONNECTION_LIST
+            return json.dumps({"connectionSet": [{"clientId": c, "clientAddr": "10.0.0.1:1", "language": "JAVA",
+                                                  "version": 479} for c in self.clients],
+                               "consumeType": "CONSUME_PASSIVELY", "messageModel": "CLUSTERING",
+                               "subscriptionTable": {self.topic: {"topic": self.topic, "subString": "*"}}}).encode()
+        if code == 208:  # GET_CONSUME_STATS
+            return b'{"offsetTable":{}}'
+        return b""
+
+    def _handler(self, name: str) -> Handler:
+        def handle(request: Command, conn: socket.socket) -> Optional[bytes]:
+            if name != "namesrv" and self.delay:
+                time.sleep(self.delay)
+            if request.code in self.answers:
+                return self.answers[request.code](request, name)
+            if request.code == 105 and request.ext_fields.get("topic") != self.topic:
+                return answer(request, 17)  # TOPIC_NOT_EXIST: the retry topic, say
+            return answer(request, body=self.body(request.code))
+        return handle
+
+    def close(self) -> None:
+        for s in (self.namesrv_server, *self.brokers.values()):
             s.close()

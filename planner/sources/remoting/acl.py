@@ -8,7 +8,8 @@ sent as the ext field `Signature`. RocketMQ 4.x (ACL 1.0, `aclEnable` with plain
 
 The keys come from the environment (`RMQPLAN_ACCESS_KEY`, `RMQPLAN_SECRET_KEY`) or from a file in the Java
 client's key file format (properties: `AccessKey=...`, `SecretKey=...`, optionally `SecurityToken=...`), never from
-the command line; the secret is never printed (`Credentials` hides it in its repr).
+the command line; the secret is never printed (`Credentials` hides it in its repr). A key file that others than
+its owner may read gets a warning, as ssh warns of an unprotected private key; the keys are used all the same.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import base64
 import hashlib
 import hmac
 import os
+import stat
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 from rmqplan.model.javaorder import sort_strings
 
@@ -52,6 +54,16 @@ def signed(fields: Mapping[str, str], body: bytes, credentials: Credentials) -> 
     return out
 
 
+def _text(value: str, where: str) -> str:
+    """`value` if it is text the signature can be computed over (UTF-8), else CredentialsError naming `where`.
+    Python hands an environment's bytes that are not UTF-8 over as lone surrogates."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CredentialsError(f"{where} is not UTF-8 text") from None
+    return value
+
+
 def from_environment(environ: Mapping[str, str] = os.environ) -> Optional[Credentials]:
     """The keys of `RMQPLAN_ACCESS_KEY` and `RMQPLAN_SECRET_KEY`; None when neither is set."""
     access, secret = environ.get(ENV_ACCESS_KEY), environ.get(ENV_SECRET_KEY)
@@ -61,20 +73,27 @@ def from_environment(environ: Mapping[str, str] = os.environ) -> Optional[Creden
         missing = ENV_SECRET_KEY if access else ENV_ACCESS_KEY
         raise CredentialsError(f"{missing} is not set (or empty) while "
                                f"{ENV_ACCESS_KEY if access else ENV_SECRET_KEY} is: set both, or neither")
-    return Credentials(access.strip(), secret.strip(), source="the environment")
+    return Credentials(_text(access, ENV_ACCESS_KEY).strip(), _text(secret, ENV_SECRET_KEY).strip(),
+                       source="the environment")
 
 
-def from_file(path: str) -> Credentials:
-    """The keys of a properties file (`AccessKey=...`, `SecretKey=...`), the Java client's key file format."""
+def from_file(path: str, warn: Optional[Callable[[str], None]] = None) -> Credentials:
+    """The keys of a properties file (`AccessKey=...`, `SecretKey=...`), the Java client's key file format.
+    `warn` is given one line when others than its owner may read the file."""
     from jproperties import Properties
 
     try:
-        if os.path.getsize(path) > MAX_KEY_FILE:
-            raise CredentialsError(f"{path}: larger than {MAX_KEY_FILE // 1024} KB: not a key file")
         with open(path, "rb") as f:
-            data = f.read()
+            info = os.fstat(f.fileno())
+            data = f.read(MAX_KEY_FILE + 1)
     except OSError as e:
         raise CredentialsError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > MAX_KEY_FILE:
+        raise CredentialsError(f"{path}: larger than {MAX_KEY_FILE // 1024} KB: not a key file")
+    # group or others may read or write it: ssh's test of a private key file (it refuses one; rmqplan warns)
+    if warn is not None and stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) & 0o077:
+        warn(f"{path}: others than its owner have access to this key file (permissions "
+             f"{stat.S_IMODE(info.st_mode):04o}): its secret key is not private; chmod 600 {path}")
     props = Properties()
     try:
         props.load(data, "utf-8")

@@ -15,7 +15,8 @@ configuration, which is properties text. Shapes (the Java classes' fields):
 - subscription groups: `subscriptionGroupTable` {group: {groupName, ...}};
 - broker configuration: `brokerPermission=6`, `brokerName=...`, one `key=value` a line.
 
-Each function raises `BodyError` (one line) for a body that is not what it should be.
+Each function raises `BodyError` (one line) for a body that is not what it should be, `ClaimError` for one that
+holds or claims more than `rmqplan.sources.remoting.limits` lets a reader hold: it is not read.
 """
 
 from __future__ import annotations
@@ -35,18 +36,31 @@ from rmqplan.sources.cluster import (
 )
 from rmqplan.sources.mqadmin import parse_topic_route, version_from_name
 from rmqplan.sources.origin import Origin
+from rmqplan.sources.remoting import codes
 from rmqplan.sources.remoting.codes import version_name
+from rmqplan.sources.remoting.limits import MAX_BROKERS, MAX_QUEUES_PER_BROKER, MAX_ROUTE_QUEUES, MAX_VALUES
 
 
 class BodyError(ValueError):
     """A body that is not the document its request answers with."""
 
 
-def _document(body: bytes, what: str) -> relaxed_json.JsonObject:
+class ClaimError(BodyError):
+    """A body that claims more (brokers, queues, entries) than rmqplan reads from one answer."""
+
+
+def _too_many(what: str, code: int) -> ClaimError:
+    return ClaimError(f"{what} holds more than {MAX_VALUES[code]:,} values, more than a real cluster's answer: "
+                      "not read")
+
+
+def _document(body: bytes, what: str, code: int) -> relaxed_json.JsonObject:
     try:
-        doc = relaxed_json.parse(body.decode("utf-8"))
+        doc = relaxed_json.parse(body.decode("utf-8"), MAX_VALUES[code])
     except UnicodeDecodeError as e:
         raise BodyError(f"{what}: not UTF-8 (byte {e.start})") from None
+    except relaxed_json.TooManyValues:
+        raise _too_many(what, code) from None
     except relaxed_json.RelaxedJsonError as e:
         raise BodyError(f"{what}: not JSON at {e.line}:{e.column}: {e.message}") from None
     if not isinstance(doc, dict):
@@ -63,19 +77,33 @@ def _table(doc: dict, key: str, what: str) -> dict:
     return value
 
 
+def _list(doc: dict, key: str, what: str) -> list:
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BodyError(f"{what}: `{key}` is not a list")
+    return value
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def cluster_brokers(body: bytes, origin: Origin) -> list[ClusterBroker]:
     """Every broker (master and slaves) of every cluster, by cluster, broker name and id."""
-    doc = _document(body, "cluster info")
+    doc = _document(body, "cluster info", codes.GET_BROKER_CLUSTER_INFO)
     clusters = {}
     for cluster, names in _table(doc, "clusterAddrTable", "cluster info").items():
         for name in names if isinstance(names, list) else []:
-            clusters[name] = str(cluster)
+            if isinstance(name, str):
+                clusters[name] = str(cluster)
+    table = _table(doc, "brokerAddrTable", "cluster info")
+    if len(table) > MAX_BROKERS:
+        raise ClaimError(f"cluster info claims {len(table):,} brokers, more than the limit of {MAX_BROKERS:,}: "
+                         "not read")
     out = []
-    for name, data in sorted(_table(doc, "brokerAddrTable", "cluster info").items()):
+    for name, data in sorted(table.items()):
         if not isinstance(data, dict) or not isinstance(data.get("brokerAddrs"), dict):
             raise BodyError(f"cluster info: broker {name}: no `brokerAddrs`")
         cluster = data.get("cluster") if isinstance(data.get("cluster"), str) else clusters.get(name, "")
@@ -94,20 +122,41 @@ def topic_route(body: bytes, topic: str, origin: Origin) -> TopicRoute:
         text = body.decode("utf-8")
     except UnicodeDecodeError as e:
         raise BodyError(f"route of {topic}: not UTF-8 (byte {e.start})") from None
-    route, problems = parse_topic_route(text, topic, origin.path)
+    try:
+        route, problems = parse_topic_route(text, topic, origin.path, MAX_VALUES[codes.GET_ROUTEINFO_BY_TOPIC])
+    except relaxed_json.TooManyValues:
+        raise _too_many(f"route of topic {topic}", codes.GET_ROUTEINFO_BY_TOPIC) from None
     if problems or route is None:
         first = problems[0].message if problems else "no route"
         raise BodyError(f"route of {topic}: {first}")
+    _check_claims(route)
     return replace(route, origin=origin, topic_source=f"{origin} (the topic asked for)",
                    queues=[replace(q, origin=origin) for q in route.queues],
                    brokers=[replace(b, origin=origin) for b in route.brokers])
 
 
+def _check_claims(route: TopicRoute) -> None:
+    """A route within the limits, or ClaimError naming what it claims: it is not modelled."""
+    brokers = {q.broker for q in route.queues} | {b.name for b in route.brokers}
+    if len(brokers) > MAX_BROKERS:
+        raise ClaimError(f"route of topic {route.topic} claims {len(brokers):,} brokers, more than the limit of "
+                         f"{MAX_BROKERS:,}: not read")
+    for q in route.queues:
+        claimed = max(q.read_queues, q.write_queues)
+        if claimed > MAX_QUEUES_PER_BROKER:
+            raise ClaimError(f"route of topic {route.topic} claims {claimed:,} queues on broker {q.broker}, more "
+                             f"than the limit of {MAX_QUEUES_PER_BROKER:,}: not read")
+    total = sum(max(q.read_queues, q.write_queues) for q in route.queues)
+    if total > MAX_ROUTE_QUEUES:
+        raise ClaimError(f"route of topic {route.topic} claims {total:,} queues on {len(route.queues):,} brokers, "
+                         f"more than the limit of {MAX_ROUTE_QUEUES:,}: not read")
+
+
 def consumer_connection(body: bytes, group: str, origin: Origin) -> ConsumerConnection:
     what = f"connections of group {group}"
-    doc = _document(body, what)
+    doc = _document(body, what, codes.GET_CONSUMER_CONNECTION_LIST)
     connections = []
-    for item in doc.get("connectionSet") or []:
+    for item in _list(doc, "connectionSet", what):
         if not isinstance(item, dict) or not isinstance(item.get("clientId"), str):
             raise BodyError(f"{what}: a connection without a clientId")
         ordinal = item.get("version")
@@ -131,9 +180,13 @@ def consumer_connection(body: bytes, group: str, origin: Origin) -> ConsumerConn
 
 def consume_stats(body: bytes, group: str, origin: Origin) -> dict[Queue, QueueOffsets]:
     what = f"consume stats of group {group}"
-    doc = _document(body, what)
+    doc = _document(body, what, codes.GET_CONSUME_STATS)
+    table = _table(doc, "offsetTable", what)
+    if len(table) > MAX_QUEUES_PER_BROKER:  # asked for one topic of one broker
+        raise ClaimError(f"{what} claim {len(table):,} queues on one broker, more than the limit of "
+                         f"{MAX_QUEUES_PER_BROKER:,}: not read")
     out = {}
-    for key, value in _table(doc, "offsetTable", what).items():
+    for key, value in table.items():
         fields = key.fields() if isinstance(key, relaxed_json.ObjectKey) else None
         if (fields is None or not isinstance(fields.get("topic"), str) or not isinstance(fields.get("brokerName"), str)
                 or not _whole(fields.get("queueId")) or not isinstance(value, dict)):
@@ -148,7 +201,7 @@ def consume_stats(body: bytes, group: str, origin: Origin) -> dict[Queue, QueueO
 
 
 def subscription_groups(body: bytes) -> list[str]:
-    doc = _document(body, "subscription groups")
+    doc = _document(body, "subscription groups", codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
     return sorted(str(g) for g in _table(doc, "subscriptionGroupTable", "subscription groups"))
 
 

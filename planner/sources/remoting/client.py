@@ -1,6 +1,9 @@
-"""A blocking client of RocketMQ's remoting protocol: one TCP connection per address, one request at a time, a
-deadline per request. Whatever goes wrong (refused, no answer in time, a closed connection, a malformed frame) is
-a `RemotingError` whose text is one line naming the address; the connection is then dropped.
+"""A blocking client of RocketMQ's remoting protocol: one TCP connection per address, one request at a time.
+Each answer is waited for at most `timeout` seconds, and a read (`start_read`: the questions of one look at the
+cluster) at most `deadline` seconds in all: every wait is the shorter of the two, so slow answers that each come in
+time cannot keep a run going. Whatever goes wrong (refused, no answer in time, a closed connection, a malformed
+frame, an answer larger than its request's limit) is a `RemotingError` whose text is one line naming the address
+(`DeadlineError` when the read's deadline passed); the connection is then dropped.
 
 A response is matched to its request by `opaque` (frames the server sends on its own are skipped). The client
 only sends what it is asked to: the readers above it ask read-only questions.
@@ -14,11 +17,16 @@ import struct
 import time
 from typing import Callable, Mapping, Optional
 
+from rmqplan.model.words import count
 from rmqplan.sources.remoting.acl import Credentials, signed
 from rmqplan.sources.remoting.codes import CURRENT_VERSION, request_name
 from rmqplan.sources.remoting.frame import MAX_FRAME, Command, FrameError, decode, encode
 
 DEFAULT_TIMEOUT = 3.0  # seconds, as the Java admin tools wait
+# Seconds one read of a cluster may take in all: twenty answers at the timeout, and thousands of answers on a
+# network where one takes a millisecond or two (a cluster of hundreds of groups). Longer is no view of an incident
+# happening now; a larger cluster is read with --deadline, or a part of it with --group.
+DEFAULT_DEADLINE = 60.0
 LANGUAGE = "PYTHON"
 MAX_SKIPPED = 64  # frames that are not our answer, read before giving up
 
@@ -32,6 +40,10 @@ class RemotingError(Exception):
     def __init__(self, address: str, what: str, request: str = ""):
         self.address, self.what, self.request = address, what, request
         super().__init__(f"{address}: {request + ': ' if request else ''}{what}")
+
+
+class DeadlineError(RemotingError):
+    """The read's deadline passed before this request was answered: no other server is asked."""
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -49,12 +61,20 @@ def _seconds(t: float) -> str:
 
 class RemotingClient:
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, credentials: Optional[Credentials] = None,
-                 recorder: Optional[Recorder] = None):
+                 recorder: Optional[Recorder] = None, deadline: Optional[float] = None):
         self.timeout = timeout
+        self.deadline = deadline  # seconds a read may take in all; None: only each answer's timeout
         self.credentials = credentials
         self.recorder = recorder
+        self.answered = 0  # requests answered since the read started
+        self._read_ends: Optional[float] = None
         self._sockets: dict[str, socket.socket] = {}
         self._opaque = itertools.count(1)
+
+    def start_read(self) -> None:
+        """A read starts: its deadline counts from now."""
+        self._read_ends = None if self.deadline is None else time.monotonic() + self.deadline
+        self.answered = 0
 
     def __enter__(self) -> "RemotingClient":
         return self
@@ -78,7 +98,12 @@ class RemotingClient:
             except OSError:
                 pass
 
-    def _connect(self, address: str, deadline: float, name: str) -> socket.socket:
+    def _late(self, address: str, name: str) -> DeadlineError:
+        return DeadlineError(address, f"still unanswered when the read's deadline of {_seconds(self.deadline or 0)} "
+                                      f"passed ({count(self.answered, 'answer', separators=True)} read before it)",
+                             name)
+
+    def _connect(self, address: str, ends: float, by_deadline: bool, name: str) -> socket.socket:
         sock = self._sockets.get(address)
         if sock is not None:
             return sock
@@ -87,10 +112,12 @@ class RemotingClient:
         except ValueError as e:
             raise RemotingError(address, str(e), name) from None
         try:
-            sock = socket.create_connection((host, port), timeout=max(deadline - time.monotonic(), 0.001))
+            sock = socket.create_connection((host, port), timeout=max(ends - time.monotonic(), 0.001))
         except ConnectionRefusedError:
             raise RemotingError(address, "connection refused", name) from None
         except (socket.timeout, TimeoutError):
+            if by_deadline:
+                raise self._late(address, name) from None
             raise RemotingError(address, f"no connection within {_seconds(self.timeout)}", name) from None
         except socket.gaierror as e:
             raise RemotingError(address, f"cannot resolve {host}: {e.strerror or e}", name) from None
@@ -101,28 +128,36 @@ class RemotingClient:
         return sock
 
     def request(self, address: str, code: int, fields: Optional[Mapping[str, str]] = None,
-                body: bytes = b"") -> Command:
-        """The response to one request (whatever its code: the caller decides what an error code means)."""
+                body: bytes = b"", limit: int = MAX_FRAME) -> Command:
+        """The response to one request (whatever its code: the caller decides what an error code means). A
+        frame longer than `limit` bytes is not read."""
         name = request_name(code)
-        deadline = time.monotonic() + self.timeout
+        now = time.monotonic()
+        ends = now + self.timeout
+        by_deadline = self._read_ends is not None and self._read_ends <= ends  # the read ends first
+        if by_deadline:
+            ends = self._read_ends
+            if ends <= now:
+                raise self._late(address, name)
         ext = {k: str(v) for k, v in (fields or {}).items()}
         if self.credentials is not None:
             ext = signed(ext, body, self.credentials)
         opaque = next(self._opaque)
         frame = encode(Command(code, opaque, 0, None, ext, body, language=LANGUAGE, version=CURRENT_VERSION))
-        sock = self._connect(address, deadline, name)
+        sock = self._connect(address, ends, by_deadline, name)
         try:
-            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            sock.settimeout(max(ends - time.monotonic(), 0.001))
             sock.sendall(frame)
             for _ in range(MAX_SKIPPED):
-                payload = self._read_frame(sock, deadline, address, name)
+                payload = self._read_frame(sock, ends, limit, address, name)
                 try:
                     response = decode(payload)
                 except FrameError as e:
                     raise RemotingError(address, f"malformed answer: {e}", name) from None
                 if response.is_response and response.opaque == opaque:
                     if self.recorder is not None:
-                        self.recorder(address, frame, payload)
+                        self.recorder(address, frame, bytes(payload))
+                    self.answered += 1
                     return response
             raise RemotingError(address, f"no answer to request {opaque} among {MAX_SKIPPED} frames", name)
         except RemotingError:
@@ -130,28 +165,33 @@ class RemotingClient:
             raise
         except (socket.timeout, TimeoutError):
             self._drop(address)
+            if by_deadline:
+                raise self._late(address, name) from None
             raise RemotingError(address, f"no answer within {_seconds(self.timeout)}", name) from None
         except OSError as e:
             self._drop(address)
             raise RemotingError(address, f"connection failed: {e.strerror or e}", name) from None
 
-    def _read_frame(self, sock: socket.socket, deadline: float, address: str, name: str) -> bytes:
-        (total,) = struct.unpack(">i", self._read(sock, 4, deadline, address, name))
+    def _read_frame(self, sock: socket.socket, ends: float, limit: int, address: str, name: str) -> bytearray:
+        (total,) = struct.unpack(">i", self._read(sock, 4, ends, address, name))
         if total < 4 or total > MAX_FRAME:
             raise RemotingError(address, f"malformed answer: a frame of {total:,} bytes (at most {MAX_FRAME:,} and "
                                          "at least 4)", name)
-        return self._read(sock, total, deadline, address, name)
+        if total > limit:
+            raise RemotingError(address, f"an answer of {total:,} bytes, more than the limit of {limit:,}: not read",
+                                name)
+        return self._read(sock, total, ends, address, name)
 
-    def _read(self, sock: socket.socket, n: int, deadline: float, address: str, name: str) -> bytes:
-        chunks, got = [], 0
+    def _read(self, sock: socket.socket, n: int, ends: float, address: str, name: str) -> bytearray:
+        buffer = bytearray(n)  # read into: one buffer the size of the frame, no chunks joined
+        view, got = memoryview(buffer), 0
         while got < n:
-            left = deadline - time.monotonic()
+            left = ends - time.monotonic()
             if left <= 0:
                 raise socket.timeout()
             sock.settimeout(left)
-            chunk = sock.recv(min(n - got, 1 << 20))
-            if not chunk:
+            received = sock.recv_into(view[got:], min(n - got, 1 << 20))
+            if not received:
                 raise RemotingError(address, "closed the connection" + (" mid-frame" if got else ""), name)
-            chunks.append(chunk)
-            got += len(chunk)
-        return b"".join(chunks)
+            got += received
+        return buffer

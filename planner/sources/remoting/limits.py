@@ -1,0 +1,49 @@
+"""What one answer of a cluster may hold before rmqplan stops reading it.
+
+A server decides how many bytes it sends and how many brokers, queues and entries its answer claims; rmqplan
+decides how much it holds. The bounds are generous for real clusters and each says why; an answer beyond one is
+refused with one line naming the server, so a broken or hostile server costs bounded memory and time (the whole
+read also has a deadline: `rmqplan.sources.remoting.client`).
+"""
+
+from __future__ import annotations
+
+from rmqplan.sources.remoting import codes
+from rmqplan.sources.remoting.frame import MAX_FRAME
+
+# Broker names in the cluster info or in one topic's route. RocketMQ sets no bound; the largest clusters described
+# in public run a few hundred broker groups, and rmqplan asks each master at least two questions.
+MAX_BROKERS = 1_024
+# A topic's read or write queues on one broker (`readQueueNums`, a Java int RocketMQ does not bound). Brokers
+# create 8 (`defaultTopicQueueNums`), mqadmin updateTopic 8; every queue is a consume queue of its own files on
+# the broker and a unit of the clients' rebalance: topics of a few hundred queues a broker are already rare.
+MAX_QUEUES_PER_BROKER = 4_096
+# A topic's queues over all its brokers: what rmqplan models and simulates per topic (the fleet file's bound on
+# one broker's queues of a topic), 64 brokers at the limit above.
+MAX_ROUTE_QUEUES = 65_536
+
+_MB = 1024 * 1024
+# The bytes of an answer's frame, by request, checked before the body is read. Measured on RocketMQ 5.3.3: a
+# route takes about 220 bytes a broker, the cluster info 160, a broker's configuration 12 KB of properties, a
+# consume stats entry 150 bytes (270 with a topic name of 127 characters, the most RocketMQ allows), a connection
+# 130; subscription groups 400 bytes a group, so that list alone may need the whole frame the Java client accepts
+# (40,000 groups).
+MAX_ANSWER_BYTES = {
+    codes.GET_BROKER_CLUSTER_INFO: 4 * _MB,  # MAX_BROKERS brokers with their replicas take under 1 MB
+    codes.GET_ROUTEINFO_BY_TOPIC: 4 * _MB,  # MAX_BROKERS brokers' queues and addresses take under 1 MB
+    codes.GET_BROKER_CONFIG: 1 * _MB,
+    codes.GET_CONSUMER_CONNECTION_LIST: 8 * _MB,  # 50,000 connections
+    codes.GET_CONSUME_STATS: 4 * _MB,  # MAX_QUEUES_PER_BROKER entries take under 1 MB
+    codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: MAX_FRAME,
+}
+
+# JSON values (objects, arrays, strings, numbers: 50 to 150 bytes each once parsed) one body may hold: more than a
+# real answer at the bounds above holds, and what keeps a body of empty objects (`[{},{},...]`, three bytes a
+# value: five million in 16 MB) from costing gigabytes.
+MAX_VALUES = {
+    codes.GET_BROKER_CLUSTER_INFO: MAX_BROKERS * 64,  # about 10 values a broker
+    codes.GET_ROUTEINFO_BY_TOPIC: MAX_BROKERS * 64,  # about 20 values a broker
+    codes.GET_CONSUMER_CONNECTION_LIST: 512 * 1024,  # 50,000 connections of 6 values and their subscriptions
+    codes.GET_CONSUME_STATS: MAX_QUEUES_PER_BROKER * 16,  # 11 values a queue
+    codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: 1024 * 1024,  # 40,000 groups of about 20 values (what 16 MB holds)
+}
