@@ -17,14 +17,18 @@ import contextlib
 import json
 import sys
 from dataclasses import replace
-from typing import Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
-from rmqplan.engines.choice import SPARK_EXTRA, EngineChoice, choose_engine, spark_installed
-from rmqplan.sources.fleet_file import FleetError, load_fleet
-from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
-from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
-from rmqplan.report.progress import Progress
 from rmqlint.printable import printable
+
+if TYPE_CHECKING:
+    from rmqplan.engines.choice import EngineChoice
+    from rmqplan.model.fleet import Fleet
+    from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
+    from rmqplan.report.progress import Progress
+
+# The modules of the commands are imported by `main`, once Ctrl-C is one line (`rmqlint.output.run_command`):
+# this module, which the `rmqplan` script imports before it calls `main`, imports only the standard library.
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 # --engine's help; docs/engines-and-clusters.md quotes it (tests/test_docs.py holds them together)
@@ -40,6 +44,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS
+
     parser = _Parser(prog="rmqplan", description="Predict how RocketMQ consumer groups split their queues.")
     parser.add_argument("--version", action="version", version=f"rmqplan {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -192,6 +198,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
 
         return run_allocate(args.source, out, err)
     if args.command == "simulate":
+        from rmqplan.model.simulation import SimulateOptions
+
         options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
                                   compare_strategies=args.compare_strategies, plan=args.plan,
@@ -261,6 +269,10 @@ def explain_command(code: Optional[str], out: TextIO, err: TextIO) -> int:
 
 
 def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err: TextIO) -> int:
+    from rmqplan.engines.choice import SPARK_EXTRA, choose_engine, spark_installed
+    from rmqplan.report.progress import Progress
+    from rmqplan.sources.fleet_file import FleetError, load_fleet
+
     progress = Progress.for_stream(err)
     progress.phase(f"reading {fleet_path}")
     try:
@@ -292,6 +304,7 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
         if isinstance(sim, int):
             return sim
         return _report(sim, options, choice, out, err, progress)
+    from rmqplan.model.simulation import OutRequest
     from rmqplan.report.findings import find_by_result
     from rmqplan.report.render import Abandoned, OutputError, out_directory, summary_json, write_summary
 
@@ -311,6 +324,8 @@ def _simulate_and_report(fleet: Fleet, options: SimulateOptions, choice: EngineC
 
 def _simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest], err: TextIO,
               progress: Progress) -> Simulation | int:
+    from rmqplan.engines.choice import SPARK_EXTRA
+
     if options.out and request is not None:
         try:
             import pyarrow  # noqa: F401  (the tables are written with it)
@@ -333,6 +348,8 @@ def _engine_error(err: TextIO, message: str) -> int:
 
 def _spark_simulate(fleet: Fleet, options: SimulateOptions, request: Optional[OutRequest],
                     err: TextIO, progress: Progress) -> Simulation | int:
+    from rmqplan.engines.choice import SPARK_EXTRA
+
     try:
         from rmqplan.engines import spark
         from rmqplan.engines.spark_session import SparkUnavailable, StatusWatcher
