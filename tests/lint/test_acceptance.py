@@ -161,8 +161,11 @@ def test_monorepo_inline_suppression_is_what_keeps_a_reviewed_case_quiet(monorep
     job.write_text(text.replace(comment, ""), encoding="utf-8")
     findings = json_findings(run_rmqlint(monorepo, ORDER, "--format", "json", "--no-cache"))
     got = sorted((f["code"], f["path"], f["line"]) for f in findings)
+    inventory = monorepo / INVENTORY / "OrderConsumer.java"
     assert got == [
         ("RMQ001", f"{ORDER}/ReconciliationJob.java", line_of(job, 'setInstanceName("reconciliation")')),
+        # in another service, but it cites a producer of order-service: linting order-service shows what it causes
+        ("RMQ002", f"{INVENTORY}/OrderConsumer.java", line_of(inventory, '" || OrderCancelled"')),
         ("RMQ002", f"{ORDER}/RefundConsumer.java", line_of(monorepo / ORDER / "RefundConsumer.java", '"RefundIssued"')),
     ]
 
