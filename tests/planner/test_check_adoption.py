@@ -90,10 +90,11 @@ def test_without_a_cluster_every_output_says_the_layout_is_assumed_and_how_to_gi
     first = out.splitlines()[0]
     assert first.startswith('note: assumed: one broker "broker-a" with 8 read and 8 write queues per topic')
     assert "since no --cluster or --namesrv was given" in first and "--cluster DIR" in first
-    (finding,) = [x for x in out.splitlines() if "PLAN003" in x]
-    assert finding.endswith("(an assumed layout: 8 queues on one broker; --cluster or --namesrv gives the real one)")
     _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "json")
     report = json.loads(out)
+    (finding,) = report["findings"]
+    assert finding["message"].endswith("(an assumed layout: 8 queues on one broker; --cluster or --namesrv gives the "
+                                       "real one)")
     assert report["assumptions"] == [first.removeprefix("note: assumed: ")]
     _, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--no-cache", "--format", "sarif")
     log = json.loads(out)
