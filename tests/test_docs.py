@@ -321,7 +321,7 @@ def test_the_example_rule_of_the_development_page_takes_a_free_code_and_joins_th
     rule (`rmqlint rules` does the same discovery) under the next free code."""
     import shutil
 
-    import rules as shipped
+    import rmqlint.rules as shipped
     from rmqlint.rules import ALL_RULES, discover
 
     page = _text(REPO / "docs" / "development.md")
