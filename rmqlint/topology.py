@@ -12,7 +12,8 @@ runs-in).
 - A service is the build module (Maven artifactId, Gradle project, Python project) holding the consumer's file,
   else the directory above `src/main` (or the file's directory).
 
-`render(graph, format)` writes Mermaid, Graphviz DOT, GraphML or JSON (node-link).
+`render(graph, format)` writes Mermaid, Graphviz DOT, GraphML or JSON (node-link); names in the text formats
+(Mermaid, DOT, GraphML) show their control characters escaped (`printable`), JSON keeps them.
 """
 
 from __future__ import annotations
@@ -180,14 +181,17 @@ def to_dot(graph: nx.DiGraph) -> str:
 
 
 def to_graphml(graph: nx.DiGraph) -> str:
+    """GraphML, with the node ids, labels and places `printable`: XML 1.0 cannot hold control characters (not even
+    as character references), so a name holding one would make the file unreadable; the escapes keep names apart."""
     import networkx as nx
 
     flat = nx.DiGraph()
     for n in _ordered_nodes(graph):
         attrs = graph.nodes[n]
-        flat.add_node(n, kind=attrs["kind"], label=attrs["label"], places=" ".join(attrs["places"]))
+        flat.add_node(printable(n), kind=attrs["kind"], label=printable(attrs["label"]),
+                      places=printable(" ".join(attrs["places"])))
     for a, b in sorted(graph.edges):
-        flat.add_edge(a, b, kind=graph.edges[a, b]["kind"])
+        flat.add_edge(printable(a), printable(b), kind=graph.edges[a, b]["kind"])
     buffer = io.BytesIO()
     nx.write_graphml(flat, buffer, encoding="utf-8")
     return buffer.getvalue().decode("utf-8")

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from xml.etree import ElementTree
 
 import networkx as nx
 import pytest
@@ -96,6 +97,18 @@ def test_graphml_and_json_read_back(example_graph, tmp_path):
     data = json.loads(render(example_graph, "json"))
     assert {n["id"] for n in data["nodes"]} == set(example_graph.nodes)
     assert {(e["source"], e["target"]) for e in data["edges"]} == set(example_graph.edges)
+
+
+def test_graphml_of_names_with_control_characters_is_xml():
+    """XML 1.0 cannot hold ESC or NUL, not even as character references: a tag holding them is written escaped, as
+    the other text formats show it, and the file still parses."""
+    graph = build_topology(_project({"src/Shop.java": PRODUCER.replace('"Paid"', '"Pa\\u001bid\\u0000"')}))
+    document = ElementTree.fromstring(render(graph, "graphml").encode("utf-8"))
+    namespace = "{http://graphml.graphdrawing.org/xmlns}"
+    ids = {node.get("id") for node in document.iter(f"{namespace}node")}
+    labels = {data.text for data in document.iter(f"{namespace}data")}
+    assert "tag:OrderEvents:Pa\\x1bid\\x00" in ids and "OrderEvents:Pa\\x1bid\\x00" in labels
+    assert "tag:OrderEvents:Pa\x1bid\x00" in graph  # the graph itself keeps the name (JSON writes it as it is)
 
 
 def test_dot_reads_back(example_graph):
