@@ -2,11 +2,12 @@
 
 The jars come from Maven Central through `tests/cluster/maven/pom.xml` (`make install-test` copies them
 into `.cache/rocketmq/<classpath>/`); the Java sources of this directory (`driver/RmqDriver.java`,
-`admin/AdminShell.java`) are compiled here with `javac` against them, once per source version and classpath, into
-the same cache.
+`admin/AdminShell.java`) are compiled with `javac` against them, once per source version and classpath, into
+the same cache (`rocketmq_java`, which the benchmarks use too).
 
 Every process is started in a session of its own (its own process group), registered in `_STARTED`, and killed
-with its whole group by `Cluster.close`/`Consumer.close`, by an `atexit` hook, and on SIGTERM; each also gets
+with its whole group by `Cluster.close`/`Consumer.close`, by an `atexit` hook, and on SIGTERM (a handler that
+takes no lock: it runs between any two steps of this thread, which may hold one); each also gets
 SIGKILL from the kernel when the test process dies (PR_SET_PDEATHSIG), and a consumer exits when its stdin
 closes: a failing, interrupted or killed test run leaves no JVM behind. Consumers that must share a pid run in a pid namespace of their own
 (`unshare --pid --fork --mount-proc`), where the JVM is pid 1, as a container's entrypoint is.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import hashlib
 import json
 import os
 import queue
@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-REPO = Path(__file__).resolve().parents[2]
+from rocketmq_java import CACHE, REPO, classpath, compiled
+
 HERE = Path(__file__).resolve().parent
-CACHE = Path(os.environ.get("RMQTOOLS_ROCKETMQ_CACHE", REPO / ".cache" / "rocketmq"))
 SERVER = "server"
 CLIENTS = ("4.5.1", "4.9.3", "4.9.8", "5.3.3")  # the releases consumers run on
 # and the releases whose classes alone are asked (tests/cluster/probe/ClientClasses.java): each next to the
@@ -76,8 +76,14 @@ def kill_all() -> None:
 atexit.register(kill_all)
 
 
-def _on_sigterm(signum, frame):  # pytest killed by CI's timeout: take the cluster down with it
-    kill_all()
+def _on_sigterm(signum, frame):
+    """pytest killed by CI's timeout: take the cluster down with it, and end as SIGTERM ends a process. No lock
+    and no wait: this runs between two steps of the main thread, which may be holding _LOCK (in `_spawn`, `_forget`,
+    `kill_all`) or a process's wait lock, and again inside itself when a second SIGTERM comes (`timeout` and
+    `make` each send one). The registry is copied in one step (dict.copy does not let another thread in); the
+    groups get SIGKILL, which needs no waiting for."""
+    for proc in _STARTED.copy().values():
+        _kill_group(proc)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
@@ -120,31 +126,6 @@ def unavailable() -> Optional[str]:
         why = "no `mvn` on PATH" if shutil.which("mvn") is None else "`make install-test` has not fetched them"
         return f"the RocketMQ jars are missing from {CACHE} ({', '.join(missing)}): {why}"
     return None
-
-
-def classpath(name: str) -> str:
-    return str(CACHE / name / "*")
-
-
-def compiled(source: Path, against: str, *more: Path) -> Path:
-    """The classes of `source` (a .java file, and the `more` it needs) compiled against the classpath `against`,
-    cached by content."""
-    digest = hashlib.sha256(b"".join(f.read_bytes() for f in (source, *more))).hexdigest()[:12]
-    out = CACHE / "classes" / f"{source.stem}-{against}-{digest}"
-    if (out / f"{source.stem}.class").exists():
-        return out
-    tmp = Path(tempfile.mkdtemp(prefix=f".{source.stem}-", dir=CACHE))
-    done = subprocess.run(["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp", classpath(against),
-                           str(source), *map(str, more)], capture_output=True, text=True)
-    if done.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise RuntimeError(f"javac {source.name} against {against} failed:\n{done.stderr}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        tmp.rename(out)
-    except OSError:  # compiled meanwhile by another process
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
 
 
 DRIVER = HERE / "driver" / "RmqDriver.java"
