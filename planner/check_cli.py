@@ -26,12 +26,13 @@ def _config_errors(error: Exception, code: str) -> str:
     from pathlib import Path
 
     from rmqplan.sources.services import configured_nodes, explicit_services
+    from rmqlint.output import first_errors
 
     pyproject = Path(code) / "pyproject.toml"
     lines = list(getattr(error, "lines", None) or str(error).splitlines())
     for problems in (explicit_services(pyproject)[1], configured_nodes(pyproject)[1]):
         lines += [str(p) for p in problems if str(p) not in lines]
-    return "".join(f"rmqplan: {printable(line)}\n" for line in lines)
+    return "".join(f"rmqplan: {printable(line)}\n" for line in first_errors(lines))
 
 
 def fleet_command(code: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int],

@@ -308,8 +308,11 @@ def _emit_bytes(data: bytes) -> None:
 
 
 def _emit_lines(prog: str, err: Exception) -> None:
-    """An error of several lines (a configuration's every problem, `lines`), each as `PROG: line`."""
-    for line in getattr(err, "lines", None) or [str(err)]:
+    """An error of several lines (a configuration's every problem, `lines`), each as `PROG: line`: the first
+    ERROR_LIMIT of them, and how many more there are."""
+    from rmqlint.output import first_errors
+
+    for line in first_errors(list(getattr(err, "lines", None) or [str(err)])):
         _emit_err(f"{prog}: {line}")
 
 

@@ -6,6 +6,8 @@
 - A write that fails (a full disk, `> /dev/full`) is one line on stderr, `PROG: cannot write the output: REASON`,
   and exit status 2 (`OutputFailed`, turned into that line by `run_command`). Standard output closed before the
   command started (`>&-`) is such a failure, `standard output is closed`, when the command writes to it.
+- A list of errors (a fleet.toml's, a configuration's) shows the first ERROR_LIMIT and then how many more there
+  are, as compilers do: 100,000 errors are not 100,000 lines.
 - Ctrl-C (SIGINT) and SIGTERM are one line, `PROG: interrupted` (`terminated`), exit status 130 (143), and leave
   no temporary file or directory behind (`rmqlint.interrupts`).
 - A file or directory we create gets the permissions any other tool's would: 0666 or 0777 less the umask (a
@@ -28,6 +30,20 @@ from typing import Callable, Optional
 from rmqlint.interrupts import EXIT_STATUS, Terminated, deferred, terminate_raises
 
 EXIT_OUTPUT = 2
+ERROR_LIMIT = 100  # the errors of one input shown, as javac's -Xmaxerrs (100) and clang's -ferror-limit (20) cap theirs
+
+
+def more_errors(count: int, where: Optional[str] = None) -> str:
+    """The line after the first ERROR_LIMIT errors (of `where`, a file): how many more there are."""
+    line = f"... and {count:,} more {'error' if count == 1 else 'errors'} (the first {ERROR_LIMIT} are shown)"
+    return f"{where}: {line}" if where else line
+
+
+def first_errors(lines: list[str]) -> list[str]:
+    """`lines`, or their first ERROR_LIMIT and the line saying how many more there are."""
+    if len(lines) <= ERROR_LIMIT:
+        return lines
+    return [*lines[:ERROR_LIMIT], more_errors(len(lines) - ERROR_LIMIT)]
 
 
 class OutputFailed(Exception):

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
 from rmqlint import bounded_toml
+from rmqlint.output import ERROR_LIMIT, more_errors
 from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, NANOTIME_SINCE, PUSH
 from rmqplan.model.scaling import differences
 from rmqplan.model.fleet import (
@@ -187,7 +188,8 @@ def parse_fleet_document(doc: dict, label: str) -> Fleet:
     checker = _Checker(label)
     fleet = checker.fleet(doc)
     if checker.errors:
-        raise FleetError(checker.errors)
+        more = checker.error_count - len(checker.errors)
+        raise FleetError(checker.errors + ([more_errors(more, label)] if more else []))
     assert fleet is not None
     return fleet
 
@@ -224,7 +226,8 @@ class _Checker:
 
     def __init__(self, label: str):
         self.label = label
-        self.errors: list[str] = []
+        self.errors: list[str] = []  # the first ERROR_LIMIT, each a line
+        self.error_count = 0
         self.default_version = DEFAULT_CLIENT_VERSION
         self.broker_names: list[str] = []
         self.group_strategies: dict[str, StrategySettings] = {}  # group name -> its strategy as written
@@ -232,11 +235,16 @@ class _Checker:
     # -- reporting and typed getters ------------------------------------------------------------------------
 
     def error(self, path: str, message: str) -> None:
-        self.errors.append(f"{self.label}: {path}: {message}" if path else f"{self.label}: {message}")
+        self.error_count += 1
+        if len(self.errors) < ERROR_LIMIT:  # the others are counted (rmqlint.output.first_errors)
+            self.errors.append(f"{self.label}: {path}: {message}" if path else f"{self.label}: {message}")
 
     def keys(self, table: dict, allowed: tuple[str, ...], path: str) -> None:
         for key in table:
             if key not in allowed:
+                if len(self.errors) >= ERROR_LIMIT:  # counted only: no need of the hint's search
+                    self.error(path, "")
+                    continue
                 hint = difflib.get_close_matches(key, allowed, n=1)
                 extra = f"; did you mean '{hint[0]}'?" if hint else f" (expected one of: {', '.join(allowed)})"
                 self.error(_join(path, key), f"unknown key{extra}")

@@ -126,3 +126,19 @@ def test_every_problem_at_once_naming_the_file_as_it_opens_from_here(tmp_path, m
     with pytest.raises(ConfigError) as err:
         load_settings(tmp_path / "svc", CODES)
     assert err.value.lines[0].startswith("pyproject.toml: tool.rmqlint.selct: ")  # from inside: its own name
+
+
+def test_thousands_of_configuration_errors_show_the_first_hundred_and_how_many_more(tmp_path):
+    import subprocess
+    import sys
+
+    codes = ", ".join(f'"X{i}"' for i in range(5_000))
+    write(tmp_path / ".rmqlint.toml", f"select = [{codes}]\n")
+    write(tmp_path / "A.java", "class A {}\n")
+    for command in (["rmqlint", "."], ["rmqplan", "check", "."]):
+        done = subprocess.run([str(Path(sys.executable).parent / command[0]), *command[1:], "--no-cache"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        lines = done.stderr.splitlines()
+        assert done.returncode == 2 and len(lines) == 101, done.stderr[-500:]
+        assert lines[99] == f"{command[0]}: .rmqlint.toml: select: unknown rule code or prefix 'X99'"
+        assert lines[100] == f"{command[0]}: ... and 4,900 more errors (the first 100 are shown)"

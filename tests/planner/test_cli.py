@@ -257,3 +257,20 @@ def test_one_of_each_is_counted_in_the_singular(tmp_path):
     assert any(line.startswith("findings (1)") for line in lines) and "fleet of 1 group)" in err + out
     assert any(line.startswith("  join (g), 1 step, 2 queues: ") for line in lines)
     assert not re.findall(r"\b1 (?:\w+ )?(?:groups|processes|queues|assignments|steps|moves|findings|ids)\b", out + err)
+
+
+@pytest.mark.parametrize("mistake, first", [
+    ('count = 0\n', "groups[0].instances[0].count: expected an integer >= 1, got 0"),
+    ('count = 1\ncont = 1\n', "groups[0].instances[0].cont: unknown key; did you mean 'count'?"),
+])
+def test_a_fleet_with_thousands_of_errors_shows_the_first_hundred_and_how_many_more(tmp_path, mistake, first):
+    fleet = tmp_path / "errors.toml"
+    instance = '[[groups.instances]]\nhosts = ["10.0.0.1"]\n' + mistake
+    fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
+                     'subscriptions = [{ topic = "T" }]\n' + instance * 5_000)
+    code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
+    lines = err.splitlines()
+    assert code == 2 and out == "" and len(lines) == 101
+    assert lines[0].endswith(f"{fleet}: {first}")
+    assert lines[99].endswith(f"{fleet}: {first.replace('instances[0]', 'instances[99]')}")
+    assert lines[100].endswith(f"{fleet}: ... and 4,900 more errors (the first 100 are shown)")
