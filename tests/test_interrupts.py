@@ -265,21 +265,26 @@ _LOADED = """
 import json, sys, sysconfig
 before = set(sys.modules)
 import {module}
-std = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"])
+std = sysconfig.get_paths()["stdlib"]  # not platstdlib: in a virtual environment, it holds site-packages
 print(json.dumps(sorted(name for name in set(sys.modules) - before
-                        if not (getattr(sys.modules[name], "__file__", None) or std[0]).startswith(std))))
+                        if not (getattr(sys.modules[name], "__file__", None) or std).startswith(std))))
 """
+# What takes the time of an import: numpy and the other packages installed beside us (numpy alone takes 40 ms),
+# the planner's layers (the strategies' registry, the fleet model) and rmqlint's facts, frontends and rules.
+HEAVY = ("rmqplan.", "rmqlint.facts", "rmqlint.findings", "rmqlint.frontends", "rmqlint.rules", "rmqlint.engine",
+         "rmqlint.reporters")
 
 
-@pytest.mark.parametrize("module, ours", [("rmqplan.cli", ["rmqlint", "rmqlint.printable", "rmqplan", "rmqplan.cli"]),
-                                          ("rmqlint.cli", ["rmqlint", "rmqlint.cli"])])
-def test_the_scripts_import_only_the_standard_library_before_main_makes_ctrl_c_one_line(module, ours):
+@pytest.mark.parametrize("module", ["rmqplan.cli", "rmqlint.cli"])
+def test_the_scripts_import_no_command_module_before_main_makes_ctrl_c_one_line(module):
     """The `rmqlint` and `rmqplan` scripts import their cli module and then call `main`, which makes Ctrl-C one
-    line: a Ctrl-C during that import is a traceback, so it is kept short (numpy alone takes 40 ms)."""
+    line: a Ctrl-C during that import is a traceback, so it is kept short."""
     done = subprocess.run([sys.executable, "-c", _LOADED.format(module=module)], capture_output=True, text=True,
                           cwd=REPO, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == ours
+    loaded = set(json.loads(done.stdout)) - {module}
+    assert all(name.split(".")[0] in ("rmqlint", "rmqplan") for name in loaded), loaded  # no installed package
+    assert not [name for name in loaded if name.startswith(HEAVY)], loaded
 
 
 def _helper_of(pid: int):
