@@ -97,9 +97,11 @@ def _write(planned, output: Optional[str], out: TextIO, err: TextIO) -> int:
 def connected_fleet_command(cluster: ClusterSource, strategies: Sequence[str], output: Optional[str], out: TextIO,
                             err: TextIO) -> int:
     """`rmqplan fleet --namesrv ADDR` (or `--cluster DIR`) without code: every connected group, by the client ids
-    its processes report now."""
+    its processes report now. A group with none connected and offsets committed has no process to write: its
+    queues, every one orphaned, are PLAN001 lines, and the exit status 1."""
     from rmqplan.sources.cluster_source import ClusterSourceError
     from rmqplan.sources.from_cluster import StrategyOptionError, fleet_from_cluster, parse_strategy_option
+    from rmqplan.status_report import disconnected
 
     missing = _missing([cluster.directory])
     if missing:
@@ -114,10 +116,14 @@ def connected_fleet_command(cluster: ClusterSource, strategies: Sequence[str], o
     result = fleet_from_cluster(snapshot, told)
     for line in [*map(str, snapshot.problems), *result.problems]:
         err.write(f"rmqplan: {printable(line)}\n")
+    gone = disconnected(snapshot)
+    for d in gone:
+        err.write(f"rmqplan: {d.finding.severity} {d.finding.code} {printable(d.finding.message)}\n")
     if not result.planned.groups:
         err.write(f"rmqplan: no fleet written: no consumer group is connected to {printable(snapshot.source)} now\n")
-        return EXIT_USAGE
-    return _write(result.planned, output, out, err)
+        return EXIT_FINDINGS if gone else EXIT_USAGE
+    written = _write(result.planned, output, out, err)
+    return EXIT_FINDINGS if gone and written == EXIT_OK else written
 
 
 def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, nodes: Optional[int], fmt: str,

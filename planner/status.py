@@ -1,7 +1,8 @@
 """`rmqplan status --namesrv ADDR`: the incident happening now, from what is connected to a live cluster.
 
 1. Read the cluster (`rmqplan.sources.live`): every connected group, its client ids (one per connection), its
-   topics' routes and its consume progress.
+   topics' routes and its consume progress; every group with none connected and consume offsets committed, and
+   its progress on those topics (`rmqplan.status_report.disconnected`: every queue of them is orphaned).
 2. Model it (`rmqplan.sources.from_cluster`: the fleet `rmqplan fleet --namesrv` writes, with the backlog the
    brokers report) and simulate it with the local engine: the allocation the connected clients compute now, with
    the strategy rmqplan is told (`--strategy GROUP=NAME`) or the client's default.
@@ -47,28 +48,62 @@ def credentials(acl_file: Optional[str], err: TextIO):
     return from_file(acl_file, lambda line: err.write(f"rmqplan: {line}\n")) if acl_file else from_environment()
 
 
-def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
+class ModelError(Exception):
+    """The connected fleet could not be modelled: its lines."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__("; ".join(lines))
+        self.lines = lines
+
+
+def report_of(snapshot, told, only: Optional[list[str]] = None, second=None, interval: float = 0.0,
+              earlier=None):
+    """The `StatusReport` of a read: the connected groups' fleet (of `only` when given), simulated with the local
+    engine, its findings, and PLAN001 for every topic of a group with none connected and offsets committed. Raises
+    ModelError when the fleet written from the cluster does not parse (one line each)."""
     from rmqplan.engines.local import simulate_hand_written
-    from rmqplan.report.findings import count_by_code, find, has_errors
+    from rmqplan.report.findings import count_by_code, find
     from rmqplan.sources.fleet_file import FleetError, parse_fleet_text
     from rmqplan.sources.fleet_writer import write_fleet
-    from rmqplan.sources.from_cluster import StrategyOptionError, fleet_from_cluster, parse_strategy_option
+    from rmqplan.sources.from_cluster import fleet_from_cluster
+    from rmqplan.status_report import StatusReport, disconnected
+
+    connected = fleet_from_cluster(snapshot, told, only=only)
+    fleet = None
+    if connected.groups:
+        try:
+            fleet = parse_fleet_text(write_fleet(connected.planned), snapshot.source)
+        except FleetError as e:
+            raise ModelError(e.errors) from None
+    sim = simulate_hand_written(fleet) if fleet is not None else None
+    findings = find(sim) if sim is not None else []
+    counts = count_by_code(sim, findings) if sim is not None else {}
+    gone = disconnected(snapshot, only)
+    if gone:
+        findings = [d.finding for d in gone] + findings  # the worst first: a whole group consumed by nobody
+        counts = {**counts, "PLAN001": counts.get("PLAN001", 0) + len(gone)}
+    return StatusReport(snapshot, connected, sim, findings, counts, second, interval, gone, earlier)
+
+
+def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
+    from rmqplan.report.findings import has_errors
+    from rmqplan.sources.from_cluster import StrategyOptionError, parse_strategy_option
     from rmqplan.sources.live import LiveCluster, LiveClusterError
     from rmqplan.sources.remoting.acl import CredentialsError
-    from rmqplan.status_report import StatusReport, render_status_html, render_status_text, status_json
+    from rmqplan.status_report import render_status_html, render_status_text, status_json
     from rmqlint.printable import printable
 
     if options.interval < 0 or options.timeout <= 0 or options.deadline <= 0:
         err.write("rmqplan: error: --interval must be 0 or more; --timeout and --deadline must be more than 0\n")
         return EXIT_USAGE
+    only = options.groups or None
     try:
         told = parse_strategy_option(options.strategies)
         keys = credentials(options.acl_file, err)
         with LiveCluster(options.namesrv, options.timeout, keys, deadline=options.deadline) as live:
-            snapshot = live.snapshot(groups=options.groups or None)
-            connected = fleet_from_cluster(snapshot, told, only=options.groups or None)
+            snapshot = live.snapshot(groups=only)
             second = None
-            if options.interval and connected.groups:
+            if options.interval and snapshot.progress:
                 if err.isatty():
                     err.write(f"rmqplan: reading the consume progress again in {options.interval:g} s\n")
                 time.sleep(options.interval)
@@ -76,23 +111,19 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
     except (StrategyOptionError, CredentialsError, LiveClusterError) as e:  # a broker's remark, names: printable
         err.write(f"rmqplan: {printable(str(e))}\n")
         return EXIT_USAGE
-    for line in connected.problems:
+    try:
+        report = report_of(snapshot, told, only, second, options.interval)
+    except ModelError as e:
+        err.write("".join(f"rmqplan: {printable(line)}\n" for line in e.lines))
+        return EXIT_USAGE
+    for line in report.connected.problems:
         err.write(f"rmqplan: {printable(line)}\n")
+    gone = set(report.disconnected_groups())
     for name in options.groups:
-        if name not in connected.groups:
-            err.write(f"rmqplan: group {printable(name)}: no consumer of it is connected now\n")
-    fleet = None
-    if connected.groups:
-        try:
-            fleet = parse_fleet_text(write_fleet(connected.planned), snapshot.source)
-        except FleetError as e:
-            err.write("".join(f"rmqplan: {printable(line)}\n" for line in e.errors))
-            return EXIT_USAGE
-    sim = simulate_hand_written(fleet) if fleet is not None else None
-    findings = find(sim) if sim is not None else []
-    counts = count_by_code(sim, findings) if sim is not None else {}
-    report = StatusReport(snapshot, connected, sim, findings, counts, second, options.interval)
-    if options.html and sim is not None:
+        if name not in report.connected.groups and name not in gone:
+            err.write(f"rmqplan: group {printable(name)}: no consumer of it is connected now, and it has no "
+                      "consume offset committed\n")
+    if options.html and (report.sim is not None or gone):
         from rmqplan.report.html import HtmlError, write_html
 
         try:
@@ -108,4 +139,4 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(status_json(report), indent=2) + "\n")
     else:
         out.write(render_status_text(report))
-    return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
+    return EXIT_FINDINGS if has_errors(report.findings, report.counts) else EXIT_OK

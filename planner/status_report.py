@@ -14,19 +14,25 @@ The brokers' view of a queue is its consume progress read twice, `interval` seco
 
 With `--interval 0` (one read), only a queue nobody holds with messages behind that the group never consumed
 confirms. The brokers cannot tell how many processes read a queue: a doubly held queue is judged as a held one.
+
+A group with no consumer connected but consume offsets committed on the brokers (its last consumer died; a group
+never consumed, or deleted, has none) has every queue of those topics orphaned (`disconnected`): PLAN001 per
+topic, with the messages behind from the group's consume stats, which outlive its connections.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from rmqplan.model.fleet import Queue
+from rmqplan.model.javaorder import queue_key
 from rmqplan.model.identity import shared_client_ids
 from rmqplan.model.routes import is_retry_topic
 from rmqplan.model.simulation import GroupTopicResult, Simulation
 from rmqplan.model import words
+from rmqplan.report.codes import SEVERITY
 from rmqplan.report.findings import PlanFinding, format_queues, queues_text
 from rmqplan.sources.cluster import ClusterSnapshot, ConsumeProgress, QueueOffsets
 from rmqplan.sources.from_cluster import FleetFromCluster
@@ -42,6 +48,42 @@ class Verdict:
 
 
 @dataclass
+class Disconnected:
+    """One topic of a group with no consumer connected and offsets committed on it: every queue orphaned."""
+
+    group: str
+    topic: str
+    queues: list[Queue]  # the queues its brokers report for the group, in RocketMQ's order
+    finding: PlanFinding  # PLAN001
+
+
+def disconnected(snapshot: ClusterSnapshot, only: Optional[list[str]] = None) -> list[Disconnected]:
+    """Per group with no connection and committed offsets (of `only` when given) and topic: its queues, orphaned."""
+    out = []
+    for group, consumer in sorted(snapshot.consumers.items()):
+        progress = snapshot.progress.get(group)
+        if consumer.connections or not consumer.committed_topics or progress is None or (only and group not in only):
+            continue
+        by_topic: dict[str, list[Queue]] = {}
+        for q in sorted(progress.queues, key=queue_key):
+            by_topic.setdefault(q.topic, []).append(q)
+        for topic in sorted(consumer.committed_topics, key=lambda t: (is_retry_topic(t), t)):
+            queues = by_topic.get(topic)
+            if not queues:
+                continue  # no broker of its route reports a readable queue of it
+            behind = sum(progress.queues[q].backlog for q in queues)
+            what = words.noun(len(queues), "retry queue" if is_retry_topic(topic) else "queue")
+            message = (f"{'the' if len(queues) == 1 else f'all {len(queues)}'} {what} of {topic} "
+                       f"{words.noun(len(queues), 'is', 'are')} consumed by no process of group {group} "
+                       f"({format_queues(queues)}): no consumer of the group is connected, and the brokers keep the "
+                       f"offsets it committed; {words.count(behind, 'message', separators=True)} behind pile up "
+                       "unread")
+            out.append(Disconnected(group, topic, queues, PlanFinding("PLAN001", SEVERITY["PLAN001"], "baseline",
+                                                                      group, topic, message, list(queues))))
+    return out
+
+
+@dataclass
 class StatusReport:
     snapshot: ClusterSnapshot
     connected: FleetFromCluster
@@ -50,11 +92,24 @@ class StatusReport:
     counts: dict
     second: Optional[dict[str, ConsumeProgress]]  # the second read, or None (--interval 0)
     interval: float
+    disconnected: list[Disconnected] = field(default_factory=list)
+    # `rmqplan watch`: an earlier read's progress, `interval` seconds before the snapshot's, which is then the last
+    earlier: Optional[dict[str, ConsumeProgress]] = None
 
     def progress(self, group: str) -> tuple[Optional[ConsumeProgress], Optional[ConsumeProgress]]:
+        if self.earlier is not None:
+            return self.earlier.get(group), self.snapshot.progress.get(group)
         first = self.snapshot.progress.get(group)
         last = self.second.get(group) if self.second is not None else None
         return first, last or first
+
+    @property
+    def judged_interval(self) -> float:
+        """Seconds between the two reads the verdicts compare; 0 for one read."""
+        return self.interval if self.second is not None or self.earlier is not None else 0
+
+    def disconnected_groups(self) -> list[str]:
+        return list(dict.fromkeys(d.group for d in self.disconnected))
 
     def results(self, group: str) -> list[GroupTopicResult]:
         return [r for r in self.sim.results if r.group == group] if self.sim is not None else []
@@ -116,8 +171,28 @@ def queue_views(report: StatusReport, r: GroupTopicResult) -> list[QueueView]:
         a = first.queues.get(q) if first is not None else None
         b = last.queues.get(q) if last is not None else None
         out.append(QueueView(q, sorted(holders[q]), b.backlog if b is not None else None, a, b,
-                             judge(bool(holders[q]), a, b, report.interval if report.second is not None else 0, now)))
+                             judge(bool(holders[q]), a, b, report.judged_interval, now)))
     return out
+
+
+def disconnected_views(report: StatusReport, d: Disconnected) -> list[QueueView]:
+    first, last = report.progress(d.group)
+    now = last.read_at if last is not None and last.read_at else time.time()
+    out = []
+    for q in d.queues:
+        a = first.queues.get(q) if first is not None else None
+        b = last.queues.get(q) if last is not None else None
+        out.append(QueueView(q, [], b.backlog if b is not None else None, a, b,
+                             judge(False, a, b, report.judged_interval, now)))
+    return out
+
+
+def disconnected_problem(report: StatusReport, d: Disconnected) -> "Problem":
+    views = disconnected_views(report, d)
+    behind = _behind(views)
+    what = ("retry " if is_retry_topic(d.topic) else "") + queues_text(d.queues, len({q.broker for q in d.queues}) > 1)
+    return Problem(d.finding, views, f"{what} of {d.topic}: {words.count(behind, 'message', separators=True)} behind, "
+                                     "consumed by nobody: no consumer of the group is connected")
 
 
 def _behind(views: list[QueueView]) -> int:
@@ -242,7 +317,8 @@ def render_status_text(report: StatusReport) -> str:
     snap = report.snapshot
     first_read = min((p.read_at for p in snap.progress.values() if p.read_at), default=None)
     groups = list(report.connected.groups)
-    if not groups:
+    gone = report.disconnected_groups()
+    if not groups and not gone:
         masters = len({b.name for b in snap.brokers})
         return (f"rmqplan status: {printable(snap.source)}: no consumer group is connected now ({masters} broker"
                 f"{'s' if masters != 1 else ''} asked)\n")
@@ -251,10 +327,29 @@ def render_status_text(report: StatusReport) -> str:
     out = [f"rmqplan status: {printable(snap.source)}: {reads}"]
     errors = [f for f in report.findings if f.severity == "error"]
     troubled = sorted({f.group for f in errors if f.group})
-    out.append(f"{len(groups)} consumer group{'s' if len(groups) != 1 else ''} connected; "
+    out.append(f"{len(groups)} consumer group{'s' if len(groups) != 1 else ''} connected"
+               + (f", {len(gone)} with none connected and offsets committed" if gone else "") + "; "
                + (f"problems now in {len(troubled)}: {', '.join(map(printable, troubled))}" if troubled
                   else "no error-level problem"))
     tally = {CONFIRMS: 0, CONTRADICTS: 0, SILENT: 0}
+    for group in gone:  # the worst first: nobody consumes anything of it
+        mine = [d for d in report.disconnected if d.group == group]
+        last = max((o.last_timestamp for d in mine for v in disconnected_views(report, d) for o in [v.last] if o),
+                   default=0)
+        out += ["", f"group {printable(group)}: no consumer connected; offsets committed on "
+                    f"{words.count(len(mine), 'topic')}, "
+                    + (f"last consumed {_ago(last, time.time())}" if last else "never consumed")]
+        group_lines = []
+        for d in mine:
+            p = disconnected_problem(report, d)
+            out.append(f"  {printable(d.topic)}: {words.count(len(d.queues), 'queue')}, "
+                       f"{words.count(_behind(p.views), 'message', separators=True)} behind")
+            out.append(f"    (nobody)  {printable(format_queues(d.queues))}  ({_behind(p.views):,} behind)")
+            for k, n in p.verdicts().items():
+                tally[k] += n
+            group_lines += [f"  {p.finding.severity:<7} {p.finding.code} {printable(p.text)}",
+                            f"          {printable(p.evidence())}"]
+        out += group_lines
     for group in sorted(groups, key=lambda g: g not in troubled):  # the groups in trouble first
         consumer = report.connected.groups[group]
         results = report.results(group)
@@ -318,10 +413,27 @@ def _view_json(v: QueueView) -> dict:
 
 def status_json(report: StatusReport) -> dict:
     """`{"cluster", "read_at", "interval_seconds", "groups": [...], "problems": [...], "findings": [...],
-    "finding_counts": {...}}`; a group: its model, strategy (and whether it was told), client ids (one per
-    connection) and per topic every queue's holders, backlog, offsets and the brokers' verdict."""
+    "finding_counts": {...}}`; a group: whether a consumer of it is connected, its model, strategy (and whether it
+    was told), client ids (one per connection) and per topic every queue's holders, backlog, offsets and the
+    brokers' verdict. A group with none connected and offsets committed has no strategy and every queue orphaned."""
     snap = report.snapshot
     groups, problem_docs = [], []
+
+    def problem_doc(p: Problem, group: str, topic: str) -> dict:
+        return {"code": p.finding.code, "severity": p.finding.severity, "group": group, "topic": topic,
+                "queues": [_q(v.queue) for v in p.views], "backlog": _behind(p.views), "text": p.text,
+                "evidence": p.evidence(), "verdicts": p.verdicts()}
+
+    for group in report.disconnected_groups():
+        topics = []
+        for d in (d for d in report.disconnected if d.group == group):
+            p = disconnected_problem(report, d)
+            topics.append({"topic": d.topic, "queues": len(d.queues), "backlog": _behind(p.views), "instances": [],
+                           "orphaned": [_q(q) for q in d.queues], "duplicated": [],
+                           "queue_states": [_view_json(v) for v in p.views], "stalled": []})
+            problem_docs.append(problem_doc(p, group, d.topic))
+        groups.append({"group": group, "connected": False, "model": "clustering", "strategy": None,
+                       "strategy_told": False, "client_ids": [], "topics": topics})
     for group, consumer in report.connected.groups.items():
         told = report.connected.strategies.get(group)
         topics = []
@@ -337,16 +449,13 @@ def status_json(report: StatusReport) -> dict:
                            "orphaned": [_q(q) for q in r.orphaned], "duplicated": [_q(q) for q in r.duplicated],
                            "queue_states": [_view_json(v) for v in views],
                            "stalled": [_q(v.queue) for v in stalled(r, views, reported)]})
-            for p in found:
-                problem_docs.append({"code": p.finding.code, "severity": p.finding.severity, "group": group,
-                                     "topic": r.topic, "queues": [_q(v.queue) for v in p.views],
-                                     "backlog": _behind(p.views), "text": p.text, "evidence": p.evidence(),
-                                     "verdicts": p.verdicts()})
-        groups.append({"group": group, "model": (consumer.message_model or "CLUSTERING").lower(),
+            problem_docs += [problem_doc(p, group, r.topic) for p in found]
+        groups.append({"group": group, "connected": True, "model": (consumer.message_model or "CLUSTERING").lower(),
                        "strategy": told.name if told else "AVG", "strategy_told": told is not None,
                        "client_ids": consumer.client_ids, "topics": topics})
     first_read = min((p.read_at for p in snap.progress.values() if p.read_at), default=None)
-    return {"cluster": snap.source, "read_at": first_read, "interval_seconds": report.interval if report.second else 0,
+    judged = report.interval if report.second or report.earlier is not None else 0
+    return {"cluster": snap.source, "read_at": first_read, "interval_seconds": judged,
             "groups": groups, "problems": problem_docs, "findings": [f.to_json() for f in report.findings],
             "finding_counts": report.counts}
 
@@ -354,25 +463,33 @@ def status_json(report: StatusReport) -> dict:
 # ------------------------------------------------------------------------------------------------------- HTML
 
 
-def render_status_html(report: StatusReport) -> str:
-    """The simulate report page of the connected fleet, with the live problems and the brokers' view first."""
+def render_status_html(report: StatusReport, before: str = "") -> str:
+    """The simulate report page of the connected fleet (none when no group is connected), with the live problems
+    and the brokers' view first; `before` (HTML) above them (`rmqplan watch`: what changed)."""
+    from rmqplan.model.fleet import Fleet
+    from rmqplan.model.simulation import Simulation
     from rmqplan.report.html import e, render_html
     from rmqplan.report.render import totals
 
-    rows = []
+    def row(p: Problem, group: str, topic: str) -> str:
+        return (f'<tr class="{p.finding.severity}" data-code="{p.finding.code}" data-group="{e(group)}" '
+                f'data-topic="{e(topic)}"><td class="sev">{e(p.finding.severity)}</td>'
+                f'<td>{p.finding.code}</td><td>{e(group)}</td><td class="msg">{e(p.text)}</td>'
+                f'<td class="msg">{e(p.evidence())}</td></tr>')
+
+    rows = [row(disconnected_problem(report, d), d.group, d.topic) for d in report.disconnected]
     for group in report.connected.groups:
         for r in report.results(group):
             views = queue_views(report, r)
-            for p in problems(report, r, views):
-                rows.append(f'<tr class="{p.finding.severity}" data-code="{p.finding.code}" data-group="{e(group)}" '
-                            f'data-topic="{e(r.topic)}"><td class="sev">{e(p.finding.severity)}</td>'
-                            f'<td>{p.finding.code}</td><td>{e(group)}</td><td class="msg">{e(p.text)}</td>'
-                            f'<td class="msg">{e(p.evidence())}</td></tr>')
+            rows += [row(p, group, r.topic) for p in problems(report, r, views)]
     live = ('<h2>Now <small>the problems of the connected clients, and what the brokers\' offsets say</small></h2>'
             + (f'<table class="findings live"><thead><tr><th>severity</th><th>code</th><th>group</th><th>problem</th>'
                f'<th>the brokers\' view</th></tr></thead><tbody>{"".join(rows)}</tbody></table>' if rows
                else '<p class="none">No orphaned or doubly held queue now.</p>'))
     engine = f"live: {report.snapshot.source}, {words.count(len(report.connected.groups), 'connected group')}"
-    return render_html(report.sim, report.findings, report.counts, totals(report.sim), engine, extra=live,
+    gone = report.disconnected_groups()
+    if gone:
+        engine += f", {words.count(len(gone), 'group')} with none connected"
+    sim = report.sim if report.sim is not None else Simulation(Fleet(report.snapshot.source, (), (), ()), [])
+    return render_html(sim, report.findings, report.counts, totals(sim), engine, extra=before + live,
                        title=f"status of {report.snapshot.source}")
-

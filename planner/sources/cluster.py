@@ -15,6 +15,19 @@ from rmqplan.sources.origin import Origin, SourceProblem
 
 PERM_READ, PERM_WRITE = 4, 2
 RETRY_PREFIX = "%RETRY%"
+DLQ_PREFIX = "%DLQ%"  # a group's dead-letter topic: the messages that exhausted their retries
+LMQ_PREFIX = "%LMQ%"  # light message queues: one queue each, by the million; no client rebalances them
+# The consumer groups a broker makes for itself (MixAll's predefined groups, and its prefix of system groups): the
+# broker's own tasks commit offsets under some of them (transactions, pop revives) with no client connected.
+SYSTEM_GROUPS = frozenset({
+    "DEFAULT_CONSUMER", "TOOLS_CONSUMER", "SCHEDULE_CONSUMER", "FILTERSRV_CONSUMER", "__MONITOR_CONSUMER",
+    "SELF_TEST_C_GROUP", "CID_ONS-HTTP-PROXY", "CID_ONSAPI_PERMISSION", "CID_ONSAPI_OWNER", "CID_ONSAPI_PULL",
+})
+SYSTEM_GROUP_PREFIX = "CID_RMQ_SYS_"
+
+
+def is_system_group(group: str) -> bool:
+    return group in SYSTEM_GROUPS or group.startswith(SYSTEM_GROUP_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,9 @@ class ConsumerConnection:
     origin: Origin
     message_model_origin: Optional[Origin] = None
     not_online: bool = False  # mqadmin said the group has no connection (the output is its error)
+    # With no connection: the topics the group has committed consume offsets on (its brokers keep them after its
+    # last consumer is gone), whose queues nobody consumes now; empty for a group never consumed or deleted.
+    committed_topics: list[str] = field(default_factory=list)
 
     @property
     def client_ids(self) -> list[str]:

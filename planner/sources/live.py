@@ -12,9 +12,18 @@ What it asks, read-only (the name server first, then each broker's master):
    model, subscriptions, consume type. A group no broker knows a connection of is not online;
 4. the name server: the route of every topic a connected group subscribes to, its retry topic and the topics
    named (GET_ROUTEINFO_BY_TOPIC); a topic it has no route for is a missing topic, as in mqadmin's outputs;
-5. with progress: each clustering group's consume stats (GET_CONSUME_STATS), per topic from every broker whose
+5. a group with no connection (but not the broker's own groups, `rmqplan.sources.cluster.is_system_group`): the
+   topics it has committed offsets on, as `mqadmin consumerProgress -g` finds them: GET_CONSUME_STATS without a
+   topic, asked of each broker of its retry topic; each broker names the topics it keeps an offset of the group
+   for, and filters none out, since no connection says what the group subscribes to. Offsets outlive the
+   connections: a group whose last consumer died has them (every queue of those topics is consumed by nobody
+   now); a group never consumed has none, and a deleted one no retry topic (`mqadmin deleteSubGroup` deletes it);
+6. with progress: each clustering group's consume stats (GET_CONSUME_STATS), per topic from every broker whose
    queues of it are readable: per queue the broker offset, the group's offset and the time of the last message
-   consumed. `LiveCluster.progress` reads them again (the second read of `rmqplan status`).
+   consumed; for a group with no connection, on the topics of 5. `LiveCluster.progress` reads them again (the
+   second read of `rmqplan status`);
+7. with `dead_letters`: the same for each group's dead-letter topic `%DLQ%<group>` where it has a route, whose
+   queues no client reads (the messages that exhausted their retries: `rmqplan watch` counts them).
 
 Several name servers (`a:9876;b:9876`) are tried in turn; the first that answers is asked first from then on.
 Any failure (refused, no answer in time, a malformed frame, an error code where an answer was expected, an answer
@@ -29,12 +38,15 @@ import time
 from typing import Iterable, Optional
 
 from rmqplan.sources.cluster import (
+    DLQ_PREFIX,
+    LMQ_PREFIX,
     PERM_READ,
     RETRY_PREFIX,
     ClusterBroker,
     ClusterSnapshot,
     ConsumeProgress,
     ConsumerConnection,
+    is_system_group,
 )
 from rmqplan.sources.origin import Origin
 from rmqplan.sources.remoting import bodies, codes
@@ -144,21 +156,29 @@ class LiveCluster:
     # --------------------------------------------------------------------------------------------- reads
 
     def snapshot(self, groups: Optional[Iterable[str]] = None, topics: Iterable[str] = (),
-                 progress: bool = True) -> ClusterSnapshot:
+                 progress: bool = True, dead_letters: bool = False) -> ClusterSnapshot:
         """What the cluster says now: every broker, the connections of `groups` (every group the brokers know
         when None), the routes of their topics and of `topics`, and (with `progress`) the consume progress of
-        every connected clustering group."""
+        every connected clustering group and of every group with no connection that has committed offsets (with
+        `dead_letters`, on its dead-letter topic too)."""
         self.client.start_read()
         snap = ClusterSnapshot(source=self.source)
         snap.brokers = self._brokers()
         names = sorted(set(groups)) if groups is not None else self._groups()
         for group in names:
-            snap.consumers[group] = self._connections(group, snap, groups is None)
-        wanted = list(dict.fromkeys([*topics, *(s.topic for c in snap.consumers.values() for s in c.subscriptions)]))
+            consumer = self._connections(group, snap, groups is None)
+            if consumer.not_online and not is_system_group(group):
+                consumer.committed_topics = self._committed_topics(group, snap)
+            snap.consumers[group] = consumer
+        wanted = list(dict.fromkeys([*topics, *(t for c in snap.consumers.values() for t in _topics(c))]))
         for topic in wanted:
             self._route(topic, snap)
+        if dead_letters:
+            for group, consumer in snap.consumers.items():
+                if _clustering(consumer):
+                    self._route(DLQ_PREFIX + group, snap)
         if progress:
-            snap.progress = self._progress(snap)
+            snap.progress = self._progress(snap, dead_letters)
         return snap
 
     def _brokers(self) -> list[ClusterBroker]:
@@ -214,6 +234,17 @@ class LiveCluster:
         origin = Origin(f"{';'.join(self.masters[b] for b in candidates) or self.namesrv[0]} connections of {group}")
         return ConsumerConnection(group, [], [], None, None, origin, not_online=True)
 
+    def _committed_topics(self, group: str, snap: ClusterSnapshot) -> list[str]:
+        route = snap.routes.get(RETRY_PREFIX + group)
+        topics: set[str] = set()
+        for broker in sorted({q.broker for q in route.queues if q.broker in self.masters} if route else ()):
+            what = f"of group {group}"
+            response = self._ask_broker(broker, codes.GET_CONSUME_STATS, {"consumerGroup": group}, what)
+            if response.code != codes.SUCCESS:
+                raise self._failed(self._broker_where(broker), codes.GET_CONSUME_STATS, response, what)
+            topics.update(self._body(bodies.committed_topics, self._broker_where(broker), response.body, group))
+        return sorted(t for t in topics if not t.startswith((LMQ_PREFIX, DLQ_PREFIX)))
+
     def _route(self, topic: str, snap: ClusterSnapshot) -> None:
         if topic in snap.routes or topic in snap.missing_topics:
             return
@@ -227,23 +258,29 @@ class LiveCluster:
             raise self._failed(f"name server {address}", codes.GET_ROUTEINFO_BY_TOPIC, response, f"of {topic}")
         snap.routes[topic] = self._body(bodies.topic_route, f"name server {address}", response.body, topic, origin)
 
-    def progress(self, snap: ClusterSnapshot) -> dict[str, ConsumeProgress]:
-        """Each connected clustering group's consume progress on its topics' readable queues, read now (a read of
-        its own: the deadline counts again)."""
+    def progress(self, snap: ClusterSnapshot, dead_letters: bool = False) -> dict[str, ConsumeProgress]:
+        """Each clustering group's consume progress on its topics' readable queues (see `snapshot`), read now (a
+        read of its own: the deadline counts again)."""
         self.client.start_read()
-        return self._progress(snap)
+        return self._progress(snap, dead_letters)
 
-    def _progress(self, snap: ClusterSnapshot) -> dict[str, ConsumeProgress]:
+    def _progress(self, snap: ClusterSnapshot, dead_letters: bool = False) -> dict[str, ConsumeProgress]:
         out = {}
         for group, consumer in snap.consumers.items():
-            if not consumer.connections or (consumer.message_model or CLUSTERING) != CLUSTERING:
+            if not _clustering(consumer):
                 continue  # a broadcasting group keeps its offsets in its processes, not on the brokers
+            topics = list(_topics(consumer))
+            dlq = DLQ_PREFIX + group
+            if dead_letters and dlq in snap.routes:
+                topics.append(dlq)
+            if not topics:
+                continue
             queues = {}
-            for topic in dict.fromkeys(s.topic for s in consumer.subscriptions):
+            for topic in topics:
                 route = snap.routes.get(topic)
                 for q in route.queues if route is not None else ():
-                    if not q.perm & PERM_READ or q.broker not in self.masters:
-                        continue
+                    if (not q.perm & PERM_READ and topic != dlq) or q.broker not in self.masters:
+                        continue  # a dead-letter topic may be write-only: nothing reads it, its count is asked
                     what = f"of group {group} on {topic}"
                     response = self._ask_broker(q.broker, codes.GET_CONSUME_STATS,
                                                 {"consumerGroup": group, "topic": topic}, what)
@@ -256,3 +293,18 @@ class LiveCluster:
             out[group] = ConsumeProgress(group, queues, Origin(f"{self.source}: consume stats of {group}"),
                                          read_at=time.time())
         return out
+
+
+def _clustering(consumer: ConsumerConnection) -> bool:
+    """A group whose offsets the brokers keep: connected clustering consumers, or none connected but offsets
+    committed."""
+    if consumer.connections:
+        return (consumer.message_model or CLUSTERING) == CLUSTERING
+    return bool(consumer.committed_topics)
+
+
+def _topics(consumer: ConsumerConnection) -> Iterable[str]:
+    """The topics of a group's queues: its subscriptions, or with no connection the topics it has offsets on."""
+    if consumer.connections:
+        return dict.fromkeys(s.topic for s in consumer.subscriptions)
+    return consumer.committed_topics

@@ -200,6 +200,19 @@ def consume_stats(body: bytes, group: str, origin: Origin) -> dict[Queue, QueueO
     return out
 
 
+def committed_topics(body: bytes, group: str) -> list[str]:
+    """The topics of a consume stats answer asked without a topic: the ones the broker keeps an offset of the group
+    for (with no connection of the group, it filters none out by subscription)."""
+    what = f"consume stats of group {group}"
+    topics = set()
+    for key in _table(_document(body, what, codes.GET_CONSUME_STATS), "offsetTable", what):
+        fields = key.fields() if isinstance(key, relaxed_json.ObjectKey) else None
+        if fields is None or not isinstance(fields.get("topic"), str):
+            raise BodyError(f"{what}: an offsetTable entry is not {{topic, brokerName, queueId}}: {{offsets}}")
+        topics.add(fields["topic"])
+    return sorted(topics)
+
+
 def subscription_groups(body: bytes) -> list[str]:
     doc = _document(body, "subscription groups", codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG)
     return sorted(str(g) for g in _table(doc, "subscriptionGroupTable", "subscription groups"))
