@@ -146,9 +146,10 @@ def check_command(path: str, deploy: Sequence[str], cluster: ClusterSource, node
         return EXIT_USAGE
     for line in result.fleet.problems:
         err.write(f"rmqplan: {printable(str(line))}\n")
-    # the files checked: the code's and the manifests, which findings are anchored at too
+    # the files checked: the code's and the manifests running workloads, which findings are anchored at too (not
+    # rmqlint's count of build and deployment files under PATH, which would count those manifests twice)
     report = dataclasses.replace(result.lint, findings=result.findings, failing=None,
-                                 files_checked=result.lint.files_checked + result.fleet.manifests,
+                                 files_checked=result.lint.files_checked + result.fleet.manifests, others_checked=0,
                                  rules=[*result.lint.rules, *PLAN_RULES],
                                  assumptions=result.fleet.assumptions if result.fleet.planned.groups else [])
     out.write(render(fmt, report))

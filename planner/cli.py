@@ -106,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "unusable input.")
     check.add_argument("path", metavar="PATH", help="the code: a repository or a directory")
     _add_sources(check)
-    check.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    check.add_argument("--format", choices=("text", "concise", "json", "sarif", "github"), default="text",
+                       help="text (default): per finding its line, the code around it with the place underlined "
+                            "and the places it cites; concise: one line per finding")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write rmqlint's facts cache")
     check.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
                        help="lowest severity that makes the exit status 1 (default: the project's [tool.rmqlint] "

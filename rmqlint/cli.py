@@ -1,6 +1,6 @@
 """The `rmqlint` command.
 
-    rmqlint [PATH ...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
+    rmqlint [PATH ...] [--format text|concise|json|sarif|github] [--statistics] [--select CODES] [--ignore CODES]
             [--fail-on error|warning|info] [--exit-zero] [--no-cache] [--fix [--unsafe-fixes] | --diff]
             [--baseline FILE] [--write-baseline FILE] [--add-suppressions]
     rmqlint rules              the rule table: code, name, severity, summary
@@ -71,7 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to report on (default: .)")
     parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="output format (default: text)")
+                        help="output format (default: text: per finding its line, the code around it with the "
+                             "place underlined, the places it cites and what its fix does, [*] when --fix fixes "
+                             "it; concise: one line per finding)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print only the number of findings per code (most frequent first, [*] when --fix "
+                             "fixes some) and the summary")
     parser.add_argument("--select", type=_codes, metavar="CODES",
                         help="comma-separated codes or prefixes to enable (e.g. RMQ001,RMQ00); default: all")
     parser.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable")
@@ -165,6 +170,9 @@ def _lint_command(argv: list[str]) -> int:
     if args.unsafe_fixes and not (args.fix or args.diff):
         _emit_err("rmqlint: --unsafe-fixes goes with --fix or --diff")
         return 2
+    if args.statistics and args.format not in ("text", "concise"):
+        _emit_err(f"rmqlint: --statistics goes with the text formats, not --format {args.format}")
+        return 2
     if args.diff or args.fix or args.add_suppressions or args.baseline or args.write_baseline:
         from rmqlint.run import RunOptions, run
 
@@ -189,7 +197,12 @@ def _lint_command(argv: list[str]) -> int:
             _emit_lines("rmqlint", err)
             return 2
     result.offers_fixes = True
-    _emit(render(args.format, result))
+    if args.statistics:
+        from rmqlint.reporters.text import render_statistics
+
+        _emit(render_statistics(result))
+    else:
+        _emit(render(args.format, result))
     return 1 if result.failed() and not args.exit_zero else 0
 
 

@@ -46,16 +46,24 @@ class LintResult:
     root: Path
     settings: Settings
     findings: list[Finding]
-    files_checked: int  # files in the reported set
+    files_checked: int  # source files in the reported set
     rules: list  # the enabled Rule instances
     parsed: int = 0  # files parsed in this run (the rest came from the cache or were not needed)
     projects: list[str] = field(default_factory=lambda: [""])  # the projects linted, relative to root ("": root)
     failing: bool | None = None  # set when projects with their own fail-on were merged
     baselined: int = 0  # findings left out because the baseline holds them
     offers_fixes: bool = False  # the text report counts the fixes (set by the `rmqlint` command, which has --fix)
+    # Build and deployment files in the reported set (pom.xml, a manifest): read for findings too, so the reports
+    # count them with `files_checked` (`checked`: `rmqlint pom.xml` checks one file)
+    others_checked: int = 0
     # What the findings assume because an input was not given, one sentence each (`rmqplan check` without a
     # cluster: its queue layout); None: the report has no such field (rmqlint's own runs)
     assumptions: list[str] | None = None
+
+    @property
+    def checked(self) -> int:
+        """The files checked among the paths given, as the reports count them: sources, build and deployment files."""
+        return self.files_checked + self.others_checked
 
     def failed(self) -> bool:
         if self.failing is not None:
@@ -135,7 +143,8 @@ def _merged(root: Path, runs: list[tuple[str, LintResult]]) -> LintResult:
     rules = {type(rule): rule for _prefix, r in runs for rule in r.rules}
     return LintResult(root, outer.settings, findings, sum(r.files_checked for _p, r in runs),
                       sorted(rules.values(), key=lambda rule: rule.CODE), parsed=sum(r.parsed for _p, r in runs),
-                      projects=[prefix for prefix, _r in runs], failing=any(r.failed() for _p, r in runs))
+                      projects=[prefix for prefix, _r in runs], failing=any(r.failed() for _p, r in runs),
+                      others_checked=sum(r.others_checked for _p, r in runs))
 
 
 def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[LintResult, list[str]]:
@@ -167,7 +176,8 @@ def _lint_project(root: Path, paths: list[Path], options: LintOptions) -> tuple[
 
     reported = discovery.report | discovery.report_others
     findings = [_within(f, discovery.report, root) for f in findings if _involves(f, reported)]
-    result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count)
+    result = LintResult(root, settings, findings, len(discovery.report), rules, parsed=loader.parsed_count,
+                        others_checked=len(discovery.report_others - discovery.report))
     return result, discovery.nested
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
 def render(fmt: str, result) -> str:
     if fmt == "text":
         from rmqlint.reporters.text import render_text as renderer
+    elif fmt == "concise":
+        from rmqlint.reporters.text import render_concise as renderer
     elif fmt == "json":
         from rmqlint.reporters.json import render_json as renderer
     elif fmt == "sarif":

@@ -75,7 +75,7 @@ def render_json(result) -> str:
     document = {
         "version": package_version(),
         "root": display_path(result.root, ""),
-        "files": result.files_checked,
+        "files": result.checked,
         "projects": [display_path(result.root, project) for project in result.projects],
         "findings": [finding_to_dict(f, result.root, p) for f, p in zip(result.findings, fingerprints(result))],
     }

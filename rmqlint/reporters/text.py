@@ -1,27 +1,134 @@
-"""Text: `note: assumed: ...` for each assumption the findings rest on (`rmqplan check` without a cluster), then
-`path:line:col: CODE message` per finding, a line counting the fixes when there are any, then one summary
-line. Paths, including the places a message
-cites, are relative to the current directory (absolute outside it). Paths and messages hold names from the code
-and the file system: `printable` shows their control characters escaped, so each finding stays one line."""
+"""Text for a person, in the forms ruff prints (`--output-format full`, `concise`, `--statistics`).
+
+Every form starts with `note: assumed: ...` for each assumption the findings rest on (`rmqplan check` without a
+cluster) and ends with a line counting the fixes, when there are any, and the summary, always the last line.
+
+- `text` (the default, ruff's `full`): per finding a header `path:line:col: CODE [*] message`, wrapped to the
+  output's width with the lines after it indented, then the code frame (`code_frame`: the lines around the
+  finding, numbered, its span underlined), the other places it cites (`--> path:line:col: note`) and what its fix
+  does (`= help: ...`); a blank line between findings. `[*]` marks a finding `--fix` fixes (a safe fix); one
+  with only an unsafe fix has no mark, a note says `--unsafe-fixes` applies it, and the fixes line counts it.
+- `concise`: the header alone, one line per finding, for logs and scripts.
+- statistics: one line per code, most frequent first: count, code, `[*]` when `--fix` fixes some of them, name.
+
+The width is $COLUMNS, else the terminal's when standard output is one, else 100. Paths, including the places a
+message cites, are relative to the current directory (absolute outside it). Paths, messages and source lines hold
+names from the code and the file system: `printable` shows their control characters escaped, so nothing in them
+can move the cursor or start a line of its own.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import textwrap
+
 from rmqlint.printable import printable
 from rmqlint.reporters import display_message, display_path
+from rmqlint.reporters.code_frame import SourceFiles, code_frame
+
+DEFAULT_WIDTH = 100
+MIN_WIDTH = 40
+INDENT = "    "  # the lines a long header wraps onto
+RELATED_SHOWN = 5  # places cited by one finding, in text; JSON and SARIF list them all
+_QUOTED = re.compile(r'"[^"]*"')
 
 
-def render_text(result) -> str:
-    lines = [f"note: assumed: {printable(line)}" for line in result.assumptions or ()]  # what the numbers rest on
-    lines += [
-        f"{printable(display_path(result.root, f.location.path))}:{f.location.line}:{f.location.column}: "
-        f"{f.code} {printable(display_message(f, result.root))}"
-        for f in result.findings
-    ]
-    fixable = fixes_line(result)
-    if fixable:
-        lines.append(fixable)
-    lines.append(summary(result))  # the summary stays the last line
+def output_width(stream=None) -> int:
+    """The width to wrap text for `stream` (standard output): $COLUMNS when it is a number, else the terminal's
+    width when the stream is one, else 100: the same output in a pipe, a file or a test whatever terminal started
+    it."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(MIN_WIDTH, int(columns))
+    stream = sys.stdout if stream is None else stream
+    try:
+        if stream.isatty():
+            return max(MIN_WIDTH, os.get_terminal_size(stream.fileno()).columns)
+    except (AttributeError, OSError, ValueError):
+        pass
+    return DEFAULT_WIDTH
+
+
+def render_text(result, width: int | None = None) -> str:
+    width = width or output_width()
+    sources = SourceFiles(result.root)
+    blocks = ["\n".join(_full(f, result, sources, width)) for f in result.findings]
+    head = [f"note: assumed: {printable(line)}" for line in result.assumptions or ()]
+    return _with_totals(head + ["\n\n".join(blocks)] if blocks else head, result, blank_line=bool(blocks))
+
+
+def render_concise(result) -> str:
+    head = [f"note: assumed: {printable(line)}" for line in result.assumptions or ()]
+    return _with_totals(head + [_header(f, result) for f in result.findings], result)
+
+
+def render_statistics(result) -> str:
+    """The count of findings per code, most frequent first (then by code), ruff's `--statistics`."""
+    names = {rule.CODE: rule.NAME for rule in result.rules}
+    counts: dict[str, int] = {}
+    fixable: set[str] = set()
+    for f in result.findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+        if _fixable(f, result):
+            fixable.add(f.code)
+    digits = len(str(max(counts.values(), default=0)))
+    code_width = max((len(code) for code in counts), default=0)
+    marks = any(fixable)
+    rows = []
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        mark = ("[*] " if code in fixable else "    ") if marks else ""
+        rows.append(f"{count:>{digits}} {code:<{code_width}} {mark}{names.get(code, '')}".rstrip())
+    return _with_totals(rows, result)
+
+
+def _with_totals(lines: list[str], result, blank_line: bool = False) -> str:
+    tail = [fixes_line(result), summary(result)]
+    lines = [*lines, *([""] if blank_line else []), *(line for line in tail if line)]
     return "\n".join(lines) + "\n"
+
+
+def _fixable(finding, result) -> bool:
+    """Whether `--fix` fixes it: a safe fix, in a report of a command that has --fix."""
+    return (getattr(result, "offers_fixes", False) and finding.fix is not None
+            and finding.fix.applicability == "safe")
+
+
+def _header(finding, result) -> str:
+    loc = finding.location
+    mark = " [*]" if _fixable(finding, result) else ""
+    return (f"{printable(display_path(result.root, loc.path))}:{loc.line}:{loc.column}: {finding.code}{mark} "
+            f"{printable(display_message(finding, result.root))}")
+
+
+def _full(finding, result, sources: SourceFiles, width: int) -> list[str]:
+    lines = _wrap(_header(finding, result), width, INDENT)
+    frame = code_frame(sources.lines(finding.location.path), finding.location, width)
+    lines += frame
+    bar = " " * (len(frame[0]) - 1) if frame else "  "  # `=` under the frame's `|`, `-->` just before it
+    for related in finding.related[:RELATED_SHOWN]:
+        loc = related.location
+        place = f"{printable(display_path(result.root, loc.path))}:{loc.line}:{loc.column}"
+        lines += _wrap(f"{bar[:-1]}--> {place}: {printable(related.message)}", width, bar + "    ")
+    more = len(finding.related) - RELATED_SHOWN
+    if more > 0:
+        lines.append(f"{bar}= note: {more} more place{'s' if more != 1 else ''} (--format json lists them)")
+    if finding.fix is not None:
+        lines += _wrap(f"{bar}= help: {printable(finding.fix.message)}", width, bar + "        ")
+        if finding.fix.applicability != "safe" and getattr(result, "offers_fixes", False):
+            lines.append(f"{bar}= note: an unsafe fix, applied with --fix --unsafe-fixes")
+    return lines
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    """`text` in lines of at most `width` columns (a word longer than that, such as a long path, stays whole), the
+    lines after the first indented by `indent`; a quoted name ("OrderCreated ") is never broken, so its blanks
+    stay visible. Leading blanks stay."""
+    protected = _QUOTED.sub(lambda m: m.group().replace(" ", "\0"), text)  # printable text holds no NUL
+    lines = textwrap.wrap(protected, width, subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False) or [""]
+    return [line.replace("\0", " ") for line in lines]
 
 
 def fixes_line(result) -> str:
@@ -35,14 +142,15 @@ def fixes_line(result) -> str:
         return ""
     parts = []
     if safe:
-        parts.append(f"{safe} fixable with --fix")
+        parts.append(f"[*] {safe} fixable with --fix")
     if unsafe:
-        parts.append(f"{unsafe} more with --fix --unsafe-fixes" if safe else f"{unsafe} fixable with --fix --unsafe-fixes")
+        parts.append(f"{unsafe} more with --fix --unsafe-fixes" if safe
+                     else f"{unsafe} fixable with --fix --unsafe-fixes")
     return "; ".join(parts) + " (--diff shows them)."
 
 
 def summary(result) -> str:
-    files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
+    files = f"{result.checked} file{'s' if result.checked != 1 else ''}"
     if len(result.projects) > 1:
         files += f" of {len(result.projects)} projects"
     known = getattr(result, "baselined", 0)

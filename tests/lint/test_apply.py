@@ -373,7 +373,7 @@ def test_text_counts_the_fixes(tmp_path, capsys):
     root = write_project(tmp_path / "p", CONCURRENT)
     main([str(root), "--no-cache"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[-2] == "3 fixable with --fix (--diff shows them)."
+    assert lines[-2] == "[*] 3 fixable with --fix (--diff shows them)."
     assert lines[-1].startswith("Found 3 findings")
 
 

@@ -85,13 +85,16 @@ def _lint(capsys, *argv):
     return code, out, err
 
 
-def test_text_report_escapes_names_from_code_and_file_names(hostile, capsys):
-    code, out, err = _lint(capsys)
+@pytest.mark.parametrize("fmt", ["text", "concise"])
+def test_text_report_escapes_names_from_code_and_file_names(hostile, capsys, monkeypatch, fmt):
+    monkeypatch.setenv("COLUMNS", "1000")  # no message wrapped: each finding's header is one line
+    code, out, err = _lint(capsys, "--format", fmt)
     assert code == 1 and err == ""
     assert not RAW.search(out), out
     lines = out.splitlines()
     findings = [line for line in lines if re.match(r"^\S.*:\d+:\d+: RMQ\d{3} ", line)]
-    assert len(findings) == len(lines) - 2  # every line a finding, then the fixes line and the summary
+    if fmt == "concise":
+        assert len(findings) == len(lines) - 2  # every line a finding, then the fixes line and the summary
     assert sum(line.startswith("Esc\\x1b[2JName.java:") for line in findings) == sum(
         line.startswith("Consumer.java:") for line in findings) > 0
     assert 'instanceName is fixed to "NAME\\x1b[2J\\r\\nFAKE.java:1:1: RMQ999 forged\\u202e"' in out

@@ -122,7 +122,7 @@ def test_nested_findings_print_with_openable_paths(tmp_path, capsys, monkeypatch
     assert f"[shop/{PRODUCER_PATH}:{line_of(PRODUCER, 'orderpaid')}](0)" in result["message"]["text"]
 
     monkeypatch.chdir(folder / "shop")
-    assert main(["..", "--no-cache"]) == 1
+    assert main(["..", "--no-cache", "--format", "concise"]) == 1
     out = capsys.readouterr().out
     assert f"{CONSUMER_PATH}:{line_of(CONSUMER, 'subscribe')}:" in out.splitlines()[1]
     assert f"at {PRODUCER_PATH}:" in out

@@ -73,7 +73,8 @@ def test_text_paths_outside_the_current_directory_are_absolute(tmp_path, monkeyp
 def test_places_cited_in_messages_are_openable_from_the_current_directory(tmp_path, monkeypatch):
     (tmp_path / "src").mkdir()
     monkeypatch.chdir(tmp_path / "src")
-    for fmt in ("text", "json", "github"):
+    monkeypatch.setenv("COLUMNS", "1000")  # the message on one line, whatever the temporary directory's length
+    for fmt in ("text", "concise", "json", "github"):
         out = render(fmt, result_of([CITING], tmp_path))
         if fmt == "json":
             out = json.loads(out)["findings"][0]["message"]

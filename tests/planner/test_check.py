@@ -127,7 +127,8 @@ def test_check_reports_the_predicted_problems_at_their_causes(shop):
 
 
 def test_check_speaks_the_reviewers_terms(shop):
-    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache")
+    code, out, _ = rmqplan("check", ".", "--deploy", "deploy", "--cluster", "cluster", "--no-cache", "--format",
+                           "concise")
     assert code == 1
     (line,) = [x for x in out.splitlines() if x.startswith(f"{CONSUMER}:") and "PLAN001" in x]
     instance = line_of(shop / CONSUMER, "setInstanceName")
