@@ -5,7 +5,7 @@ so the golden file itself is valid input; `config_queues` gives a CONFIG case it
 refused). Each output line is
 `{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}`
 for every distinct client id, in Java order. Output streams case by case, one whole line at a time; the first
-bad line stops the run with one message `FILE:LINE: what is wrong` on `err` and exit code 2.
+bad line stops the run with one message `rmqplan: FILE:LINE: what is wrong` on `err` and exit code 2.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from rmqplan.allocation.strategies import (
     allocate_all,
     parse_strategy,
 )
+from rmqlint.printable import printable
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -174,7 +175,7 @@ def run(source: str, out: TextIO, err: TextIO, stdin: Optional[IO] = None) -> in
         with open(source, "rb") as stream:
             return _run_stream(name, stream, out, err)
     except OSError as e:
-        err.write(f"{name}: cannot read: {e.strerror or e}\n")
+        err.write(f"rmqplan: {printable(name)}: cannot read: {e.strerror or e}\n")
         return EXIT_BAD_INPUT
 
 
@@ -191,6 +192,6 @@ def _run_stream(name: str, stream: IO, out: TextIO, err: TextIO) -> int:
                 out.write(json.dumps(allocation_of(case)) + "\n")
             lineno += 1
     except CaseError as e:
-        err.write(f"{name}:{lineno}: {e}\n")
+        err.write(f"rmqplan: {printable(f'{name}:{lineno}: {e}')}\n")
         return EXIT_BAD_INPUT
     return EXIT_OK

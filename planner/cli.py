@@ -19,6 +19,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
+from rmqlint.arguments import ArgumentParser
 from rmqlint.printable import printable
 
 if TYPE_CHECKING:
@@ -38,9 +39,10 @@ ENGINE_HELP = ("auto (default): the local engine for every fleet, Spark when --m
                "spark: PySpark, local[*] unless --master names a cluster (needs Java 17+)")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line and exit 2, like every other usage error
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+class _Parser(ArgumentParser):
+    """Usage errors: one line each, `rmqplan simulate: error: ...`, with "did you mean", exit 2."""
+
+    error_label = "error: "
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -282,7 +284,7 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
     except FleetError as e:
         progress.close()
         for line in e.errors:  # a line may quote the fleet's names: printable
-            err.write(printable(line) + "\n")
+            err.write(f"rmqplan: {printable(line)}\n")
         return EXIT_USAGE
     choice = choose_engine(fleet, options.engine, options.master, options.conf, out=bool(options.out))
     if choice.engine == "spark" and not spark_installed():

@@ -4,7 +4,7 @@
             [--fail-on error|warning|info] [--exit-zero] [--no-cache] [--fix [--unsafe-fixes] | --diff]
             [--baseline FILE] [--write-baseline FILE] [--add-suppressions]
     rmqlint rules              the rule table: code, name, severity, summary
-    rmqlint explain CODE       a rule's documentation
+    rmqlint explain [CODE]     a rule's documentation; without CODE, the codes
     rmqlint graph [PATH] [--format mermaid|dot|graphml|json] [-o FILE]
                                producers -> topics and tags -> consumer groups -> services
 
@@ -23,7 +23,8 @@ from pathlib import Path
 _EPILOG = """\
 commands:
   rmqlint rules            list the rules (code, name, severity, summary)
-  rmqlint explain CODE     print a rule's documentation (CODE: RMQ001, or its name: fixed-instance-name)
+  rmqlint explain [CODE]   print a rule's documentation (CODE: RMQ001, or its name: fixed-instance-name);
+                           without CODE, list the codes
   rmqlint graph [PATH]     the topology: producers -> topics and tags -> consumer groups -> services
                            (--format mermaid|dot|graphml|json, -o FILE)
   ('rules', 'explain' and 'graph' as the first argument are these commands; to lint a directory of that name,
@@ -50,9 +51,11 @@ exit status: 0 no finding at or above --fail-on (or --exit-zero), 1 findings, 2 
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit 2, as every other usage error
-        self.exit(2, f"{self.prog}: {message}\n")
+def _parser(**settings) -> argparse.ArgumentParser:
+    """A parser whose usage errors are one line each, `rmqlint: ...`, with "did you mean", exit 2."""
+    from rmqlint.arguments import ArgumentParser
+
+    return ArgumentParser(**settings)
 
 
 def _codes(text: str) -> list[str]:
@@ -63,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     from rmqlint.findings import SEVERITIES
     from rmqlint.reporters import FORMATS
 
-    parser = _Parser(
+    parser = _parser(
         prog="rmqlint",
         description="Find Apache RocketMQ client misuse that loses or duplicates messages.",
         epilog=_EPILOG,
@@ -173,6 +176,10 @@ def _lint_command(argv: list[str]) -> int:
     if args.statistics and args.format not in ("text", "concise"):
         _emit_err(f"rmqlint: --statistics goes with the text formats, not --format {args.format}")
         return 2
+    command = _command_meant(args.paths)
+    if command:
+        _emit_err(f"rmqlint: {args.paths[0]}: no such file or directory; did you mean 'rmqlint {command}'?")
+        return 2
     if args.diff or args.fix or args.add_suppressions or args.baseline or args.write_baseline:
         from rmqlint.run import RunOptions, run
 
@@ -206,6 +213,16 @@ def _lint_command(argv: list[str]) -> int:
     return 1 if result.failed() and not args.exit_zero else 0
 
 
+def _command_meant(paths: list[str]) -> str:
+    """The command a first PATH that does not exist was meant to be (`rmqlint expain`), or ""."""
+    from rmqlint.suggestions import closest
+
+    if not paths or "/" in paths[0] or Path(paths[0]).exists():
+        return ""
+    found = closest(paths[0], ("rules", "explain", "graph"))
+    return found[0] if found else ""
+
+
 def _graph_command(argv: list[str]) -> int:
     from rmqlint.config import ConfigError
     from rmqlint.discover import DiscoveryError
@@ -213,7 +230,7 @@ def _graph_command(argv: list[str]) -> int:
     from rmqlint.topology import FORMATS as GRAPH_FORMATS
     from rmqlint.topology import build_topology, render
 
-    parser = _Parser(prog="rmqlint graph", description="Print the topology the code and configuration describe: "
+    parser = _parser(prog="rmqlint graph", description="Print the topology the code and configuration describe: "
                      "producers -> topics and tags -> consumer groups -> services (build modules).")
     parser.add_argument("path", nargs="?", default=".", metavar="PATH")
     parser.add_argument("--format", choices=GRAPH_FORMATS, default="mermaid")
@@ -266,7 +283,7 @@ def _write_atomically(target: str, text: str) -> int:
 
 
 def _rules_command(argv: list[str]) -> int:
-    parser = _Parser(prog="rmqlint rules", description="List the rules.")
+    parser = _parser(prog="rmqlint rules", description="List the rules.")
     parser.parse_args(argv)
     from rmqlint.rules import ALL_RULES
 
@@ -280,15 +297,25 @@ def _rules_command(argv: list[str]) -> int:
 
 
 def _explain_command(argv: list[str]) -> int:
-    parser = _Parser(prog="rmqlint explain", description="Print a rule's documentation.")
-    parser.add_argument("code", metavar="CODE", help="a rule's code (RMQ001) or name (fixed-instance-name)")
+    parser = _parser(prog="rmqlint explain", description="Print a rule's documentation; without CODE, list the "
+                     "codes.")
+    parser.add_argument("code", nargs="?", metavar="CODE", help="a rule's code (RMQ001) or name (fixed-instance-name)")
     args = parser.parse_args(argv)
     from rmqlint.rules import ALL_RULES, rule_by_code
+    from rmqlint.suggestions import closest
 
+    if args.code is None:  # the codes, as `rmqplan explain` lists its own
+        width = max(len(r.NAME) for r in ALL_RULES)
+        severity = max(len(r.severity_label()) for r in ALL_RULES)
+        _emit("".join(f"{r.CODE}  {r.NAME:<{width}}  {r.severity_label():<{severity}}  {r.SUMMARY}\n"
+                      for r in ALL_RULES))
+        return 0
     wanted = args.code.strip()
     rule = rule_by_code(wanted) or next((r for r in ALL_RULES if r.NAME == wanted.lower()), None)
     if rule is None:
-        _emit_err(f"rmqlint: unknown rule {args.code!r} (see 'rmqlint rules')")
+        meant = closest(wanted, [*(r.CODE for r in ALL_RULES), *(r.NAME for r in ALL_RULES)], n=3)
+        hint = f"did you mean {' or '.join(meant)}? " if meant else ""
+        _emit_err(f"rmqlint explain: unknown rule {args.code!r} ({hint}'rmqlint explain' lists them)")
         return 2
     _emit(f"# {rule.CODE} {rule.NAME} ({rule.severity_label()})\n\n{rule.DOCS.strip()}\n")
     return 0

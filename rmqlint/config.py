@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rmqlint.findings import SEVERITIES
+from rmqlint.suggestions import did_you_mean
 
 DEFAULT_FAIL_ON = "warning"  # errors and warnings fail a build; info notes (unparseable files) do not
 TESTS_MODES = ("quiet", "lint")
@@ -137,7 +138,9 @@ def _settings_from(table: dict, source: str, prefix: str, known_codes: set[str])
                     raise ConfigError(f"{where}: expected one of {', '.join(TESTS_MODES)}, got {got}")
                 settings.tests = value
             else:
-                raise ConfigError(f"{where}: unknown key (expected one of: {', '.join(_KEYS)})")
+                hint = did_you_mean(key, _KEYS)
+                raise ConfigError(f"{where}: unknown key; {hint}" if hint else
+                                  f"{where}: unknown key (expected one of: {', '.join(_KEYS)})")
         except ConfigError as err:
             problems += err.lines
     if problems:

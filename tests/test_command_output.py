@@ -176,4 +176,4 @@ def test_a_closed_stream_that_the_command_does_not_need_changes_nothing(tmp_path
     assert quiet.returncode == 1 and b"PLAN001" in quiet.stdout
     no_input = _run(("rmqplan", "simulate", "--fleet", "-"), subprocess.PIPE, preexec_fn=closing(0))
     assert no_input.returncode == 2 and no_input.stdout == ""
-    assert no_input.stderr == "<stdin>: groups: missing: a fleet needs [[groups]] (or a [generate] section)\n"
+    assert no_input.stderr == "rmqplan: <stdin>: groups: missing: a fleet needs [[groups]] (or a [generate] section)\n"

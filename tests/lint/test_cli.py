@@ -72,7 +72,7 @@ def test_settings_file_and_override(tmp_path, capsys):
         (["--format", "xml"], "rmqlint: argument --format: invalid choice: 'xml'"),
         (["--select", "RMQ7"], "rmqlint: --select: unknown rule code or prefix 'RMQ7'"),
         (["missing-dir"], "rmqlint: missing-dir: no such file or directory"),
-        (["--bogus"], "rmqlint: unrecognized arguments: --bogus"),
+        (["--bogus"], "rmqlint: unknown option --bogus (see rmqlint --help)"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(tmp_path, capsys, monkeypatch, argv, message):

@@ -115,8 +115,7 @@ def test_every_problem_at_once_naming_the_file_as_it_opens_from_here(tmp_path, m
                           capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
-        "rmqlint: svc/pyproject.toml: tool.rmqlint.selct: unknown key (expected one of: select, ignore, exclude, "
-        "fail-on, tests)",
+        "rmqlint: svc/pyproject.toml: tool.rmqlint.selct: unknown key; did you mean 'select'?",
         "rmqlint: svc/pyproject.toml: tool.rmqlint.ignore: unknown rule code or prefix 'RMQ999'",
         "rmqlint: svc/pyproject.toml: tool.rmqlint.ignore: unknown rule code or prefix 'XYZ'",
         "rmqlint: svc/pyproject.toml: tool.rmqlint.fail-on: expected one of error, warning, info, got 'fatal'",

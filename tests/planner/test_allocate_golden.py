@@ -116,7 +116,7 @@ def test_bad_line_names_file_and_line_and_stops(tmp_path, line, message):
     code, out, err, path = _run_text(GOOD + line + "\n" + GOOD, tmp_path)
     assert code == 2
     assert len(out.splitlines()) == 1  # the good first case streamed, whole; nothing after the bad line
-    assert err.count("\n") == 1 and err.startswith(f"{path}:2: ")
+    assert err.count("\n") == 1 and err.startswith(f"rmqplan: {path}:2: ")
     assert message in err
     assert "Traceback" not in err
 
@@ -124,14 +124,14 @@ def test_bad_line_names_file_and_line_and_stops(tmp_path, line, message):
 def test_unreadable_inputs(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert run(str(tmp_path / "missing.jsonl"), out, err) == 2
-    assert err.getvalue() == f"{tmp_path / 'missing.jsonl'}: cannot read: No such file or directory\n"
+    assert err.getvalue() == f"rmqplan: {tmp_path / 'missing.jsonl'}: cannot read: No such file or directory\n"
     err = io.StringIO()
     assert run(str(tmp_path), out, err) == 2 and "cannot read" in err.getvalue()
     binary = tmp_path / "blob.bin"
     binary.write_bytes(GOOD.encode() + b"\x00\xff\xfe\x80\n")
     err = io.StringIO()
     assert run(str(binary), out, err) == 2
-    assert err.getvalue().startswith(f"{binary}:2: not UTF-8 text")
+    assert err.getvalue().startswith(f"rmqplan: {binary}:2: not UTF-8 text")
 
 
 def test_non_ascii_ids_round_trip_as_valid_json(tmp_path):

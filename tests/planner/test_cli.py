@@ -90,7 +90,7 @@ def test_a_clean_fleet_exits_0(tmp_path):
 def test_bad_fleet_exits_2_with_lines_naming_the_file(name):
     code, out, err = rmqplan("simulate", "--fleet", str(FIXTURES / name), "--engine", "local")
     assert code == 2 and out == ""
-    assert err and all(line.startswith(str(FIXTURES / name)) for line in err.splitlines())
+    assert err and all(line.startswith(f"rmqplan: {FIXTURES / name}") for line in err.splitlines())
     assert "Traceback" not in err
 
 
@@ -239,7 +239,7 @@ def test_a_group_without_processes_is_an_error(tmp_path):
         path = tmp_path / "fleet.toml"
         path.write_text(base + extra, encoding="utf-8")
         code, out, err = rmqplan("simulate", "--fleet", str(path))
-        assert code == 2 and out == "" and err.startswith(f"{path}: {expected}") and len(err.splitlines()) == 1
+        assert code == 2 and out == "" and err.startswith(f"rmqplan: {path}: {expected}") and len(err.splitlines()) == 1
 
 
 def test_one_of_each_is_counted_in_the_singular(tmp_path):

@@ -27,7 +27,7 @@ def test_a_fleet_with_a_long_dotted_key_is_one_line(tmp_path):
     assert err.value.errors == [f"{path}:9: {TOO_DEEP}"]
     out, errors = io.StringIO(), io.StringIO()
     assert run(["simulate", "--fleet", str(path)], out, errors) == 2
-    assert errors.getvalue() == f"{path}:9: {TOO_DEEP}\n"
+    assert errors.getvalue() == f"rmqplan: {path}:9: {TOO_DEEP}\n"
 
 
 def test_a_big_ordinary_fleet_still_parses():
