@@ -96,21 +96,26 @@ def _fixable(finding, result) -> bool:
 
 
 def _header(finding, result) -> str:
+    return _place_and_code(finding, result) + " " + printable(display_message(finding, result.root))
+
+
+def _place_and_code(finding, result) -> str:
+    """`path:line:col: CODE [*]`: the start of a finding's line, never wrapped (`grep RMQ001` shows the place)."""
     loc = finding.location
     mark = " [*]" if _fixable(finding, result) else ""
-    return (f"{printable(display_path(result.root, loc.path))}:{loc.line}:{loc.column}: {finding.code}{mark} "
-            f"{printable(display_message(finding, result.root))}")
+    return f"{printable(display_path(result.root, loc.path))}:{loc.line}:{loc.column}: {finding.code}{mark}"
 
 
 def _full(finding, result, sources: SourceFiles, width: int) -> list[str]:
-    lines = _wrap(_header(finding, result), width, INDENT)
+    lines = _wrap(_header(finding, result), width, INDENT, whole=len(_place_and_code(finding, result)))
     frame = code_frame(sources.lines(finding.location.path), finding.location, width)
     lines += frame
     bar = " " * (len(frame[0]) - 1) if frame else "  "  # `=` under the frame's `|`, `-->` just before it
     for related in finding.related[:RELATED_SHOWN]:
         loc = related.location
         place = f"{printable(display_path(result.root, loc.path))}:{loc.line}:{loc.column}"
-        lines += _wrap(f"{bar[:-1]}--> {place}: {printable(related.message)}", width, bar + "    ")
+        arrow = f"{bar[:-1]}--> {place}:"
+        lines += _wrap(f"{arrow} {printable(related.message)}", width, bar + "    ", whole=len(arrow))
     more = len(finding.related) - RELATED_SHOWN
     if more > 0:
         lines.append(f"{bar}= note: {more} more place{'s' if more != 1 else ''} (--format json lists them)")
@@ -121,11 +126,13 @@ def _full(finding, result, sources: SourceFiles, width: int) -> list[str]:
     return lines
 
 
-def _wrap(text: str, width: int, indent: str) -> list[str]:
+def _wrap(text: str, width: int, indent: str, whole: int = 0) -> list[str]:
     """`text` in lines of at most `width` columns (a word longer than that, such as a long path, stays whole), the
-    lines after the first indented by `indent`; a quoted name ("OrderCreated ") is never broken, so its blanks
-    stay visible. Leading blanks stay."""
-    protected = _QUOTED.sub(lambda m: m.group().replace(" ", "\0"), text)  # printable text holds no NUL
+    lines after the first indented by `indent`; its first `whole` characters (the place and the code) and a quoted
+    name ("OrderCreated ") are never broken, so the place stays on the first line and a name's blanks stay
+    visible. Leading blanks stay."""
+    text = text[:whole].replace(" ", "\0") + text[whole:]  # printable text holds no NUL
+    protected = _QUOTED.sub(lambda m: m.group().replace(" ", "\0"), text)
     lines = textwrap.wrap(protected, width, subsequent_indent=indent, break_long_words=False,
                           break_on_hyphens=False) or [""]
     return [line.replace("\0", " ") for line in lines]

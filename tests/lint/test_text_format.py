@@ -91,6 +91,19 @@ def test_a_long_message_wraps_at_the_width_and_loses_no_word(project, capsys, mo
     assert "5 |         DefaultMQPushConsumer consumer = new DefaultMQP…" in lines  # 60 columns
 
 
+def test_the_place_and_the_code_stay_on_one_line_however_narrow(tmp_path, capsys, monkeypatch):
+    """`grep RMQ002` still shows where: a header and a cited place wrap after them, never inside, even when they
+    are wider than the line."""
+    deep = "src/main/java/com/example/orders"
+    write_project(tmp_path / "p", {f"{deep}/Producer.java": PRODUCER, f"{deep}/Consumer.java": CONSUMER})
+    monkeypatch.chdir(tmp_path / "p")
+    monkeypatch.setenv("COLUMNS", "40")
+    lines = lint(capsys)
+    assert lines[0] == f"{deep}/Consumer.java:6:3: RMQ002 [*]"
+    assert lines[1] == "    subscribed tag \"paid\" on topic"
+    assert f" --> {deep}/Producer.java:6:17:" in lines
+
+
 def test_concise_is_one_line_per_finding(project, capsys):
     assert lint(capsys, "--format", "concise") == [
         'src/Consumer.java:6:3: RMQ002 [*] subscribed tag "paid" on topic "Orders" does not match the produced tag '
