@@ -39,8 +39,9 @@ relative to the current directory (absolute outside it). Settings come from
 them. Test sources (src/test/, tests/, test_*.py, *_test.py) report only RMQ011 unless tests = "lint".
 A comment 'rmqlint: disable=RMQ001' silences a code on its own line and the next.
 
-fixes: a finding that can be fixed says so (JSON "fix", SARIF "fixes"; the text summary counts them). Safe fixes
-do what the finding says is meant and nothing else; unsafe ones change behaviour beyond it (--unsafe-fixes).
+fixes: a finding that can be fixed says so (JSON "fix", SARIF "fixes", [*] in text for a safe one; the text
+summary counts them). Safe fixes do what the finding says is meant and nothing else; unsafe ones change behaviour
+beyond it (--unsafe-fixes).
 --fix writes them (atomically; every fixed file still parses) and reports what is left; --diff prints them.
 adopting: --write-baseline FILE records today's findings, --baseline FILE then reports only new ones (entries
 match by code, file and fingerprint, so moved code stays matched); --add-suppressions writes the comments instead.
