@@ -61,6 +61,7 @@ class FakeServer:
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", port))
+        self.port = self._sock.getsockname()[1]
         self._sock.listen(16)
         self._closed = False
         self._conns: list[socket.socket] = []
@@ -68,7 +69,7 @@ class FakeServer:
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self._sock.getsockname()[1]}"
+        return f"127.0.0.1:{self.port}"
 
     def _accept(self) -> None:
         while not self._closed:
@@ -223,8 +224,7 @@ class FakeCluster:
 
     def start_broker(self, name: str) -> None:
         """The broker comes back on the same port."""
-        port = int(self.brokers[name].address.rsplit(":", 1)[1])
-        self.brokers[name] = FakeServer(self._handler(name), port)
+        self.brokers[name] = FakeServer(self._handler(name), self.brokers[name].port)
         self.down.discard(name)
 
     def close(self) -> None:

@@ -136,6 +136,26 @@ def build_parser() -> argparse.ArgumentParser:
                              "than the clients' 5 s offset commit); 0 reads them once")
     _add_connection(status)
     _add_exit_zero(status)
+    watch = sub.add_parser(
+        "watch", help="status as a service: Prometheus /metrics, the report page and a line per change",
+        description="Read a live cluster as status does, every --interval seconds, and serve /metrics (the "
+                    "Prometheus text format: orphaned and doubly held queues with their backlog, connections, shared "
+                    "client ids, dead letters, the reads' health), / (the report page, with what changed on top) and "
+                    "/healthz. Each change of a group (a client joined or left, queues lost their owner or got a "
+                    "second one, a problem appeared or cleared) is one line on standard output. A read that fails "
+                    "keeps the last good one, marked stale. SIGTERM or Ctrl-C stop it.")
+    watch.add_argument("--namesrv", required=True, metavar="ADDR", help="name server(s): host:port, or "
+                                                                         "host:port;host:port tried in turn")
+    watch.add_argument("--listen", default="127.0.0.1:5558", metavar="HOST:PORT",
+                       help="where to serve (default 127.0.0.1:5558: this host only; 0.0.0.0:5558 for every "
+                            "interface, as in a container)")
+    watch.add_argument("--interval", type=float, default=15.0, metavar="SECONDS",
+                       help="seconds between the starts of two reads (default 15); a read that takes longer is "
+                            "followed by the next at once")
+    watch.add_argument("--strategy", action="append", default=[], metavar="GROUP=NAME",
+                       help="the strategy a group's clients run (as for status)")
+    watch.add_argument("--group", action="append", default=[], metavar="G", help="only this group (repeatable)")
+    _add_connection(watch)
     explain = sub.add_parser("explain", help="what a plan code finds, why it loses messages, an example, the fix",
                              description="Print a plan code's documentation; without CODE, list the codes.")
     explain.add_argument("code", nargs="?", metavar="CODE", help="PLAN001, or its name (orphaned-queues)")
@@ -251,8 +271,13 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         return _exit_status(args, status_command(StatusOptions(
             args.namesrv, args.format, args.html, args.strategy, args.group, args.interval, args.timeout,
             args.acl_file, args.deadline), out, err))
+    if args.command == "watch":
+        from rmqplan.watch import WatchOptions, watch_command
+
+        return watch_command(WatchOptions(args.namesrv, args.listen, args.interval, args.strategy, args.group,
+                                          args.timeout, args.acl_file, args.deadline), out, err)
     parser.print_usage(err)
-    err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check, status or explain)\n")
+    err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check, status, watch or explain)\n")
     return EXIT_USAGE
 
 

@@ -3,7 +3,9 @@ Each answer is waited for at most `timeout` seconds, and a read (`start_read`: t
 cluster) at most `deadline` seconds in all: every wait is the shorter of the two, so slow answers that each come in
 time cannot keep a run going. Whatever goes wrong (refused, no answer in time, a closed connection, a malformed
 frame, an answer larger than its request's limit) is a `RemotingError` whose text is one line naming the address
-(`DeadlineError` when the read's deadline passed); the connection is then dropped.
+(`DeadlineError` when the read's deadline passed); the connection is then dropped. A connection kept from an
+earlier request that turns out closed before any answer (the server restarted since: `rmqplan watch` reads every
+few seconds) is opened anew and the request sent once more: every request here only reads.
 
 A response is matched to its request by `opaque` (frames the server sends on its own are skipped). The client
 only sends what it is asked to: the readers above it ask read-only questions.
@@ -44,6 +46,10 @@ class RemotingError(Exception):
 
 class DeadlineError(RemotingError):
     """The read's deadline passed before this request was answered: no other server is asked."""
+
+
+class ClosedError(RemotingError):
+    """The server closed the connection (or reset it) before a byte of the answer came."""
 
 
 def split_address(address: str) -> tuple[str, int]:
@@ -144,6 +150,7 @@ class RemotingClient:
             ext = signed(ext, body, self.credentials)
         opaque = next(self._opaque)
         frame = encode(Command(code, opaque, 0, None, ext, body, language=LANGUAGE, version=CURRENT_VERSION))
+        reused = address in self._sockets
         sock = self._connect(address, ends, by_deadline, name)
         try:
             sock.settimeout(max(ends - time.monotonic(), 0.001))
@@ -160,6 +167,11 @@ class RemotingClient:
                     self.answered += 1
                     return response
             raise RemotingError(address, f"no answer to request {opaque} among {MAX_SKIPPED} frames", name)
+        except ClosedError:
+            self._drop(address)
+            if reused:  # a connection that went stale between two reads: once more, on a new one
+                return self.request(address, code, fields, body, limit)
+            raise
         except RemotingError:
             self._drop(address)
             raise
@@ -168,12 +180,17 @@ class RemotingClient:
             if by_deadline:
                 raise self._late(address, name) from None
             raise RemotingError(address, f"no answer within {_seconds(self.timeout)}", name) from None
+        except (ConnectionResetError, BrokenPipeError) as e:
+            self._drop(address)
+            if reused:
+                return self.request(address, code, fields, body, limit)
+            raise RemotingError(address, f"connection failed: {e.strerror or e}", name) from None
         except OSError as e:
             self._drop(address)
             raise RemotingError(address, f"connection failed: {e.strerror or e}", name) from None
 
     def _read_frame(self, sock: socket.socket, ends: float, limit: int, address: str, name: str) -> bytearray:
-        (total,) = struct.unpack(">i", self._read(sock, 4, ends, address, name))
+        (total,) = struct.unpack(">i", self._read(sock, 4, ends, address, name, head=True))
         if total < 4 or total > MAX_FRAME:
             raise RemotingError(address, f"malformed answer: a frame of {total:,} bytes (at most {MAX_FRAME:,} and "
                                          "at least 4)", name)
@@ -182,7 +199,8 @@ class RemotingClient:
                                 name)
         return self._read(sock, total, ends, address, name)
 
-    def _read(self, sock: socket.socket, n: int, ends: float, address: str, name: str) -> bytearray:
+    def _read(self, sock: socket.socket, n: int, ends: float, address: str, name: str,
+              head: bool = False) -> bytearray:
         buffer = bytearray(n)  # read into: one buffer the size of the frame, no chunks joined
         view, got = memoryview(buffer), 0
         while got < n:
@@ -192,6 +210,8 @@ class RemotingClient:
             sock.settimeout(left)
             received = sock.recv_into(view[got:], min(n - got, 1 << 20))
             if not received:
-                raise RemotingError(address, "closed the connection" + (" mid-frame" if got else ""), name)
+                if head and not got:  # before the length of a frame: no answer had started
+                    raise ClosedError(address, "closed the connection", name)
+                raise RemotingError(address, "closed the connection mid-frame", name)
             got += received
         return buffer
