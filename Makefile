@@ -15,11 +15,11 @@ ROCKETMQ_CACHE := .cache/rocketmq
 ROCKETMQ_POMS := tests/cluster/maven/pom.xml $(wildcard tests/cluster/maven/*/pom.xml)
 ROCKETMQ_STAMP := $(ROCKETMQ_CACHE)/.fetched
 
-.PHONY: install install-test rocketmq run test bench fuzz screenshot clean
+.PHONY: install install-test rocketmq go-modules run test bench fuzz screenshot clean
 
 install: $(VENV_STAMP)
 
-install-test: $(DEV_STAMP) $(SPARK_STAMP) $(MERMAID_STAMP) rocketmq
+install-test: $(DEV_STAMP) $(SPARK_STAMP) $(MERMAID_STAMP) rocketmq go-modules
 
 $(VENV_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ $(ROCKETMQ_STAMP): $(ROCKETMQ_POMS)
 		mvn -q -B -Dstyle.color=never -f tests/cluster/maven/pom.xml package -Drocketmq.cache=$(CURDIR)/$(ROCKETMQ_CACHE) \
 			&& touch $@ || echo "mvn failed: the live RocketMQ tests (-m cluster) will skip"; \
 	else echo "no mvn or javac on PATH: the live RocketMQ tests (-m cluster) will skip"; fi
+
+# The Go client's module (rocketmq-client-go, from the Go module proxy) for the program that computes the Go golden
+# cases (tests/golden/go), which its test builds; without the go command that test skips (and fails in CI).
+go-modules:
+	@if command -v go >/dev/null 2>&1; then cd tests/golden/go && GOFLAGS=-mod=mod go mod download; \
+	else echo "no go on PATH: the Go golden cases' program will not be built"; fi
 
 # Lints the bundled examples (they reproduce the incidents, so findings are expected: exit 1 is fine),
 # then simulates the example fleet and checks the deployed example service.

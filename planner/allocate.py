@@ -1,8 +1,9 @@
 """`rmqplan allocate FILE|-`: run the exact strategies on JSON Lines cases.
 
 Each input line is one case with the fields of `tests/golden/allocation-cases.jsonl` (`expected` is ignored,
-so the golden file itself is valid input; `config_queues` gives a CONFIG case its list; other fields are
-refused). Each output line is
+so the golden file itself is valid input; `config_queues` gives a CONFIG case its list; `client` is "java", the
+default, or "go": the case is computed with rocketmq-client-go's form of the strategy, as a Go process computes
+it; other fields are refused). Each output line is
 `{"id": ..., "allocation": {clientId: [[topic, broker, queueId], ...] | {"error": "<Java exception>"}}}`
 for every distinct client id, in Java order. Output streams case by case, one whole line at a time; the first
 bad line stops the run with one message `rmqplan: FILE:LINE: what is wrong` on `err` and exit code 2.
@@ -22,6 +23,7 @@ from rmqplan.allocation.strategies import (
     StrategyError,
     all_params,
     allocate_all,
+    for_process,
     parse_strategy,
 )
 from rmqlint.printable import printable
@@ -95,7 +97,9 @@ def _rooms(obj: dict, field: str) -> dict[str, str]:
 # `config_queues` here, `queues` being the case's queues) and `expected`, which is read past so the golden file is
 # valid input. Any other field is refused: a misspelt optional field would silently use a default.
 PARAM_FIELDS = {p.case_key: p.key for p in all_params()} | {NEARBY_KEY: NEARBY_KEY}
-CASE_FIELDS = ("id", "strategy", "queues", "client_ids", *PARAM_FIELDS, "broker_rooms", "client_rooms", "expected")
+CASE_FIELDS = ("id", "client", "strategy", "queues", "client_ids", *PARAM_FIELDS, "broker_rooms", "client_rooms",
+               "expected")
+CASE_CLIENTS = ("java", "go")
 
 
 def parse_case(obj: Any) -> Case:
@@ -120,6 +124,13 @@ def parse_case(obj: Any) -> Case:
     except ParamError as e:
         field = next((f for f, key in PARAM_FIELDS.items() if key == e.key), e.key)
         raise CaseError(e.at(field) if e.key != "strategy" else e.detail) from None
+    client = obj.get("client", "java")
+    if client not in CASE_CLIENTS:
+        raise CaseError(f"client must be one of {', '.join(CASE_CLIENTS)}, got {client!r}")
+    try:
+        spec = for_process(spec, client, "")
+    except ValueError as e:
+        raise CaseError(str(e)) from None
     return Case(case_id, spec, queues, client_ids, _rooms(obj, "broker_rooms"), _rooms(obj, "client_rooms"))
 
 

@@ -9,7 +9,7 @@ For each rebalance (see `rmqplan.allocation.batch`):
   "mqAll is null or mqAll empty" (unless its strategy skips the check: CONFIG still returns its list). A failed
   process keeps what it held (`rmqplan.allocation.failures`). The other subscribing processes are grouped into
   calls (one per rebalance and strategy spec) and each registered strategy's vectorised form (`Strategy.kernel`)
-  answers all its calls at once.
+  answers all its calls at once: a process of a client with forms of its own (Go) runs its client's form.
 
 The result is `Rows`: who holds which queue, the errors of the processes whose strategy throws. The strategies'
 transcriptions (`rmqplan.allocation.strategies`) stay the reference the tests compare this with.
@@ -23,7 +23,7 @@ from operator import attrgetter
 import numpy as np
 
 from rmqplan.allocation.batch import BROADCASTING_CODE, CLUSTERING_CODE, Batch, Calls, Rows, concat_ranges
-from rmqplan.allocation.strategies import strategy_of
+from rmqplan.allocation.strategies import strategy_for, strategy_of
 from rmqplan.allocation.strategies.base import IAE, StrategyError
 
 EMPTY_ID_ERROR = str(StrategyError(IAE, "currentCID is empty"))
@@ -90,8 +90,8 @@ def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarra
         calls = _grouped(batch, entries, entry_rebalance, m)
     call_rebalance, call_spec, ask_call, ask_entry = calls
     # the specs' strategies by C-level passes, no Python statement per spec: a batch may hold a spec per process
-    # (CONFIG lists)
-    spec_names = list(map(attrgetter("name"), batch.specs))
+    # (CONFIG lists); a strategy is its name and the client whose form computes it (`StrategySpec.client`)
+    spec_names = list(map(attrgetter("name", "client"), batch.specs))
     if len(set(spec_names)) <= 1:
         call_code, name_of, used = None, spec_names[:1], [0] if spec_names else []
     else:  # a code per name (its first spec), the strategies in the order of their first call
@@ -103,8 +103,8 @@ def _clustering(batch: Batch, entries, entry_rebalance: np.ndarray, m: np.ndarra
         used = used[np.argsort(first)].tolist()
     for code in used:
         mine = None if call_code is None else np.flatnonzero(call_code == code)
-        parts.append(strategy_of(name_of[code]).kernel(_calls(batch, call_rebalance, call_spec, m, mine, ask_call,
-                                                              ask_entry)))
+        parts.append(strategy_for(*name_of[code]).kernel(_calls(batch, call_rebalance, call_spec, m, mine, ask_call,
+                                                               ask_entry)))
     return parts
 
 

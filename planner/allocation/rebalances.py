@@ -10,8 +10,8 @@ order), then `%RETRY%<group>` for a clustering group, over the state's routes (`
   does not subscribe to the topic still takes a place in the split; it just never pulls its share.
 - a push consumer subscribes to the retry topic of its clustering group at start; lite pull and pull consumers do
   not (they take a place in its split all the same). A group with no push consumer has no retry rebalance.
-- each process runs its strategy as its client release's classes do (`rmqplan.allocation.strategies.for_release`:
-  MACHINE_ROOM before 4.8.0).
+- each process runs its strategy as its client's code does (`rmqplan.allocation.strategies.for_process`): a Go
+  process rocketmq-client-go's form, a Java one its release's classes (MACHINE_ROOM before 4.8.0).
 - machine rooms for MACHINE_ROOM_NEARBY come from the brokers' `room` and the processes' `room` (a client id's
   room is that of its first process, in declaration order, that has one).
 """
@@ -32,7 +32,7 @@ from rmqplan.allocation.batch import (
     client_ranks,
     offsets,
 )
-from rmqplan.allocation.strategies import for_release
+from rmqplan.allocation.strategies import for_process
 from rmqplan.model.identity import PUSH, group_processes
 from rmqplan.model.javaorder import java_string_key
 from rmqplan.model.fleet import BROADCASTING, CLUSTERING, Fleet, Group, Process, Queue
@@ -154,7 +154,7 @@ def build_batch(fleet: Fleet, rebalances: list[Rebalance], group_ids: dict) -> B
                 room_of.setdefault(p.client_id, p.room)
         for p in rb.processes:
             c_asks.append(p.consumer == PUSH if rb.is_retry else any(s.topic == rb.topic for s in p.subscriptions))
-            c_spec.append(specs.id(for_release(p.strategy, p.client_version)))
+            c_spec.append(specs.id(for_process(p.strategy, p.client, p.client_version)))
             room = room_of.get(p.client_id)
             c_room.append(rooms.id(room) if room else -1)
             c_empty.append(p.client_id == "")

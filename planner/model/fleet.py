@@ -23,6 +23,7 @@ class Queue(NamedTuple):
 CLUSTERING = "clustering"
 BROADCASTING = "broadcasting"
 DEFAULT_CLIENT_VERSION = "4.9.8"
+DEFAULT_GO_CLIENT_VERSION = "2.1.2"  # rocketmq-client-go's latest release (`client = "go"`)
 # A [generate] fleet larger than this is summarised on Spark: totals for all, the DETAIL_LIMIT worst problem groups
 FULL_RESULTS_GROUPS = 1_000
 DETAIL_LIMIT = 200
@@ -49,6 +50,9 @@ class StrategySpec:
     # The process runs the strategy classes of a client release before this one, whose allocation differs from
     # today's (`Strategy.changed_in`); None: today's. Set per process from its client version, never in fleet.toml.
     classes_before: Optional[tuple[int, int, int]] = None
+    # Whose code computes it: "java" (the Java client's classes, the reference) or "go" (rocketmq-client-go's own
+    # functions, `rmqplan.allocation.strategies.go`). Set per process from its client, never in fleet.toml.
+    client: str = "java"
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ class InstanceSpec:
     client_version: str = DEFAULT_CLIENT_VERSION
     room: Optional[str] = None
     strategy: Optional[StrategySpec] = None  # per-instance override (a rollout caught half-way)
-    client: str = "java"  # the library that names the process: "java" or "cpp" (rmqplan.model.identity)
+    client: str = "java"  # the library that names the process: "java", "cpp" or "go" (rmqplan.model.identity)
     subscriptions: Optional[tuple[SubscriptionSpec, ...]] = None  # per-instance override
     consumer: str = "push"  # "push", "lite_pull" or "pull" (rmqplan.model.identity)
     # What the client made of the default instance name when this process started ("pid", or "pid#nanoTime" from
@@ -214,3 +218,4 @@ class Process:
     spec_path: str = ""  # the InstanceSpec it came from
     client_version: str = DEFAULT_CLIENT_VERSION
     consumer: str = "push"  # a push consumer also rebalances its group's retry topic; lite pull and pull do not
+    client: str = "java"  # the library that names the process and computes its share (rmqplan.model.identity)

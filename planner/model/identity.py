@@ -23,6 +23,13 @@ The C++ client 2.x (rocketmq-client-cpp, the core of the Python 2.x client; `cli
 processes with one IP and one pid (containers on host networking, each pid 1) share an id, whatever the
 instanceName.
 
+The Go client (rocketmq-client-go v2, `client = "go"`) names itself `clientIP + "@" + pid` while its instance name
+is "DEFAULT", in every release and every message model: the push consumer's start replaces "DEFAULT" with
+`pid#nanoTime` in its own copy of the options only, after the client that reports the id was made from another
+copy. `WithInstance(name)` gives `clientIP + "@" + name`; `WithUnitName(unit)` (from v2.1.2 on) appends
+`"@" + unit`, trimmed of white space as Go's `strings.TrimSpace` does. So Go processes in containers with pid 1 on
+one address (host networking, the docker0 address) share a client id, whichever release they run.
+
 Synthetic values, used only when the fleet does not give them (deterministic, so both engines agree):
 - pid absent: pid = 10000 + n, where n is the process's number on its host (so distinct per host);
 - nanoTime (clients >= 4.9.0): 1000000000000 + n (a fixed width, so ids on one host sort by n).
@@ -37,8 +44,12 @@ from typing import Iterable, Optional, Sequence
 from rmqplan.model.fleet import BROADCASTING, Group, InstanceSpec, Process, parse_client_version
 
 DEFAULT_INSTANCE_NAME = "DEFAULT"
-JAVA_CLIENT, CPP_CLIENT = "java", "cpp"
-CLIENTS = (JAVA_CLIENT, CPP_CLIENT)
+JAVA_CLIENT, CPP_CLIENT, GO_CLIENT = "java", "cpp", "go"
+CLIENTS = (JAVA_CLIENT, CPP_CLIENT, GO_CLIENT)
+GO_UNIT_NAME_SINCE = (2, 1, 2)  # rocketmq-client-go's WithUnitName
+# Go's unicode.IsSpace, which strings.TrimSpace trims: the Latin-1 spaces and the Unicode White_Space property.
+_GO_SPACES = frozenset("\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                       "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 NANOTIME_SINCE = (4, 9, 0)  # clients from 4.9.0 on append System.nanoTime() to the pid
 STREAM_SINCE = (4, 9, 4)  # lite pull and pull consumers append "@STREAM" from 4.9.4 on (enableStreamRequestType)
 STREAM_SUFFIX = "@STREAM"
@@ -146,9 +157,49 @@ def fresh_start(starts: Iterable[tuple[int, int]], k: int, pid: int) -> tuple[in
     return (1 if pid == 1 else max(p for p, _ in starts) + k), max(n for _, n in starts) + k
 
 
+def go_trim_space(text: str) -> str:
+    """Go's `strings.TrimSpace`."""
+    start, end = 0, len(text)
+    while start < end and text[start] in _GO_SPACES:
+        start += 1
+    while end > start and text[end - 1] in _GO_SPACES:
+        end -= 1
+    return text[start:end]
+
+
+def go_client_id_for(spec: InstanceSpec, host: str, n: int,
+                     fresh: Optional[tuple[int, int]] = None) -> tuple[str, str]:
+    """rocketmq-client-go's `rmqClient.ClientID()`: ip@pid with the default name (any model), ip@name with
+    `WithInstance`, then @unit when `WithUnitName` gave one."""
+    made = made_name(spec, host, n, fresh)
+    release = f"rocketmq-client-go {spec.client_version}"
+    if made is not None:
+        name, why = made, _made_why(spec, made)
+    elif spec.instance_name is not None and spec.instance_name != DEFAULT_INSTANCE_NAME:
+        name, why = spec.instance_name, f"fixed instance name '{spec.instance_name}' (WithInstance)"
+    else:
+        if fresh is not None:
+            pid, pid_text = fresh[0], f"pid {fresh[0]} (a new one: after the group's largest)"
+        elif spec.started_as is not None:
+            pid, pid_text = int(spec.started_as), f"pid {spec.started_as} (as connected)"
+        elif spec.pid is not None:
+            pid, pid_text = spec.pid, f"pid {spec.pid}"
+        else:
+            pid, pid_text = SYNTHETIC_PID_BASE + n, f"pid {SYNTHETIC_PID_BASE + n} (synthetic)"
+        name, why = str(pid), f"{pid_text} on {release}, which names a process ip@pid without WithInstance"
+    unit = go_trim_space(spec.unit_name or "")
+    cid = f"{host}@{name}"
+    if unit:
+        cid += f"@{unit}"
+        why += f", unit name '{unit}'"
+    return cid, why
+
+
 def client_id_for(spec: InstanceSpec, model: str, host: str, n: int,
                   fresh: Optional[tuple[int, int]] = None) -> tuple[str, str]:
     """The client id the n-th process on `host` of the set `spec` reports after start, and why (for messages)."""
+    if spec.client == GO_CLIENT:
+        return go_client_id_for(spec, host, n, fresh)
     if spec.client == CPP_CLIENT:
         name = made_name(spec, host, n) or spec.instance_name or DEFAULT_INSTANCE_NAME
         pid = spec.pid if spec.pid is not None else SYNTHETIC_PID_BASE + n
@@ -188,6 +239,7 @@ def expand_instances(group: Group, specs: Iterable[InstanceSpec],
                     spec_path=spec.path,
                     client_version=spec.client_version,
                     consumer=spec.consumer,
+                    client=spec.client,
                 ))
     return out
 

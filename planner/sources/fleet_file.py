@@ -15,9 +15,11 @@ Decisions that the engines rely on (keep `rmqplan.engines.spark` in step):
 - `instance_name = "DEFAULT"` is the same as no instance name (the client replaces it the same way);
   `started_as` is what a running process's client made of it ("pid", or "pid#nanoTime" from 4.9.0 on, as
   connected; one host, count 1, no `instance_name` or `pid`): its id until it restarts;
-- `[defaults] client_version` is the client version of every instance set that does not say otherwise; an
-  instance set's `client` is "java" (default: the Java client and what is built on it) or "cpp" (the C++ client
-  2.x under the Python 2.x client), which name processes differently (`rmqplan.model.identity`); its `consumer`
+- `[defaults] client_version` is the client version of every Java or C++ instance set that does not say
+  otherwise; an instance set's `client` is "java" (default: the Java client and what is built on it), "cpp" (the
+  C++ client 2.x under the Python 2.x client) or "go" (rocketmq-client-go v2: its `client_version` a v2 release,
+  "2.1.2" by default, "v" in front allowed; push consumers; a strategy it has a form of), which name processes
+  differently (`rmqplan.model.identity`) and a Go process computes its share with Go's code; its `consumer`
   is "push" (default), "lite_pull" or "pull": lite pull and pull consumers do not rebalance the retry topic and,
   from client 4.9.4 on, end their client id with "@STREAM";
 - a scenario's `remove_hosts` (a failed host: every process of the group there) must name hosts of the group;
@@ -47,12 +49,22 @@ from typing import Any, BinaryIO, Optional
 
 from rmqlint import bounded_toml
 from rmqlint.output import ERROR_LIMIT, more_errors
-from rmqplan.model.identity import CLIENTS, CONSUMERS, CPP_CLIENT, JAVA_CLIENT, NANOTIME_SINCE, PUSH
+from rmqplan.model.identity import (
+    CLIENTS,
+    CONSUMERS,
+    CPP_CLIENT,
+    GO_CLIENT,
+    GO_UNIT_NAME_SINCE,
+    JAVA_CLIENT,
+    NANOTIME_SINCE,
+    PUSH,
+)
 from rmqplan.model.scaling import differences
 from rmqplan.model.fleet import (
     BROADCASTING,
     CLUSTERING,
     DEFAULT_CLIENT_VERSION,
+    DEFAULT_GO_CLIENT_VERSION,
     Broker,
     DEFAULT_RETRY_QUEUES,
     Fleet,
@@ -75,6 +87,8 @@ from rmqplan.allocation.strategies import (
     ParamError,
     canonical_name,
     generatable_names,
+    has_form,
+    names,
     param_keys,
     parse_strategy,
 )
@@ -342,6 +356,39 @@ class _Checker:
             return default
         return value
 
+    def go_version(self, table: dict, path: str) -> str:
+        """A Go instance set's rocketmq-client-go release: "2.1.2" or "v2.1.2" (a pseudo-version too), as "2.1.2"."""
+        value = self.string(table, "client_version", path, default=DEFAULT_GO_CLIENT_VERSION)
+        if value is None:
+            return DEFAULT_GO_CLIENT_VERSION
+        text = value[1:] if value.startswith("v") else value
+        parsed = parse_client_version(text)
+        if parsed is not None and parsed[0] == 1:
+            self.error(_join(path, "client_version"), 'rocketmq-client-go 1.x runs the C++ client underneath: '
+                                                      'write client = "cpp" for it')
+        elif parsed is None or parsed[0] != 2:
+            self.error(_join(path, "client_version"),
+                       f'expected a rocketmq-client-go v2 release like "{DEFAULT_GO_CLIENT_VERSION}", got '
+                       f'{_describe(value)}')
+        else:
+            return text
+        return DEFAULT_GO_CLIENT_VERSION
+
+    def go_instance(self, path: str, version: str, consumer: Optional[str], unit_name: Optional[str],
+                    strategy: Optional[StrategySpec], inherited: StrategySettings) -> None:
+        """What a Go instance set may not say: another consumer than push, a unit name before v2.1.2, a strategy
+        rocketmq-client-go has no form of."""
+        if consumer is not None and consumer != PUSH:
+            self.error(_join(path, "consumer"), 'rmqplan models rocketmq-client-go\'s push consumer: expected "push"')
+        if unit_name and (parse_client_version(version) or (0, 0, 0)) < GO_UNIT_NAME_SINCE:
+            self.error(_join(path, "unit_name"), f"rocketmq-client-go {version} has no unit name (WithUnitName came "
+                                                 f"in {'.'.join(map(str, GO_UNIT_NAME_SINCE))})")
+        name = strategy.name if strategy is not None else canonical_name(inherited.name.partition("-")[0])
+        if name is not None and not has_form(GO_CLIENT, name):
+            forms = ", ".join(n for n in names() if has_form(GO_CLIENT, n))
+            key = "strategy" if strategy is not None else "client"
+            self.error(_join(path, key), f"rocketmq-client-go has no strategy {name} (it has {forms})")
+
     # -- the document ---------------------------------------------------------------------------------------
 
     def fleet(self, doc: dict) -> Optional[Fleet]:
@@ -536,10 +583,10 @@ class _Checker:
             self.error(_join(path, "instance_name"), 'expected a non-empty name (omit it for the client default)')
         unit_name = self.string(t, "unit_name", path)
         pid = self.integer(t, "pid", path, minimum=1)
-        version = self.version(t, path, self.default_version)
         client = self.string(t, "client", path, default=JAVA_CLIENT)
         if client not in CLIENTS:
-            self.error(_join(path, "client"), f'expected "java" or "cpp", got {_describe(client)}')
+            self.error(_join(path, "client"), f'expected "java", "cpp" or "go", got {_describe(client)}')
+        version = self.go_version(t, path) if client == GO_CLIENT else self.version(t, path, self.default_version)
         consumer = self.string(t, "consumer", path, default=PUSH)
         if consumer not in CONSUMERS:
             self.error(_join(path, "consumer"), f'expected "push", "lite_pull" or "pull", got {_describe(consumer)}')
@@ -548,6 +595,8 @@ class _Checker:
         started_as = self.started_as(t, path, version, count, hosts, instance_name, pid, client)
         room = self.string(t, "room", path)
         strategy, _ = self.strategy(t, path, group_strategy)
+        if client == GO_CLIENT:
+            self.go_instance(path, version, consumer, unit_name, strategy, group_strategy)
         subs = self.subscriptions(t, path, topics)
         if hosts is None:
             return None

@@ -25,8 +25,11 @@ STRATEGY_LINES = [
 ROOMS = ["hz", "sh", "bj", "\uffff", "\U0001F600"]
 
 
-def _random_fleet_toml(seed: int, groups: int) -> str:
+def _random_fleet_toml(seed: int, groups: int, go: float = 0.0) -> str:
+    """A random fleet; `go`: the share of instance sets that run rocketmq-client-go (drawn apart, so the rest of the
+    fleet is the same whatever it is)."""
     rnd = random.Random(seed)
+    go_rnd = random.Random(seed + 1)
     out = []
     averaging = []  # clustering AVG groups: the scenarios change those (a move is certain there)
     for name, room in BROKERS:
@@ -55,6 +58,8 @@ def _random_fleet_toml(seed: int, groups: int) -> str:
                 lines.append(f'room = "{rnd.choice(ROOMS)}"')
             if rnd.random() < 0.15:
                 lines.append(rnd.choice(STRATEGY_LINES[:3]))  # a rollout caught half-way
+            if go_rnd.random() < go:  # a Go service in the group: its own code, its own client ids
+                lines = [line for line in lines if not line.startswith("client_version")] + ['client = "go"']
             out.append("[[groups.instances]]\n" + "\n".join(lines) + "\n")
     out.append(f'[[scenarios]]\nname = "add-one"\ngroup = "{averaging[0]}"\nadd_instances = [{{ hosts = ["10.9.9.9"] }}]\n')
     out.append(f'[[scenarios]]\nname = "lose-one"\ngroup = "{averaging[1]}"\nremove_instances = 1\n')
@@ -87,6 +92,16 @@ def test_hand_written_fleet_with_every_strategy_agrees(spark, tmp_path):
     assert any(r.errored for r in expected.results) and any(r.orphaned for r in expected.results)
     assert any(r.duplicated for r in expected.results) and any(r.moved for r in expected.results)
     assert len(expected.steps["everyone"]) > 2 and any(r.moves for s in expected.steps["sh-down"] for r in s.results)
+
+
+def test_fleet_of_go_and_java_processes_agrees(spark, tmp_path):
+    path = tmp_path / "fleet.toml"
+    path.write_text(_random_fleet_toml(8, 30, go=0.4), encoding="utf-8")
+    fleet = load_fleet(str(path))
+    expected = local.simulate(fleet)
+    assert _comparable(simulate_hand_written(spark, fleet)) == _comparable(expected)
+    go_groups = {g.name for g in fleet.groups if any(i.client == "go" for i in g.instances)}
+    assert any(r.group in go_groups and (r.orphaned or r.duplicated) for r in expected.results)
 
 
 GENERATED = GenerateSpec(groups=240, seed=7, instances=(1, 12), queues=(1, 8), brokers=2, colliding_client_ids=0.1,

@@ -180,7 +180,19 @@ def test_every_error_is_reported_one_per_line_with_its_key_path():
     ('[[groups]]\nname = "g"\nstrategy = "MACHINE_ROOM_NEARBY"\nnearby = "MACHINE_ROOM_NEARBY"\n'
      'subscriptions = [{ topic = "T" }]\n', "groups[0].nearby", "expected a strategy other than"),
     ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
-     'client = "go"\n', "groups[0].instances[0].client", 'expected "java" or "cpp", got "go"'),
+     'client = "rust"\n', "groups[0].instances[0].client", 'expected "java", "cpp" or "go", got "rust"'),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+     'client = "go"\nclient_version = "1.2.4"\n', "groups[0].instances[0].client_version",
+     'rocketmq-client-go 1.x runs the C++ client underneath: write client = "cpp"'),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+     'client = "go"\nclient_version = "4.9.8"\n', "groups[0].instances[0].client_version",
+     'expected a rocketmq-client-go v2 release like "2.1.2", got "4.9.8"'),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+     'client = "go"\nconsumer = "lite_pull"\n', "groups[0].instances[0].consumer",
+     "rmqplan models rocketmq-client-go's push consumer"),
+    ('[[groups]]\nname = "g"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\n'
+     'client = "go"\nclient_version = "v2.1.1"\nunit_name = "u"\n', "groups[0].instances[0].unit_name",
+     "rocketmq-client-go 2.1.1 has no unit name (WithUnitName came in 2.1.2)"),
 ])
 def test_each_mistake_names_the_key_and_what_was_expected(extra, path, expected):
     lines = errors_of(BASE + extra)

@@ -163,3 +163,52 @@ def test_started_as_must_be_what_the_release_makes_of_one_process():
         with pytest.raises(FleetError) as e:
             group('[[groups.instances]]\nhosts = ["h"]\n' + body)
         assert message in str(e.value), (body, str(e.value))
+
+
+def test_the_go_client_names_a_process_ip_at_pid_in_every_release_and_model():
+    """rocketmq-client-go's ClientID(): the pid while the instance name is "DEFAULT" (no nanoTime, clustering or
+    broadcasting), the name WithInstance gives, then "@" + the unit name trimmed as Go's strings.TrimSpace."""
+    for model in ("clustering", "broadcasting"):
+        g, _ = group('[[groups.instances]]\nhosts = ["10.0.0.5"]\ncount = 2\nclient = "go"\npid = 1\n'
+                     'client_version = "2.0.0"\n'
+                     '[[groups.instances]]\nhosts = ["10.0.0.6"]\nclient = "go"\n'
+                     '[[groups.instances]]\nhosts = ["10.0.0.7"]\nclient = "go"\ninstance_name = "orders"\n'
+                     '[[groups.instances]]\nhosts = ["10.0.0.8"]\nclient = "go"\nunit_name = "\\u00a0u1 \\u2028"\n'
+                     '[[groups.instances]]\nhosts = ["10.0.0.9"]\nclient = "go"\ninstance_name = "DEFAULT"\n'
+                     'unit_name = " \\u3000"\n', model)
+        ids = [p.client_id for p in group_processes(g)]
+        assert ids == ["10.0.0.5@1", "10.0.0.5@1", "10.0.0.6@10001", "10.0.0.7@orders", "10.0.0.8@10001@u1",
+                       "10.0.0.9@10001"], model
+        assert all(p.client == "go" for p in group_processes(g))
+    # two Go processes in pid-1 containers on one address share an id (the docker0 incident), and say why
+    shared = shared_client_ids(group_processes(g))
+    assert list(shared) == ["10.0.0.5@1"]
+    assert "pid 1 on rocketmq-client-go 2.0.0, which names a process ip@pid without WithInstance" in \
+        shared["10.0.0.5@1"][0].id_source
+
+
+def test_a_restarted_go_process_takes_a_new_pid_and_pid_1_stays_1():
+    fleet = parse_fleet_text(BASE + """
+[[groups]]
+name = "g"
+subscriptions = [{ topic = "TopicTest" }]
+[[groups.instances]]
+hosts = ["10.0.0.5"]
+count = 2
+client = "go"
+[[groups.instances]]
+hosts = ["10.0.0.6"]
+client = "go"
+pid = 1
+[[scenarios]]
+name = "r"
+group = "g"
+rolling_restart = true
+""", "fleet.toml")
+    steps = scenario_states(fleet, fleet.scenarios[0]).steps
+    assert [p.client_id for p in group_processes(fleet.groups[0])] == ["10.0.0.5@10001", "10.0.0.5@10002",
+                                                                       "10.0.0.6@1"]
+    last = [p.client_id for p in steps[-1].groups[0].processes]
+    assert last[2] == "10.0.0.6@1"
+    assert all(cid.startswith("10.0.0.5@") and "#" not in cid for cid in last[:2])
+    assert set(last[:2]).isdisjoint({"10.0.0.5@10001", "10.0.0.5@10002"})

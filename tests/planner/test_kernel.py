@@ -9,7 +9,7 @@ import pytest
 from rmqplan.engines import local
 from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.model.fleet import BROADCASTING
-from rmqplan.allocation.strategies import StrategyError, allocate, for_release
+from rmqplan.allocation.strategies import StrategyError, allocate, for_process
 from tests.planner.test_engines_agree import _random_fleet_toml
 
 
@@ -21,15 +21,17 @@ def _reference_share(fleet, result, process):
             client_rooms.setdefault(p.client_id, p.room)
     cids = [p.client_id for p in result.processes]
     try:
-        return allocate(for_release(process.strategy, process.client_version), result.queues, cids, process.client_id, broker_rooms=broker_rooms,
+        return allocate(for_process(process.strategy, process.client, process.client_version), result.queues, cids,
+                        process.client_id, broker_rooms=broker_rooms,
                         client_rooms=client_rooms), None
     except StrategyError as e:
         return [], str(e)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_kernel_equals_the_transcription_process_by_process(seed):
-    fleet = parse_fleet_text(_random_fleet_toml(seed, 60), "fleet.toml")
+@pytest.mark.parametrize("seed,go", [(seed, 0.0) for seed in range(6)] + [(6, 0.4), (8, 0.4)])
+def test_kernel_equals_the_transcription_process_by_process(seed, go):
+    """`go`: a share of the instance sets run rocketmq-client-go, each process its own client's form."""
+    fleet = parse_fleet_text(_random_fleet_toml(seed, 60, go), "fleet.toml")
     sim = local.simulate(fleet)
     checked = errors = 0
     for r in sim.results:

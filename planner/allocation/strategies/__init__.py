@@ -11,6 +11,12 @@ delegate (MACHINE_ROOM_NEARBY) is also written as Java's `getName()` gives it, "
 `nearby` parameter defaults to AVG. `parse_strategy` checks the parameters the strategy reads (`Param.check`)
 and fills the defaults, so one name and parameter set always gives one `StrategySpec`.
 
+Clients: the classes of this package are the Java client's. A client whose strategies are code of its own
+(rocketmq-client-go) has its forms in a sub-package (`go/`), each a `Strategy` with that `client` and the name of
+the strategy it computes; a process of that client runs its client's form (`for_process` sets
+`StrategySpec.client`, `strategy_of` finds the form), so the processes of one group each compute with their own
+client's code. Their function names (`AllocateByConsistentHash`) are accepted as names of the strategy too.
+
 `allocate` is the straight transcription for one process (the reference); `allocate_all` computes every distinct
 client id at once for the engines' hot path. Tests check that the two agree.
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from rmqplan.model.javaorder import sort_client_ids, sort_queues
@@ -42,20 +49,26 @@ from rmqplan.allocation.strategies.base import (
 
 __all__ = [
     "Param", "ParamError", "Rooms", "Share", "Strategy", "StrategyError", "allocate", "allocate_all", "allocate_sorted",
-    "canonical_name", "describe", "for_release", "generatable_names", "md5_hash", "mq_string", "names", "parse_strategy",
-    "parse_strategy_name", "register", "strategy_of", "DEFAULT_DELEGATE",
+    "canonical_name", "describe", "for_process", "for_release", "generatable_names", "has_form", "md5_hash",
+    "mq_string", "names", "parse_strategy", "parse_strategy_name", "register", "strategy_for", "strategy_of",
+    "DEFAULT_DELEGATE",
 ]
 
 DEFAULT_DELEGATE = "AVG"  # `nearby` when a strategy that takes a delegate is named without one
 
 _REGISTRY: dict[str, Strategy] = {}  # canonical name -> the strategy, in registration order
-_BY_JAVA_CLASS: dict[str, str] = {}  # simple Java class name -> canonical name
+_BY_JAVA_CLASS: dict[str, str] = {}  # simple Java class name (or another client's function name) -> canonical name
+_FORMS: dict[tuple[str, str], Strategy] = {}  # (client, canonical name) -> that client's form of the strategy
+JAVA = "java"
 
 
 def register(cls: type[Strategy]) -> type[Strategy]:
-    """Add a strategy class to the registry (also usable as a class decorator). Names must be new."""
+    """Add a strategy class to the registry (also usable as a class decorator). Names must be new; another
+    client's form (`Strategy.client`) names a strategy already registered."""
     if not (isinstance(cls, type) and issubclass(cls, Strategy)):
         raise TypeError(f"{cls!r} is not a Strategy subclass")
+    if cls.client != JAVA:
+        return _register_form(cls)
     name, java = cls.name, cls.java_class
     if not name or "-" in name or name in _REGISTRY or name in _BY_JAVA_CLASS:
         raise ValueError(f"strategy name {name!r} is empty, has a '-' or is already registered")
@@ -66,6 +79,19 @@ def register(cls: type[Strategy]) -> type[Strategy]:
     return cls
 
 
+def _register_form(cls: type[Strategy]) -> type[Strategy]:
+    key = (cls.client, cls.name)
+    if cls.name not in _REGISTRY or key in _FORMS:
+        raise ValueError(f"{cls.client} form of strategy {cls.name!r}: no such strategy, or registered already")
+    for alias in cls.aliases:
+        if _BY_JAVA_CLASS.get(alias, cls.name) != cls.name or alias in _REGISTRY:
+            raise ValueError(f"alias {alias!r} of strategy {cls.name} names another strategy")
+    _FORMS[key] = cls()
+    for alias in cls.aliases:
+        _BY_JAVA_CLASS[alias] = cls.name
+    return cls
+
+
 def unregister(name: str) -> None:
     """Remove a strategy added with `register` (tests that add a toy strategy clean up with it)."""
     strategy = _REGISTRY.pop(name)
@@ -73,11 +99,17 @@ def unregister(name: str) -> None:
 
 
 def _discover() -> None:
-    """Import every module of this package once; each `Strategy` subclass defined there is registered."""
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name == "base":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    """Import every module of this package once, then of its sub-packages (other clients' forms, which name the
+    strategies of this package); each `Strategy` subclass defined there is registered."""
+    infos = sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
+    modules = [f"{__name__}.{i.name}" for i in infos if not i.ispkg and not i.name.startswith("_") and i.name != "base"]
+    for package in (i for i in infos if i.ispkg):
+        path = [str(Path(__path__[0]) / package.name)]
+        modules += [f"{__name__}.{package.name}.{i.name}" for i in sorted(pkgutil.iter_modules(path),
+                                                                          key=lambda m: m.name)
+                    if not i.name.startswith("_")]
+    for name in modules:
+        module = importlib.import_module(name)
         for value in vars(module).values():
             if (isinstance(value, type) and issubclass(value, Strategy) and value.__module__ == module.__name__
                     and getattr(value, "name", None)):
@@ -96,6 +128,27 @@ def ensure_registered(classes: Sequence[type[Strategy]]) -> None:
     for cls in classes:
         if cls.name not in _REGISTRY:
             register(cls)
+
+
+def for_process(spec: StrategySpec, client: str, client_version: str) -> StrategySpec:
+    """The spec a process of `client` ("java", "cpp", "go") on `client_version` runs: a client with forms of its
+    own (Go) runs its form (`StrategySpec.client`); the others run the Java classes of their release
+    (`for_release`). Raises ValueError when that client has no form of the strategy."""
+    if (client, spec.name) in _FORMS:
+        return spec if spec.client == client else replace(spec, client=client, classes_before=None)
+    if any(c == client for c, _ in _FORMS):
+        raise ValueError(f"the {client} client has no strategy {spec.name}")
+    return for_release(spec, client_version)
+
+
+def has_form(client: str, name: str) -> bool:
+    """Whether a client computes strategy `name` with code of its own (a Go form) or with the Java classes."""
+    return (client, name) in _FORMS
+
+
+def clients_with_forms() -> tuple[str, ...]:
+    """The clients that run forms of their own ("go")."""
+    return tuple(dict.fromkeys(c for c, _ in _FORMS))
 
 
 def for_release(spec: StrategySpec, client_version: str) -> StrategySpec:
@@ -124,11 +177,18 @@ def generatable_names() -> tuple[str, ...]:
 
 
 def strategy_of(spec_or_name: StrategySpec | str) -> Strategy:
-    """The registered strategy of a spec (or a canonical name). Raises ValueError for an unknown one."""
-    name = spec_or_name.name if isinstance(spec_or_name, StrategySpec) else spec_or_name
-    found = _REGISTRY.get(name)
+    """The registered strategy of a spec (its client's form: `StrategySpec.client`) or of a canonical name (the
+    Java form). Raises ValueError for an unknown one."""
+    if isinstance(spec_or_name, StrategySpec):
+        return strategy_for(spec_or_name.name, spec_or_name.client)
+    return strategy_for(spec_or_name)
+
+
+def strategy_for(name: str, client: str = JAVA) -> Strategy:
+    """Strategy `name` as `client` computes it. Raises ValueError for an unknown one."""
+    found = _REGISTRY.get(name) if client == JAVA else _FORMS.get((client, name))
     if found is None:
-        raise ValueError(f"unknown strategy {name!r}")
+        raise ValueError(f"unknown strategy {name!r}" + (f" of the {client} client" if client != JAVA else ""))
     return found
 
 

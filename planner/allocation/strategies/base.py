@@ -238,6 +238,12 @@ class Strategy:
     # Client releases whose classes changed how this strategy allocates, oldest first: a process on an older client
     # runs the older form (`StrategySpec.classes_before`; `rmqplan.allocation.strategies.for_release`).
     changed_in: ClassVar[tuple[tuple[int, int, int], ...]] = ()
+    # Whose code this class transcribes: "java" (a strategy of its own, `name` new to the registry) or another
+    # client's form of the Java strategy `name` ("go": `rmqplan.allocation.strategies.go`), which the processes of
+    # that client run (`StrategySpec.client`).
+    client: ClassVar[str] = "java"
+    # Other names fleet.toml and code facts may give the strategy by (another client's function names)
+    aliases: ClassVar[tuple[str, ...]] = ()
 
     def spec(self, **values: Any) -> StrategySpec:
         """The StrategySpec of this strategy with the given parameter values (checked; others default). Values of

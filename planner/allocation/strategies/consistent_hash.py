@@ -227,8 +227,9 @@ class RingTable:
             matrix |= np.arange(len(mine), dtype=np.uint64)[:, None] << np.uint64(self.span)
             self.matrices[w] = matrix.reshape(-1)
 
-    def route(self, ring: np.ndarray, queue_hash: np.ndarray) -> np.ndarray:
-        """The owner of each queue: the first point at or after its hash in its ring, else the ring's first."""
+    def route(self, ring: np.ndarray, queue_hash: np.ndarray, after: bool = False) -> np.ndarray:
+        """The owner of each queue: the first point at or after its hash in its ring (`after`: strictly after, as
+        rocketmq-client-go's ring searches), else the ring's first."""
         out = np.empty(len(ring), dtype=np.int64)
         width = self.width[ring]
         mask = np.uint64((1 << self.bits) - 1)
@@ -237,7 +238,9 @@ class RingTable:
             row = self.row[ring[mine]]
             key = (row.astype(np.uint64) << np.uint64(self.span)) | (queue_hash[mine].astype(np.uint64)
                                                                       << np.uint64(self.bits))
-            at = np.searchsorted(flat, key, "left")
+            if after:  # past every point of that hash, whatever its owner
+                key |= mask
+            at = np.searchsorted(flat, key, "right" if after else "left")
             col = at - row * w
             at = np.where(col >= self.size[ring[mine]], row * w, at)  # past the ring's last point: its first
             out[mine] = (flat[at] & mask).astype(np.int64)
