@@ -15,7 +15,7 @@ ROCKETMQ_CACHE := .cache/rocketmq
 ROCKETMQ_POMS := tests/cluster/maven/pom.xml $(wildcard tests/cluster/maven/*/pom.xml)
 ROCKETMQ_STAMP := $(ROCKETMQ_CACHE)/.fetched
 
-.PHONY: install install-test rocketmq go-modules run test bench fuzz screenshot clean
+.PHONY: install install-test rocketmq go-modules run test bench soak fuzz screenshot clean
 
 install: $(VENV_STAMP)
 
@@ -83,6 +83,12 @@ bench: $(SPARK_STAMP) rocketmq
 	$(BIN)/python -m benchmarks.plan_bench
 	$(BIN)/python -m benchmarks.scenario_bench
 	$(BIN)/python -m benchmarks.strategy_bench
+
+# rmqplan watch at one read a second for 30 minutes against a large cluster played over the real protocol (2,000
+# groups, 20,000 queues: fake_rocketmq.large): its memory after 1 and 30 minutes and the time a read takes (not a
+# test: BENCHMARKS.md). SOAK_NAMESRV=host:port soaks a running cluster instead.
+soak: install
+	$(BIN)/python -m benchmarks.watch_soak $(if $(SOAK_NAMESRV),--namesrv "$(SOAK_NAMESRV)")
 
 # Property-based fuzzing of every rmqlint frontend: at least 100,000 inputs (RMQLINT_FUZZ_INPUTS to change it);
 # `make test` runs a short, fixed slice of the same tests. Failing inputs are kept in .hypothesis/ and replayed.
