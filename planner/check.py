@@ -49,6 +49,8 @@ PLAN_RULES = tuple(PlanRule(code, name, SEVERITY[code], summary) for code, name,
     ("PLAN006", "imbalance", "A process would hold at least twice its fair share of queues"),
     ("PLAN007", "shared-offsets", "Broadcasting processes on one host share a client id, hence one offsets file"),
     ("PLAN008", "unwritten-readable-queues", "Readable queues no producer writes to"),
+    ("PLAN009", "clients-disagree", "Processes whose clients compute the strategy differently would not partition "
+                                    "the queues"),
 ))
 
 

@@ -1,4 +1,4 @@
-"""The plan codes PLAN001..PLAN008: name, severity, one-line summary and the documentation `rmqplan explain CODE`
+"""The plan codes PLAN001..PLAN009: name, severity, one-line summary and the documentation `rmqplan explain CODE`
 prints (what it finds, why it loses messages, an example, the fix), as rmqlint's rules document themselves."""
 
 from __future__ import annotations
@@ -168,6 +168,32 @@ only a note.
 
 ## Fix
 When the drain is done, lower read_queues to write_queues, or give the broker its write permission back.
+"""),
+    PlanCode("PLAN009", "clients-disagree", ERROR,
+             "processes of a group run different allocation code (Go and Java clients, client releases) and do not "
+             "partition the queues", """\
+## What it finds
+A clustering group whose processes are configured with one strategy but compute it with different code: a Go
+service (rocketmq-client-go) and a Java service in one group, as during a rewrite, or Java clients whose releases
+implement the strategy differently (MACHINE_ROOM before 4.8.0). Where the codes place a queue on different owners,
+the queue is consumed by nobody or twice, although every client id is unique.
+
+## Why is this bad?
+Every process computes its own share from the same sorted lists, trusting that the others compute theirs the same
+way. rocketmq-client-go's CONSISTENT_HASH builds another ring than Java's (CRC-32 of `i + clientId`, searched
+strictly after the queue's hash, against MD5 of `clientId-i`), its MACHINE_ROOM takes its block from all the
+queues, its MACHINE_ROOM_NEARBY is AVG: each process is right by its own code and the group as a whole is wrong.
+Messages on the orphaned queues pile up; the doubled ones are consumed twice.
+
+## Example
+A group with `strategy = "CONSISTENT_HASH"`: 2 Go processes place the 8 queues on rocketmq-client-go's ring, 3 Java
+processes on Java's; the rings put most queues on different owners, so some queues are held by a Go process and a
+Java process, others by neither.
+
+## Fix
+Run one client's code in every process of the group: a strategy whose arithmetic is the same in both clients (AVG
+or AVG_BY_CIRCLE, with names that sort alike), or move the group to one client before changing the strategy. During
+a rewrite, give the new service its own consumer group and move the subscription over.
 """),
 )
 

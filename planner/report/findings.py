@@ -13,6 +13,9 @@ Computed from a `Simulation` (either engine's), so both engines report the same 
 |         |          |                          | and more than that share plus one queue's worth                |
 | PLAN007 | warning  | scenario, group          | broadcasting processes on one host share a client id           |
 | PLAN008 | info     | scenario, topic          | readable queues no producer writes to: they stay empty         |
+| PLAN009 | error    | scenario, group, topic   | processes whose clients compute one strategy differently (Go   |
+|         |          |                          | and Java) leave queues orphaned or doubled where they disagree |
+|         |          |                          | (`rmqplan.report.disagreement`)                                |
 
 PLAN004 and PLAN008 are facts of the routes: the baseline's, and a scenario's (its last step's fleet view) where
 they differ from the baseline's for that topic.
@@ -38,9 +41,10 @@ from rmqplan.model.routes import (
     why_unwritten,
 )
 from rmqplan.allocation.backlog import percent, shares
-from rmqplan.allocation.strategies import describe, strategy_of
+from rmqplan.allocation.strategies import describe, for_process, strategy_of
 
 from rmqplan.report.codes import ERROR, INFO, SEVERITY, WARNING  # noqa: F401  (the codes' one table)
+from rmqplan.report.disagreement import disagreement
 from rmqplan.model.words import count, noun
 MAX_LISTED = 6  # processes named in one message before "and N more"
 
@@ -113,7 +117,8 @@ def _names(items: Sequence[str]) -> str:
 
 
 def _strategy_text(p: Process) -> str:
-    return describe(p.strategy)
+    """The strategy as the process computes it: a Go process's is rocketmq-client-go's form."""
+    return describe(for_process(p.strategy, p.client, p.client_version))
 
 
 # ----------------------------------------------------------------------------------------------------- reasons
@@ -415,6 +420,9 @@ def find_by_result(sim: Simulation) -> list[PlanFinding]:
             f = check(r)
             if f is not None:
                 out.append(f)
+        disagreed = disagreement(r, sim.fleet, format_queues)
+        if disagreed is not None:
+            out.append(_finding("PLAN009", r.scenario, r.group, r.topic, disagreed[0], queues=disagreed[1]))
         if r.group in backlogs:
             f = _backlog_imbalance(r, backlogs[r.group])
             if f is not None:

@@ -43,7 +43,7 @@ def test_json_follows_the_output_contract():
     assert code == 1 and set(doc) == {"scenarios", "findings", "totals", "finding_counts"}
     assert doc["totals"]["groups"] == 3 and doc["totals"]["assignments"] == 27
     assert doc["finding_counts"] == {"PLAN001": 2, "PLAN002": 4, "PLAN003": 0, "PLAN004": 0, "PLAN005": 0,
-                                     "PLAN006": 0, "PLAN007": 0, "PLAN008": 0}  # all listed: nothing omitted
+                                     "PLAN006": 0, "PLAN007": 0, "PLAN008": 0, "PLAN009": 0}  # all listed
     assert [s["name"] for s in doc["scenarios"]] == ["baseline", "scale-out"]
     entry = doc["scenarios"][0]["groups"][0]
     assert set(entry) == {"group", "topic", "orphaned_queues", "duplicated_queues", "idle_instances", "moved_queues"}
@@ -204,7 +204,7 @@ def test_explain_prints_a_codes_documentation_by_code_or_name():
     from rmqplan.report.codes import CODES, DOC_HEADINGS
     from rmqplan.report.findings import SEVERITY
 
-    assert [c.code for c in CODES] == list(SEVERITY) == [f"PLAN00{i}" for i in range(1, 9)]
+    assert [c.code for c in CODES] == list(SEVERITY) == [f"PLAN00{i}" for i in range(1, 10)]
     for c in CODES:
         code, out, err = rmqplan("explain", c.code.lower())
         assert code == 0 and err == "" and out.startswith(f"# {c.code} {c.name} ({c.severity})\n")
