@@ -8,7 +8,8 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
   with. Topics the code produces to are topics too. 5.x gRPC consumers are left out: the proxy assigns their
   queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
   predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
-  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`). Spring Cloud
+  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`); a module whose
+  go.mod requires rocketmq-client-go v2 runs Go's (`client = "go"`, the go.mod's release). Spring Cloud
   Alibaba's binder makes consumers from the configuration (`rmqlint.binder`), named as its release names
   them; a Spring starter release names its listeners' consumers too (`rmqlint.client_releases`).
 - **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`rmqplan.sources.services`)
@@ -41,9 +42,9 @@ from rmqplan.sources.fleet_writer import (
     PlannedTopic,
     Sourced,
 )
-from rmqplan.model.identity import CPP_CLIENT, HOSTNAME_PLACEHOLDER, PID_PLACEHOLDER
-from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION
-from rmqplan.sources.buildfiles import BuildIndex, Module, read_build_files
+from rmqplan.model.identity import CPP_CLIENT, GO_CLIENT, HOSTNAME_PLACEHOLDER, PID_PLACEHOLDER
+from rmqplan.model.fleet import DEFAULT_CLIENT_VERSION, DEFAULT_GO_CLIENT_VERSION
+from rmqplan.sources.buildfiles import GO_REMOTING_MODULE, BuildIndex, Module, read_build_files
 from rmqplan.sources.deploy import DeployedService, read_deployments
 from rmqplan.sources.cluster import ClusterSnapshot
 from rmqplan.sources.origin import Origin
@@ -269,6 +270,17 @@ def _version(module: Optional[Module]) -> Optional[Sourced[str]]:
     return Sourced.at(version, where, f"rocketmq-client{via}")
 
 
+def _go_release(module: Optional[Module]) -> Optional[Sourced[str]]:
+    """A Go module's rocketmq-client-go v2 release (go.mod), or None: not a Go client's module. A release its go.mod
+    does not fix is rmqplan's default Go release, said so."""
+    dep = module.client if module is not None else None
+    if dep is None or dep.artifact != GO_REMOTING_MODULE:
+        return None
+    if dep.version is None:
+        return Sourced.unknown(DEFAULT_GO_CLIENT_VERSION, f"{dep.unknown}: rmqplan's default rocketmq-client-go")
+    return Sourced.at(dep.version, dep.version_origin or dep.origin, dep.artifact)
+
+
 def _unique_names(sets: list[PlannedInstances], why: str) -> list[PlannedInstances]:
     """A run-time instanceName (the pod's name, a UUID...) is one per process: one instance set per process,
     each with a name of its own."""
@@ -429,20 +441,25 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         unit = _lit(client.unit_name)
         unit_name = Sourced.at(unit, _place(consumer.path, client.unit_name.location)) if unit else None
         version = _version(module)
+        go_release = _go_release(module)
         if client.api == "python2":  # the C++ client names the process; its version is the Python package's
             version = None
-            cpp = Sourced.at(CPP_CLIENT, where, "the Python 2.x client runs the C++ client, which reports "
-                                                "ip@pid#instanceName")
+            own_client = Sourced.at(CPP_CLIENT, where, "the Python 2.x client runs the C++ client, which reports "
+                                                       "ip@pid#instanceName")
+        elif go_release is not None:  # rocketmq-client-go v2: its own client ids and strategy code
+            version = go_release
+            own_client = Sourced.at(GO_CLIENT, where, "rocketmq-client-go v2 reports ip@pid and computes its share "
+                                                      "with its own strategy code")
         else:
-            cpp = None
+            own_client = None
             if version is None:  # it decides how a default instanceName becomes the pid: say which one is assumed
                 version = Sourced.unknown(DEFAULT_CLIENT_VERSION, "no RocketMQ client release found in the build "
                                                                   "files: rmqplan's default")
         was_live = origin.live
         sets = _instances(name, module, module_dir, matching, snapshot, nodes, instance_name, unit_name, version,
                           origin, problems)
-        if cpp is not None and origin.live == was_live:  # connected clients are modelled by the ids they report
-            sets = [replace(s, client=cpp) for s in sets]
+        if own_client is not None and origin.live == was_live:  # connected clients: modelled by the ids they report
+            sets = [replace(s, client=own_client) for s in sets]
         if client.role == "lite_pull_consumer" and origin.live == was_live:
             kind = Sourced.at("lite_pull", where, "a DefaultLitePullConsumer: it ends its client id with @STREAM "
                                                   "from 4.9.4 on and has no retry topic")

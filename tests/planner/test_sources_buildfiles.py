@@ -512,7 +512,8 @@ def test_the_reader_imports_nothing_of_the_planner_but_origin():
             "print(sorted(m for m in sys.modules if m.startswith('rmqplan') or m in ('numpy', 'pyspark')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert set(eval(out)) == {"rmqplan", "rmqplan.sources", "rmqplan.sources.origin", "rmqplan.sources.buildfiles",
-                              "rmqplan.sources.buildfiles.gradle", "rmqplan.sources.buildfiles.maven",
+                              "rmqplan.sources.buildfiles.gomod", "rmqplan.sources.buildfiles.gradle",
+                              "rmqplan.sources.buildfiles.maven",
                               "rmqplan.sources.buildfiles.module", "rmqplan.sources.buildfiles.python"}
 
 

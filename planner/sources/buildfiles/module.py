@@ -27,6 +27,11 @@ CLOUD_BOM = "spring-cloud-alibaba-dependencies"
 PYTHON_REMOTING_CLIENT = "rocketmq-client-python"  # 2.x, a binding of the C++ remoting client
 PYTHON_GRPC_CLIENT = "rocketmq-python-client"  # 5.x, gRPC
 PYTHON_PACKAGES = (PYTHON_REMOTING_CLIENT, PYTHON_GRPC_CLIENT)
+# Go modules (`rmqplan.sources.buildfiles.gomod`): the remoting client v2, the 1.x binding of the C++ client, the
+# 5.x gRPC client
+GO_REMOTING_MODULE = "github.com/apache/rocketmq-client-go/v2"
+GO_CGO_MODULE = "github.com/apache/rocketmq-client-go"
+GO_GRPC_MODULES = ("github.com/apache/rocketmq-clients/golang", "github.com/apache/rocketmq-clients/golang/v5")
 
 # What each starter release depends on: `rocketmq.version` of rocketmq-spring-boot-parent, and
 # `rocketmq.spring.client.version` of rocketmq-v5-client-spring-boot-parent, at each release tag of
@@ -69,7 +74,7 @@ class ClientDependency:
     @property
     def grpc(self) -> bool:
         """A 5.x gRPC client: queues are assigned by the proxy, not by the client's rebalance."""
-        return self.artifact in (GRPC_CLIENT, SPRING_V5_STARTER, PYTHON_GRPC_CLIENT)
+        return self.artifact in (GRPC_CLIENT, SPRING_V5_STARTER, PYTHON_GRPC_CLIENT, *GO_GRPC_MODULES)
 
 
 @dataclass
@@ -81,13 +86,14 @@ class Module:
     name: str  # artifactId, Gradle project name, Python project name, or the directory's name
     name_origin: Origin
     dependencies: list[ClientDependency] = field(default_factory=list)
-    build_system: str = ""  # "maven" | "gradle" | "python"
+    build_system: str = ""  # "maven" | "gradle" | "python" | "go"
 
     @property
     def client(self) -> Optional[ClientDependency]:
         """The dependency that decides the client's behaviour: the remoting client (as resolved, e.g. through
         dependency management or a lock file) first, then what brings one. Readers list each artifact once."""
-        order = (REMOTING_CLIENT, SPRING_STARTER, GRPC_CLIENT, SPRING_V5_STARTER, *PYTHON_PACKAGES)
+        order = (REMOTING_CLIENT, SPRING_STARTER, GRPC_CLIENT, SPRING_V5_STARTER, *PYTHON_PACKAGES,
+                 GO_REMOTING_MODULE, GO_CGO_MODULE, *GO_GRPC_MODULES)
         for artifact in order:
             for dep in self.dependencies:
                 if dep.artifact == artifact:
