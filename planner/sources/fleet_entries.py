@@ -11,8 +11,11 @@
   replaced (`pid`, or `pid#nanoTime` from 4.9.0 on) with the connection's `client_version` and either `pid` when
   the pid stays over a restart (pid 1: a container's entrypoint; a pid several connections share) or
   `started_as` (the name as connected, the process's until it restarts, when a new pid comes). A lite pull or
-  pull consumer (`CONSUME_ACTIVELY`, `@STREAM`) is written as `consumer = "lite_pull"`. The sets of each host
-  are written in the Java order of their client ids (rmqplan numbers a host's processes in that order).
+  pull consumer (`CONSUME_ACTIVELY`, `@STREAM`) is written as `consumer = "lite_pull"`. A connection whose
+  language is GO is rocketmq-client-go (`client = "go"`: its client id is `ip@pid` or `ip@name`, `@unit` after;
+  the version it reports is a fixed number, not its release, so the release is Go's default); its pull consumer
+  rebalances as the push consumer does, retry topic included. The sets of each host are written in the Java
+  order of their client ids (rmqplan numbers a host's processes in that order).
 - `backlog_entry(progress, topics)`: a group's `backlog` (messages behind per queue) from its consume progress.
 - `deployed_instances(service, layout, ...)`: the processes a deployed service runs, laid out by
   `rmqplan.sources.services.process_layout`, with the instance name and client version the caller read from
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from rmqplan.model.fleet import DEFAULT_RETRY_QUEUES, SAME_HOSTS, parse_client_version
-from rmqplan.model.identity import NANOTIME_SINCE, STREAM_SUFFIX
+from rmqplan.model.identity import GO_CLIENT, NANOTIME_SINCE, STREAM_SUFFIX
 from rmqplan.model.javaorder import java_string_key
 from rmqplan.model import words
 from rmqplan.sources.fleet_writer import PlannedBroker, PlannedInstances, PlannedTopic, Sourced
@@ -120,7 +123,15 @@ class _Derived:
     started: str = ""  # the replaced default as connected: "pid" or "pid#nanoTime"
 
 
+GO_LANGUAGE = "GO"  # what the broker reports for a rocketmq-client-go connection (its LanguageCode 9)
+
+
 def _derived(connection: Connection, actively: bool) -> _Derived:
+    if connection.language == GO_LANGUAGE:  # ip@pid with the default name, ip@name with WithInstance; @unit after
+        name, _, unit = connection.instance_name.partition("@")
+        if name.isdigit() and not name.startswith("0"):
+            return _Derived(None, unit or None, int(name), False, name)
+        return _Derived(name, unit or None, None, False)
     rest = connection.instance_name
     stream = actively and rest.endswith(STREAM_SUFFIX)
     if stream:
@@ -157,6 +168,10 @@ def live_instances(consumer: ConsumerConnection) -> list[PlannedInstances]:
             note=f"connected now: {client_id} ({shown})")
         if first.version is not None and first.language == "JAVA":
             instances.client_version = Sourced(first.version, f"{where}: {first.version_name} as connected")
+        go = first.language == GO_LANGUAGE
+        if go:
+            instances.client = Sourced(GO_CLIENT, f"{where}: language GO as connected (rocketmq-client-go: its own "
+                                                  "client ids and strategy code)")
         if derived.name is not None:
             instances.instance_name = Sourced(derived.name, f"{where}: as connected")
         else:
@@ -170,7 +185,7 @@ def live_instances(consumer: ConsumerConnection) -> list[PlannedInstances]:
                 instances.started_as = Sourced(derived.started, f"{where}: as connected; a restart gives a new pid")
         if derived.unit is not None:
             instances.unit_name = Sourced(derived.unit, f"{where}: as connected")
-        if actively:
+        if actively and not go:
             instances.consumer = Sourced("lite_pull", f"{consumer.origin} ConsumeType CONSUME_ACTIVELY (a lite "
                                                       "pull or pull consumer: no retry topic"
                                                       + (", @STREAM in its id)" if derived.stream else ")"))

@@ -190,3 +190,52 @@ def test_connected_clients_are_written_with_what_their_ids_were_made_from():
     ids = [p.client_id for p in group_processes(fleet.groups[0])]
     assert ids == ["10.0.0.9@1#2059000000000@STREAM", "10.0.0.9@1691#2060159726938@STREAM",
                    "10.0.0.9@1696#2059858770195@STREAM", "10.0.0.8@7", "10.0.0.8@7", "10.0.0.8@node@blue@STREAM"]
+
+
+GO_CONNECTED = """#ClientId                            #ClientAddr            #Language  #Version
+172.17.0.1@1                         172.17.0.1:40576       GO         V4_4_0
+172.17.0.1@1                         172.17.0.1:40577       GO         V4_4_0
+10.0.0.7@orders@blue                 10.0.0.7:40606         GO         V4_4_0
+10.0.0.7@4242                        10.0.0.7:40607         GO         V4_4_0
+10.0.0.8@1696#2059858770195          10.0.0.8:40610         JAVA       V4_9_8
+
+Below is subscription:
+#Topic               #SubExpression
+T                    *
+
+ConsumeType: {consume_type}
+MessageModel: CLUSTERING
+"""
+
+
+def test_go_connections_are_go_processes_named_as_the_go_client_names_them():
+    """Language GO: rocketmq-client-go, whose ip@pid (pid 1 twice on docker0's address: the incident) or ip@name,
+    @unit after, is written back as it was made; the version it reports is not its release; its pull consumer
+    (CONSUME_ACTIVELY) rebalances as a push consumer; the group simulates with each process's own client's code."""
+    consumer, problems = parse_consumer_connection(GO_CONNECTED.format(consume_type="CONSUME_ACTIVELY"), "g",
+                                                   "consumerConnection-g.txt")
+    assert not problems
+    sets = live_instances(consumer)
+
+    def plain(s):
+        return {k: getattr(s, k).value for k in ("hosts", "count", "instance_name", "unit_name", "pid", "started_as",
+                                                 "client_version", "client", "consumer") if getattr(s, k) is not None}
+
+    assert [plain(s) for s in sets] == [
+        {"hosts": ["172.17.0.1"], "count": 2, "pid": 1, "client": "go"},
+        {"hosts": ["10.0.0.7"], "count": 1, "started_as": "4242", "client": "go"},
+        {"hosts": ["10.0.0.7"], "count": 1, "instance_name": "orders", "unit_name": "blue", "client": "go"},
+        {"hosts": ["10.0.0.8"], "count": 1, "started_as": "1696#2059858770195", "client_version": "4.9.8",
+         "consumer": "lite_pull"},
+    ]
+    group = PlannedGroup(Sourced("g", "x"), Sourced("clustering", "x"), Sourced("CONSISTENT_HASH", "x"),
+                         [PlannedSubscription("T", "*", Sourced("", "x"))], sets)
+    text = write_fleet(PlannedFleet(*cluster_entries(ClusterSnapshot()), [group])).replace(
+        '[[groups]]', '[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 8\n\n[[groups]]', 1)
+    fleet = parse_fleet_text(text, "fleet.toml")
+    processes = group_processes(fleet.groups[0])
+    assert [(p.client_id, p.client) for p in processes] == [
+        ("172.17.0.1@1", "go"), ("172.17.0.1@1", "go"), ("10.0.0.7@4242", "go"), ("10.0.0.7@orders@blue", "go"),
+        ("10.0.0.8@1696#2059858770195@STREAM", "java")]
+    found = {f.code for f in find(simulate(fleet))}
+    assert {"PLAN001", "PLAN002", "PLAN009"} <= found
