@@ -1,6 +1,6 @@
 """A group's only consumer is killed while messages keep arriving: the broker drops its connection at once, keeps
 its offsets, and `rmqplan status` reports every queue of the group as consumed by nobody, with the messages behind
-that `mqadmin consumerProgress -g` shows for it, and exits 1.
+that `mqadmin consumerProgress -g` shows for it, and exits 1; `rmqplan watch` serves the same in its series.
 
 Topic GoneOrders has 2 queues on each broker; one 5.3.3 consumer of group `gone_orders` consumes 20 messages and
 commits its offsets, is killed (SIGKILL: no unregistering), and 20 more messages arrive.
@@ -9,10 +9,18 @@ commits its offsets, is killed (SIGKILL: no unregistering), and 20 more messages
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 
+from tests.cluster import rocketmq
 from tests.cluster.fleets import rmqplan
 from tests.cluster.rocketmq import Consumer, stable_all
 
@@ -88,3 +96,30 @@ def test_status_reports_every_queue_of_a_group_whose_only_consumer_died_with_mqa
     text = rmqplan("status", "--namesrv", cluster.namesrv, "--interval", "0", ok=(1,)).stdout
     assert (f"queues 0-1 (broker-a), 0-1 (broker-b) of {TOPIC}: {MESSAGES} messages behind, consumed by nobody: no "
             "consumer of the group is connected") in text, text
+
+
+def test_watch_serves_the_same_queues_and_backlog_in_its_series(gone, tmp_path):
+    cluster = gone
+    shown = {k: n for k, n in consumer_progress(cluster, GROUP).items() if k[0] == TOPIC}
+    watch = rocketmq._spawn([str(Path(sys.executable).parent / "rmqplan"), "watch", "--namesrv", cluster.namesrv,
+                             "--listen", "127.0.0.1:0", "--interval", "1", "--group", GROUP], cwd=tmp_path,
+                            env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        url = re.search(r"serving (http://\S+?)/ ", watch.stderr.readline().decode()).group(1)
+        series = f'{{group="{GROUP}",topic="{TOPIC}"}}'
+        deadline = time.monotonic() + 30
+        while True:
+            with urllib.request.urlopen(url + "/metrics", timeout=10) as r:
+                metrics = r.read().decode()
+            if f"rmqplan_orphaned_queues{series}" in metrics:
+                break
+            assert time.monotonic() < deadline, metrics
+            time.sleep(0.2)
+        values = dict(re.findall(r"^(rmqplan_\w+\{[^}]*\}) (\S+)$", metrics, re.M))
+        assert float(values[f"rmqplan_orphaned_queues{series}"]) == len(shown) == 4
+        assert float(values[f"rmqplan_orphaned_backlog_messages{series}"]) == sum(shown.values()) == MESSAGES
+        assert float(values[f'rmqplan_group_connections{{group="{GROUP}"}}']) == 0
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        watch.communicate(timeout=10)
+        rocketmq._forget(watch)
