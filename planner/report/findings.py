@@ -383,6 +383,14 @@ def _route_findings(sim: Simulation) -> list[PlanFinding]:
     return out
 
 
+def offsets_file(p: Process, cid: str, group: str) -> str:
+    """Where a broadcasting process keeps its offsets: the Java client's `LocalFileOffsetStore`, or rocketmq-client-go's
+    (`$HOME/.rocketmq_client_go/<clientId>/<group>/offset.json`)."""
+    if p.client == "go":
+        return f"~/.rocketmq_client_go/{cid}/{group}/offset.json"
+    return f"~/.rocketmq_offsets/{cid}/{group}/offsets.json"
+
+
 def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> list[PlanFinding]:
     out = []
     by_host_id: dict[tuple[str, str], list[Process]] = {}
@@ -393,7 +401,7 @@ def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> 
             continue
         msg = (f"{len(ps)} broadcasting processes of group {group} on host {host} ({_names([p.instance for p in ps])}) "
                f"report client id {cid} ({ps[0].id_source}), so they share one local offsets file "
-               f"~/.rocketmq_offsets/{cid}/{group}/offsets.json and overwrite each other's progress")
+               f"{offsets_file(ps[0], cid, group)} and overwrite each other's progress")
         out.append(_finding("PLAN007", scenario, group, None, msg))
     return out
 

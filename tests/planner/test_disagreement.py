@@ -108,3 +108,12 @@ def test_plan009_in_json_text_html_and_explain(tmp_path):
     assert code == 1 and "PLAN009" in page.read_text(encoding="utf-8")
     code, out = _cli("explain", "PLAN009")
     assert code == 0 and "rocketmq-client-go" in out and BY_CODE["PLAN009"].name == "clients-disagree"
+
+
+def test_go_broadcasting_processes_in_pid_1_containers_share_the_go_clients_offsets_file():
+    instances = ('[[groups.instances]]\nhosts = ["10.0.0.5"]\ncount = 2\npid = 1\nclient = "go"\n'
+                 '[[groups.instances]]\nhosts = ["10.0.0.6"]\ncount = 2\nclient = "go"\n')
+    _, findings = _findings(_group('model = "broadcasting"', instances))
+    shared = [f for f in findings if f.code == "PLAN007"]
+    assert len(shared) == 1  # distinct pids on 10.0.0.6: distinct ids, distinct files
+    assert "~/.rocketmq_client_go/10.0.0.5@1/g/offset.json" in shared[0].message
