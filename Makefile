@@ -75,7 +75,8 @@ test: install-test
 	echo "== the live RocketMQ tests (pytest -m cluster):"; cat "$$live"; rm -f "$$live"; \
 	[ $$rest -eq 0 ] && [ $$cluster -eq 0 ]
 
-# The planner's benchmarks run both engines; the strategy benchmark calls the Java client's jar.
+# The planner's benchmarks run both engines; the strategy benchmark calls the Java client's jar; the report
+# benchmark opens its pages in Chromium (apt-get install chromium).
 bench: $(SPARK_STAMP) rocketmq
 	$(BIN)/python -m benchmarks.lint_bench
 	$(BIN)/python -m benchmarks.big_files
@@ -83,6 +84,7 @@ bench: $(SPARK_STAMP) rocketmq
 	$(BIN)/python -m benchmarks.plan_bench
 	$(BIN)/python -m benchmarks.scenario_bench
 	$(BIN)/python -m benchmarks.strategy_bench
+	$(BIN)/python -m benchmarks.report_bench
 
 # rmqplan watch at one read a second for 30 minutes against a large cluster played over the real protocol (2,000
 # groups, 20,000 queues: fake_rocketmq.large): its memory after 1 and 30 minutes and the time a read takes (not a

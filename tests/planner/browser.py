@@ -139,14 +139,14 @@ class Browser:
                     raise BrowserError(f"{method}: {answer['error'].get('message')}")
                 return answer.get("result", {})
 
-    def open(self, url: str, width: int = 1280, height: int = 900) -> "Page":
+    def open(self, url: str, width: int = 1280, height: int = 900, timeout: float = 30) -> "Page":
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         page = Page(self, session)
         page.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
         page.call("Page.navigate", {"url": url})
-        page.wait_for("document.readyState === 'complete' && location.href !== 'about:blank'")
+        page.wait_for("document.readyState === 'complete' && location.href !== 'about:blank'", timeout)
         return page
 
 
