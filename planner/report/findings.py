@@ -1,5 +1,10 @@
 """Plan findings PLAN001..PLAN008, each with a message that says why.
 
+A finding's `message` (JSON's) is one sentence; its parts are kept apart as well, for the reports that lay them
+out: the `headline` (what is wrong, where), `why` (the cause), `effect` (what follows) and `help` (what to do, where
+the message says it). The message is `headline: why; effect (help)` for most codes, worded otherwise for the rest
+(PLAN005 without a readable queue, PLAN006, PLAN007), as it always was.
+
 Computed from a `Simulation` (either engine's), so both engines report the same findings:
 
 | code    | severity | per                      | finds                                                          |
@@ -59,6 +64,10 @@ class PlanFinding:
     message: str
     queues: Optional[list[Queue]] = None
     weight: str = "queues"  # PLAN006: what is counted, "queues" or "backlog" (messages behind)
+    headline: str = ""  # the message's parts (the module's docstring); not in JSON, which has the message
+    why: str = ""
+    effect: str = ""
+    help: str = ""
 
     def to_json(self) -> dict:
         out = {"code": self.code, "severity": self.severity, "scenario": self.scenario, "group": self.group,
@@ -70,9 +79,15 @@ class PlanFinding:
         return out
 
 
-def _finding(code: str, scenario: str, group: Optional[str], topic: Optional[str], message: str,
-             queues: Optional[list[Queue]] = None) -> PlanFinding:
-    return PlanFinding(code, SEVERITY[code], scenario, group, topic, message, queues)
+def _finding(code: str, scenario: str, group: Optional[str], topic: Optional[str], headline: str, why: str = "",
+             effect: str = "", queues: Optional[list[Queue]] = None, *, help: str = "",
+             message: Optional[str] = None) -> PlanFinding:
+    """A finding from its parts; its message is `headline: why; effect (help)` unless `message` words it."""
+    if message is None:
+        message = headline + (f": {why}" if why else "") + (f"; {effect}" if effect else "") + \
+            (f" ({help})" if help else "")
+    return PlanFinding(code, SEVERITY[code], scenario, group, topic, message, queues, headline=headline, why=why,
+                       effect=effect, help=help)
 
 
 def format_queues(queues: Sequence[Queue]) -> str:
@@ -204,15 +219,15 @@ def _orphaned(r: GroupTopicResult) -> Optional[PlanFinding]:
     if not subs:
         reasons = [f"no process of the group subscribes to {r.topic}"] + reasons
     fallback = f"the strategy leaves them to nobody ({_strategy_text(subs[0]) if subs else r.model})"
-    msg = orphaned_message(r.group, r.topic, r.orphaned, len(r.queues), _because(reasons, fallback))
-    return _finding("PLAN001", r.scenario, r.group, r.topic, msg, list(r.orphaned))
+    return _finding("PLAN001", r.scenario, r.group, r.topic,
+                    orphaned_headline(r.group, r.topic, r.orphaned, len(r.queues)), _because(reasons, fallback),
+                    "their messages pile up unread", list(r.orphaned))
 
 
-def orphaned_message(group: str, topic: str, orphaned: Sequence[Queue], queues: int, because: str) -> str:
+def orphaned_headline(group: str, topic: str, orphaned: Sequence[Queue], queues: int) -> str:
     what = noun(queues, "retry queue" if is_retry_topic(topic) else "queue")
     return (f"{len(orphaned)} of {queues} {what} of {topic} {noun(len(orphaned), 'is', 'are')} consumed by no process "
-            f"of group {group} "
-            f"({format_queues(orphaned)}): {because}; their messages pile up unread")
+            f"of group {group} ({format_queues(orphaned)})")
 
 
 def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
@@ -220,16 +235,16 @@ def _duplicated(r: GroupTopicResult) -> Optional[PlanFinding]:
         return None
     subs = _subscribers(r)
     reasons = _shared_id_reason(r.processes) + _mixed_strategy_reason(subs)
-    msg = duplicated_message(r.group, r.topic, r.duplicated, len(r.queues),
-                             _because(reasons, "the processes disagree on the split"))
-    return _finding("PLAN002", r.scenario, r.group, r.topic, msg, list(r.duplicated))
+    return _finding("PLAN002", r.scenario, r.group, r.topic,
+                    duplicated_headline(r.group, r.topic, r.duplicated, len(r.queues)),
+                    _because(reasons, "the processes disagree on the split"), "their messages are consumed twice",
+                    list(r.duplicated))
 
 
-def duplicated_message(group: str, topic: str, duplicated: Sequence[Queue], queues: int, because: str) -> str:
+def duplicated_headline(group: str, topic: str, duplicated: Sequence[Queue], queues: int) -> str:
     what = noun(queues, "retry queue" if is_retry_topic(topic) else "queue")
     return (f"{len(duplicated)} of {queues} {what} of {topic} {noun(len(duplicated), 'is', 'are')} held by two or "
-            f"more processes of group {group} "
-            f"({format_queues(duplicated)}): {because}; their messages are consumed twice")
+            f"more processes of group {group} ({format_queues(duplicated)})")
 
 
 def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
@@ -247,14 +262,13 @@ def _idle(r: GroupTopicResult) -> Optional[PlanFinding]:
         reasons += _strategy_reason(r, subs)
     idle = [p.instance for p in r.idle]
     fallback = f"{_strategy_text(subs[0])} gives them nothing" if subs else "they hold nothing"
-    return _finding("PLAN003", r.scenario, r.group, r.topic,
-                    idle_message(r.group, r.topic, idle, len(subs), _because(reasons, fallback)))
+    return _finding("PLAN003", r.scenario, r.group, r.topic, idle_headline(r.group, r.topic, idle, len(subs)),
+                    _because(reasons, fallback))
 
 
-def idle_message(group: str, topic: str, idle: Sequence[str], subscribers: int, because: str) -> str:
+def idle_headline(group: str, topic: str, idle: Sequence[str], subscribers: int) -> str:
     return (f"{len(idle)} of {count(subscribers, 'process')} of group {group} {noun(len(idle), 'holds', 'hold')} "
-            f"no queue of {topic} ({_names(idle)}): "
-            f"{because}")
+            f"no queue of {topic} ({_names(idle)})")
 
 
 def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:
@@ -264,15 +278,15 @@ def _errored(r: GroupTopicResult) -> Optional[PlanFinding]:
     for instance, error in r.errored.items():
         by_error.setdefault(error, []).append(instance)
     proc = {p.instance: p for p in r.processes}
-    parts = [f"{_strategy_text(proc[instances[0]])} throws {error} on {_names(instances)}"
-             for error, instances in by_error.items()]
+    parts = "; ".join(f"{_strategy_text(proc[instances[0]])} throws {error} on {_names(instances)}"
+                      for error, instances in by_error.items())
+    fails = f"the rebalance of {r.topic} fails for {count(len(r.errored), 'process')} of group {r.group}"
     if r.queues:
-        msg = (f"the rebalance of {r.topic} fails for {count(len(r.errored), 'process')} of group {r.group}: "
-               f"{'; '.join(parts)}; a failed rebalance keeps what it had, which at start is nothing")
-    else:
-        msg = (f"{r.topic} has no readable queue, so the rebalance of {r.topic} fails for "
-               f"{count(len(r.errored), 'process')} of group {r.group} ({'; '.join(parts)}): {_kept_text(r)}")
-    return _finding("PLAN005", r.scenario, r.group, r.topic, msg)
+        return _finding("PLAN005", r.scenario, r.group, r.topic, fails, parts,
+                        "a failed rebalance keeps what it had, which at start is nothing")
+    no_queue = f"{r.topic} has no readable queue"
+    return _finding("PLAN005", r.scenario, r.group, r.topic, f"{fails} ({parts})", no_queue, _kept_text(r),
+                    message=f"{no_queue}, so {fails} ({parts}): {_kept_text(r)}")
 
 
 def _kept_text(r: GroupTopicResult) -> str:
@@ -310,10 +324,10 @@ def _imbalance(r: GroupTopicResult) -> Optional[PlanFinding]:
     parts = [f"{p.instance} holds {n} ({n / fair:.1f}x)" for p, n in heavy[:MAX_LISTED]]
     if len(heavy) > MAX_LISTED:
         parts.append(f"and {len(heavy) - MAX_LISTED} more")
-    msg = (f"imbalance in group {r.group} on {r.topic}: the fair share is {fair:.2g} "
-           f"({len(r.queues)} queues / {len(subs)} processes), but {', '.join(parts)}; "
-           f"strategy {_strategy_text(heavy[0][0])}")
-    return _finding("PLAN006", r.scenario, r.group, r.topic, msg)
+    headline = (f"imbalance in group {r.group} on {r.topic}: the fair share is {fair:.2g} "
+                f"({len(r.queues)} queues / {len(subs)} processes), but {', '.join(parts)}")
+    why = f"strategy {_strategy_text(heavy[0][0])}"
+    return _finding("PLAN006", r.scenario, r.group, r.topic, headline, why, message=f"{headline}; {why}")
 
 
 def _backlog_imbalance(r: GroupTopicResult, backlog: dict) -> Optional[PlanFinding]:
@@ -330,10 +344,10 @@ def _backlog_imbalance(r: GroupTopicResult, backlog: dict) -> Optional[PlanFindi
     if len(heavy) > MAX_LISTED:
         parts.append(f"and {len(heavy) - MAX_LISTED} more")
     proc = {p.instance: p for p in r.processes}
-    msg = (f"imbalance by backlog in group {r.group} on {r.topic}: {s.total:,} messages behind, a fair share of "
-           f"{percent(1 / len(s.processes))} ({s.fair:,.0f}) per process, but {', '.join(parts)}; "
-           f"strategy {_strategy_text(proc[heavy[0].instance])}")
-    out = _finding("PLAN006", r.scenario, r.group, r.topic, msg)
+    headline = (f"imbalance by backlog in group {r.group} on {r.topic}: {s.total:,} messages behind, a fair share "
+                f"of {percent(1 / len(s.processes))} ({s.fair:,.0f}) per process, but {', '.join(parts)}")
+    why = f"strategy {_strategy_text(proc[heavy[0].instance])}"
+    out = _finding("PLAN006", r.scenario, r.group, r.topic, headline, why, message=f"{headline}; {why}")
     out.weight = "backlog"
     return out
 
@@ -346,9 +360,9 @@ def _unreadable(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
             continue
         brokers = list(dict.fromkeys(q.broker for q in lost))
         why = "; ".join(why_unreadable(fleet, topic, b) for b in brokers)
-        msg = (f"{count(len(lost), 'written queue')} of {topic.name} cannot be read by any consumer "
-               f"({format_queues(lost)}): {why}; messages sent there are never consumed")
-        out.append(_finding("PLAN004", scenario, None, topic.name, msg, lost))
+        out.append(_finding("PLAN004", scenario, None, topic.name,
+                            f"{count(len(lost), 'written queue')} of {topic.name} cannot be read by any consumer "
+                            f"({format_queues(lost)})", why, "messages sent there are never consumed", lost))
     return out
 
 
@@ -360,12 +374,13 @@ def _unwritten(fleet: Fleet, scenario: str = "baseline") -> list[PlanFinding]:
             continue
         brokers = list(dict.fromkeys(q.broker for q in empty))
         why = "; ".join(why_unwritten(fleet, topic, b) for b in brokers)
-        msg = (f"{count(len(empty), 'readable queue')} of {topic.name} {noun(len(empty), 'receives', 'receive')} "
-               f"no new message ({format_queues(empty)}): "
-               f"{why}; consumers still hold them, and once drained they stay empty, so the processes holding "
-               f"them get less than their share of the traffic (shrinking a topic: lower write_queues, let those "
-               f"queues drain, then lower read_queues)")
-        out.append(_finding("PLAN008", scenario, None, topic.name, msg, empty))
+        out.append(_finding("PLAN008", scenario, None, topic.name,
+                            f"{count(len(empty), 'readable queue')} of {topic.name} "
+                            f"{noun(len(empty), 'receives', 'receive')} no new message ({format_queues(empty)})", why,
+                            "consumers still hold them, and once drained they stay empty, so the processes holding "
+                            "them get less than their share of the traffic", empty,
+                            help="shrinking a topic: lower write_queues, let those queues drain, then lower "
+                                 "read_queues"))
     return out
 
 
@@ -399,10 +414,14 @@ def _shared_offsets(scenario: str, group: str, processes: Sequence[Process]) -> 
     for (host, cid), ps in by_host_id.items():
         if len(ps) < 2:
             continue
-        msg = (f"{len(ps)} broadcasting processes of group {group} on host {host} ({_names([p.instance for p in ps])}) "
-               f"report client id {cid} ({ps[0].id_source}), so they share one local offsets file "
-               f"{offsets_file(ps[0], cid, group)} and overwrite each other's progress")
-        out.append(_finding("PLAN007", scenario, group, None, msg))
+        processes = f"{len(ps)} broadcasting processes of group {group} on host {host} " \
+                    f"({_names([p.instance for p in ps])})"
+        file = offsets_file(ps[0], cid, group)
+        reports = f"report client id {cid} ({ps[0].id_source})"
+        out.append(_finding("PLAN007", scenario, group, None, f"{processes} share one local offsets file {file}",
+                            f"they {reports}", "they overwrite each other's progress",
+                            message=f"{processes} {reports}, so they share one local offsets file {file} and "
+                                    f"overwrite each other's progress"))
     return out
 
 
