@@ -62,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--fleet", required=True, metavar="F", help="the fleet.toml to simulate (- reads standard input)")
     sim.add_argument("--engine", choices=("auto", "local", "spark"), default="auto", help=ENGINE_HELP)
     sim.add_argument("--format", choices=("text", "json"), default="text")
-    sim.add_argument("--assignments", action="store_true", help="list every process's queues")
+    sim.add_argument("--details", action="store_true", help="after the findings, list each group and topic: its "
+                                                           "counts, and who holds which queue in groups of up to 16 "
+                                                           "processes and 64 queues")
+    sim.add_argument("--assignments", action="store_true", help="list every process's queues (text: --details for "
+                                                               "every group; JSON: each entry's instances)")
     sim.add_argument("--out", metavar="DIR", help="write every assignment and finding: Parquet tables (assignments, "
                                                  "groups, processes, brokers), findings.json (JSON Lines) and "
                                                  "summary.json")
@@ -225,6 +229,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         from rmqplan.model.simulation import SimulateOptions
 
         options = SimulateOptions(engine=args.engine, format=args.format, assignments=args.assignments,
+                                  details=args.details,
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
                                   compare_strategies=args.compare_strategies, plan=args.plan,
                                   balance=args.balance)
@@ -397,7 +402,7 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
             progress: Progress) -> int:
     """The report on stdout (and --html): made while the progress line says so, written once it is erased."""
     from rmqplan.report.findings import count_by_code, find, has_errors
-    from rmqplan.report.render import render_text, to_json
+    from rmqplan.report.render import render_text, report_width, to_json
 
     strategies = None
     if options.compare_strategies or options.plan:
@@ -429,8 +434,8 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
         text = json.dumps({**doc, **(strategies.json() if strategies else {})}, indent=2) + "\n"
     else:
         text = render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
-                           counts=counts, out_dir=options.out)
-        text += "".join(line + "\n" for line in strategies.text()) if strategies else ""
+                           details=options.details, counts=counts, out_dir=options.out, width=report_width(out))
+        text += "".join(line + "\n" for line in strategies.text(report_width(out))) if strategies else ""
     progress.close()
     out.write(text)
     return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK

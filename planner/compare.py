@@ -9,6 +9,7 @@ from typing import Optional
 from rmqplan.allocation.comparison import COUNTED, Comparison, compare, run_name
 from rmqplan.model.fleet import Fleet
 from rmqplan.model.words import count
+from rmqplan.report.render import REPORT_WIDTH, wrapped
 from rmqlint.printable import printable
 
 
@@ -31,11 +32,12 @@ def to_json(comparisons: list[Comparison]) -> list[dict]:
     return out
 
 
-def render_text(comparisons: list[Comparison]) -> list[str]:
-    """The strategies section of the text report: a table per group, then the summary lines."""
+def render_text(comparisons: list[Comparison], width: int = REPORT_WIDTH) -> list[str]:
+    """The strategies section of the text report: a table per group, then the summary lines, wrapped to `width`
+    (the tables are not)."""
     if not comparisons:
         return ["strategies: no clustering group to compare"]
-    out = [f"strategies: {COUNTED}"]
+    out = wrapped(f"strategies: {COUNTED}", width)
     by_group: dict[str, list[Comparison]] = {}
     for c in comparisons:
         by_group.setdefault(c.group, []).append(c)
@@ -50,7 +52,7 @@ def render_text(comparisons: list[Comparison]) -> list[str]:
         for line in [["scenario", "steps", *heads], *rows]:
             out.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip())
     for c in comparisons:
-        out.append("  " + printable(c.summary()))
+        out += wrapped(printable(c.summary()), width, "  ", "    ")
     return out
 
 
@@ -75,10 +77,10 @@ class StrategiesReport:
             doc["plan"] = {"directory": self.plan_dir, "files": self.plan_files}
         return doc
 
-    def text(self) -> list[str]:
+    def text(self, width: int = REPORT_WIDTH) -> list[str]:
         lines = [""]
         if self.compared:
-            lines += render_text(self.comparisons)
+            lines += render_text(self.comparisons, width)
             if self.generated:
                 lines.append("  (generated groups are not compared)")
         if self.plan_dir is not None:

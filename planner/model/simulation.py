@@ -113,7 +113,8 @@ class SimulateOptions:
 
     engine: str = "auto"  # "auto" | "local" | "spark"; the CLI resolves auto (rmqplan.engines.choice)
     format: str = "text"  # "text" | "json"
-    assignments: bool = False
+    assignments: bool = False  # text: every group's process -> queues map; JSON: each entry's instances
+    details: bool = False  # text: each group and topic after the findings
     out: Optional[str] = None
     html: Optional[str] = None  # --html FILE: the report as one self-contained page (rmqplan.report.html)
     master: Optional[str] = None

@@ -1,5 +1,9 @@
 """What `rmqplan simulate` prints and writes: text, JSON, and the `--out DIR` directory.
 
+Text (`render_text`): the totals and each scenario's churn, then the findings, the worst first, each a diagnostic
+with its cause and what follows on lines of their own, wrapped to the terminal (`report_width`); each group and
+topic only with `--details` or `--assignments`.
+
 JSON: `{"scenarios": [{"name", "groups": [ENTRY, ...]}, ...], "findings": [...], "totals": {...},
 "finding_counts": {code: n}}`, the baseline first. ENTRY: `group`, `topic`, `orphaned_queues`,
 `duplicated_queues`, `idle_instances` ([{instance, client_id}]), `moved_queues` (empty in the baseline) and, with
@@ -31,6 +35,7 @@ import json
 import os
 import shutil
 import tempfile
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
@@ -253,11 +258,101 @@ def _group_header(results: list[GroupTopicResult]) -> str:
     return f"  group {printable(r.group)} ({r.model}, {strategy}, {processes})"
 
 
+REPORT_WIDTH = 100  # the text report's width when standard output is not a terminal and COLUMNS is not set
+MIN_WIDTH = 40
+DETAILS_HINT = "more: --details lists each group and topic, --assignments every process's queues"
+
+
+def report_width(stream) -> int:
+    """The width the text report wraps to: COLUMNS when set (as `shutil.get_terminal_size` reads it), else the
+    terminal's when `stream` is one, else REPORT_WIDTH (a file or a pipe is read later, at some width)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        isatty = getattr(stream, "isatty", None)
+        columns = shutil.get_terminal_size((REPORT_WIDTH, 24)).columns if isatty and isatty() else REPORT_WIDTH
+    return max(columns, MIN_WIDTH)
+
+
+def wrapped(text: str, width: int, first: str = "", indent: str = "  ") -> list[str]:
+    """`first` + `text` wrapped to `width` at spaces, the lines after the first indented by `indent` (a hanging
+    indent, as compilers lay out a long diagnostic); a word longer than a line (a path) is not broken."""
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [first.rstrip()]
+
+
+def finding_lines(f: PlanFinding, width: int = REPORT_WIDTH) -> list[str]:
+    """One finding as a diagnostic: `PLAN001 error: what is wrong, where`, then `why:` (its cause), `effect:` (what
+    follows) and `help:` lines, each wrapped under its own text. Names are shown by `printable`."""
+    where = "" if f.scenario == "baseline" else f" in scenario {printable(f.scenario)}"
+    lines = wrapped(printable(f.headline or f.message), width, f"{f.code} {f.severity}{where}: ", "    ")
+    for label, text in (("why", f.why), ("effect", f.effect), ("help", f.help)):
+        if text:
+            lines += wrapped(printable(text), width, f"  {label}: ", " " * (len(label) + 4))
+    return lines
+
+
+def _findings_summary(findings: Sequence[PlanFinding], counts: Optional[dict]) -> str:
+    """`findings: 6 (5 errors, 1 warning), the worst first`: every finding of the fleet, by severity."""
+    from rmqplan.report.codes import SEVERITY
+
+    by_code = counts if counts is not None else {}
+    if counts is None:
+        for f in findings:
+            by_code[f.code] = by_code.get(f.code, 0) + 1
+    by_severity: dict[str, int] = {}
+    for code, n in by_code.items():
+        if n:
+            by_severity[SEVERITY[code]] = by_severity.get(SEVERITY[code], 0) + n
+    total = sum(by_severity.values())
+    if not total:
+        return "findings: none"
+    kinds = [count(by_severity[s], word, separators=True) for s, word in
+             (("error", "error"), ("warning", "warning"), ("info", "note")) if by_severity.get(s)]
+    told = kinds[0] if len(kinds) == 1 else f"{total:,} ({', '.join(kinds)})"
+    return f"findings: {told}{', the worst first' if total > 1 else ''}"
+
+
 def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str = "local engine",
-                assignments: bool = False, counts: Optional[dict] = None, out_dir: Optional[str] = None) -> str:
-    """`engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`). Names from the fleet
+                assignments: bool = False, details: bool = False, counts: Optional[dict] = None,
+                out_dir: Optional[str] = None, width: int = REPORT_WIDTH) -> str:
+    """The text report, the findings first: the engine, the totals and each scenario's churn, then every listed
+    finding (`finding_lines`, the worst first, wrapped to `width`), and, with `details` or `assignments`, each group
+    and topic's counts and who holds which queue (`assignments`: in every group, not only small ones).
+    `engine` says which engine ran and why (`rmqplan.engines.choice.EngineChoice.describe`). Names from the fleet
     (and the paths) are shown by `printable`: each stays on its line, without control characters."""
-    out = [f"rmqplan: {printable(sim.fleet.path)}: {engine}"]
+    out = [f"rmqplan: {printable(sim.fleet.path)}: {engine}"]  # whole: the path is the fleet's, of any length
+    out.append(_totals_line(totals(sim)))  # the summary lines stay whole, for grep
+    out += [churn_line(c) for c in churn(sim)]
+    out.append(_findings_summary(findings, counts))
+    for f in findings:
+        out.append("")
+        out += finding_lines(f, width)
+    omitted = sum(counts.values()) - len(findings) if counts is not None else 0
+    if omitted > 0:
+        out.append("")
+        out.append(_where_the_rest_are(omitted, counts, out_dir).strip())
+    if details or assignments:
+        out += _details(sim, findings, assignments, out_dir)
+    elif sim.results:
+        out += ["", DETAILS_HINT]
+    return "\n".join(out) + "\n"
+
+
+def _totals_line(t: dict) -> str:
+    n = {key: f"{t[key]:,}" for key in ("orphaned_queues", "duplicated_queues", "idle_instances")}
+    return (f"totals: {count(t['groups'], 'group', separators=True)}, "
+            f"{count(t['instances'], 'process', separators=True)}, {count(t['queues'], 'queue', separators=True)}, "
+            f"{count(t['assignments'], 'assignment', separators=True)}, {n['orphaned_queues']} orphaned, "
+            f"{n['duplicated_queues']} duplicated, {n['idle_instances']} idle")
+
+
+def _details(sim: Simulation, findings: Sequence[PlanFinding], assignments: bool, out_dir: Optional[str]) -> list[str]:
+    """Per scenario (the baseline first), each group (the worst first) and topic: its counts, the backlog, and the
+    process -> queues map of small groups (of every group with `assignments`)."""
+    out: list[str] = []
     backlogs = _backlogs(sim)
     weights = group_weights(sim, findings)
     for scenario in sim.scenarios:
@@ -295,27 +390,7 @@ def render_text(sim: Simulation, findings: Sequence[PlanFinding], *, engine: str
                     out.extend(_process_map(r, backlog if weighed is not None and weighed.total else None))
     if sim.omitted_results:
         out.append(_more_results(sim.omitted_results, out_dir))
-    out.append("")
-    if findings:
-        out.append(f"findings ({len(findings):,})")
-        for f in findings:
-            where = " ".join(x for x in (f.scenario, f.group, f.topic) if x)
-            out.append(f"  {f.severity:<7} {f.code} [{printable(where)}] {printable(f.message)}")
-    else:
-        out.append("findings: none")
-    omitted = sum(counts.values()) - len(findings) if counts is not None else 0
-    if omitted > 0:
-        out.append(_where_the_rest_are(omitted, counts, out_dir))
-    t = totals(sim)
-    out.append("")
-    n = {key: f"{t[key]:,}" for key in ("orphaned_queues", "duplicated_queues", "idle_instances")}
-    out.append(f"totals: {count(t['groups'], 'group', separators=True)}, "
-               f"{count(t['instances'], 'process', separators=True)}, {count(t['queues'], 'queue', separators=True)}, "
-               f"{count(t['assignments'], 'assignment', separators=True)}, {n['orphaned_queues']} orphaned, "
-               f"{n['duplicated_queues']} duplicated, {n['idle_instances']} idle")
-    for c in churn(sim):
-        out.append(churn_line(c))
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _kinds(counts: dict) -> str:

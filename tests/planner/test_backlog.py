@@ -76,7 +76,7 @@ def test_a_wrong_backlog_names_its_key_path(backlog, error):
 
 
 def test_each_process_share_of_the_backlog_beside_its_queues_in_the_baseline_and_after_each_scenario(fleet_file):
-    code, text, _ = run("simulate", "--fleet", fleet_file)
+    code, text, _ = run("simulate", "--fleet", fleet_file, "--details")
     assert "backlog 910 messages; 10.0.0.5#1 holds 2 of 8 queues but 93% of the backlog (850 of 910 messages)" in text
     assert ("after deploy-orders, 10.0.0.5#1 holds 4 of 8 queues but 96% of the backlog (870 of 910 messages)"
             in text)

@@ -23,18 +23,52 @@ def rmqplan(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def test_example_text_report_shows_seed_004_map_and_findings():
+def test_example_text_report_puts_the_findings_first_and_the_map_on_request():
     code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local")
     assert code == 1 and err == ""  # error-level findings
     lines = out.splitlines()
+    assert lines[1].startswith("totals: 3 groups, 8 processes,")
+    assert lines[2:5] == ["scenario scale-out: 5 queues change owner (5 duplicate risk, 0 pause)",
+                          "findings: 6 errors, the worst first", ""]
+    # each finding: what and where, then why and what follows, wrapped under their own text
+    assert lines[5:11] == [
+        "PLAN001 error: 5 of 8 queues of OrderEvents are consumed by no process of group orders_legacy",
+        "    (broker-a: 3, 4, 5, 6, 7)",
+        "  why: 10.0.0.5#1, 10.0.0.5#2, 10.0.0.5#3 all report client id 10.0.0.5@1 (pid 1 on client 4.5.1 (<",
+        "       4.9.0 uses the pid alone)), so each computes the same share",
+        "  effect: their messages pile up unread", ""]
+    assert all(len(line) <= 100 for line in lines[1:])
+    assert not any(line.startswith(("baseline", "  group ")) for line in lines)  # the listing is asked for
+    assert lines[-1] == "more: --details lists each group and topic, --assignments every process's queues"
+    code, out, err = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local", "--details")
+    lines = out.splitlines()
+    assert lines.index("baseline") > max(i for i, line in enumerate(lines) if line.startswith("PLAN"))
     assert "  group consumer_group (clustering, AVG, 2 processes)" in lines
     assert "    TopicTest: 4 queues, 2 processes, orphaned 2, duplicated 2, idle 0" in lines
     assert any(line.split() == ["192.168.1.10#1", "192.168.1.10@XUJIAN_MACBOOK", "broker-a:", "0,", "1"]
                for line in lines)
     assert any(line.split() == ["(nobody)", "broker-a:", "2,", "3"] for line in lines)
-    assert any("PLAN001 [baseline consumer_group TopicTest]" in line for line in lines)
-    assert "scenario scale-out: 5 queues change owner (5 duplicate risk, 0 pause)" in lines
-    assert lines[-2].startswith("totals: 3 groups, 8 processes,")
+    assert "more: --details" not in out
+
+
+def test_findings_wrap_to_the_terminal_width_and_columns(monkeypatch):
+    from rmqplan.report.render import report_width
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert report_width(io.StringIO()) == 100  # a pipe or a file
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(80, 24): os.terminal_size((72, 30)))
+    assert report_width(Terminal()) == 72
+    monkeypatch.setenv("COLUMNS", "60")
+    assert report_width(io.StringIO()) == report_width(Terminal()) == 60
+    _, out, _ = rmqplan("simulate", "--fleet", EXAMPLE, "--engine", "local")
+    entries = [block.splitlines() for block in out.split("\n\n") if block.startswith("PLAN")]
+    assert len(entries) == 6 and all(len(line) <= 60 for entry in entries for line in entry)
+    assert all(line.startswith("    ") or line.startswith(("  why: ", "  effect: ", "       ", "          "))
+               for entry in entries for line in entry[1:])
 
 
 def test_json_follows_the_output_contract():
@@ -145,8 +179,8 @@ def test_a_large_generated_fleet_runs_on_the_local_engine(tmp_path):
     code, out, err = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
     assert code == 1 and err == ""
     assert "totals: 100,000 groups" in out
-    assert ("more group/topic results with problems, less bad than those shown, are not shown: --out DIR writes every "
-            "group's counts (DIR/groups, Parquet)") in out
+    assert re.search(r"^\.\.\. and [\d,]+ more findings not shown \(all findings by code: PLAN001 [\d,]+, .*\); "
+                     r"--out DIR writes every finding to DIR/findings\.json$", out, re.M)
 
 
 def test_conf_and_master_reach_the_engine_options(monkeypatch):
@@ -168,7 +202,7 @@ def test_the_process_map_is_for_small_groups_unless_assignments_are_asked(tmp_pa
     fleet = tmp_path / "big.toml"
     fleet.write_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 40\n[[groups]]\nname = "g"\n'
                      'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h"]\ncount = 20\n')
-    _, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local")
+    _, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--details")
     assert "    T: 40 queues, 20 processes, orphaned 0, duplicated 0, idle 0" in out.splitlines()
     assert "h#20" not in out  # 20 processes: too many for the map
     _, out, _ = rmqplan("simulate", "--fleet", str(fleet), "--engine", "local", "--assignments")
@@ -248,13 +282,13 @@ def test_one_of_each_is_counted_in_the_singular(tmp_path):
                     'subscriptions = [{ topic = "T" }]\n[[groups.instances]]\nhosts = ["h1"]\n'
                     '[[scenarios]]\nname = "join"\ngroup = "g"\nadd_instances = [{ hosts = ["h2"] }]\n'
                     '[[scenarios]]\nname = "restart"\nrolling_restart = true\n', encoding="utf-8")
-    code, out, err = rmqplan("simulate", "--fleet", str(path), "--compare-strategies")
+    code, out, err = rmqplan("simulate", "--fleet", str(path), "--compare-strategies", "--details")
     assert code == 0, err
     lines = out.splitlines()
     assert "  group g (clustering, AVG, 1 process)" in lines and "    T: 1 queue, 1 process, orphaned 0, " \
         "duplicated 0, idle 0" in lines
     assert "totals: 1 group, 1 process, 2 queues, 2 assignments, 0 orphaned, 0 duplicated, 0 idle" in lines
-    assert any(line.startswith("findings (1)") for line in lines) and "fleet of 1 group)" in err + out
+    assert "findings: 1 warning" in lines and "fleet of 1 group)" in err + out
     assert any(line.startswith("  join (g), 1 step, 2 queues: ") for line in lines)
     assert not re.findall(r"\b1 (?:\w+ )?(?:groups|processes|queues|assignments|steps|moves|findings|ids)\b", out + err)
 

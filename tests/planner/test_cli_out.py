@@ -295,7 +295,7 @@ def test_engine_totals_win_over_counting_partial_results():
              "duplicated_queues": 0, "idle_instances": 0}
     sim.totals, sim.omitted_results = whole, 42
     assert summary_json(sim, "spark")["totals"] == whole
-    text = render_text(sim, find(sim), engine="spark")
+    text = render_text(sim, find(sim), engine="spark", details=True)
     assert ("... and 42 more group/topic results with problems, less bad than those shown, are not shown: --out DIR "
             "writes every group's counts (DIR/groups, Parquet) and every finding (DIR/findings.json)") in text
     assert "totals: 1,000,000 groups, 9 processes" in text

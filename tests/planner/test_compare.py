@@ -168,9 +168,10 @@ def test_cli_json_and_text(tmp_path):
     lines = out.splitlines()
     from rmqplan.compare import COUNTED
 
-    assert f"strategies: {COUNTED}" in lines
+    assert f"strategies: {COUNTED}" in " ".join(line.strip() for line in lines)  # wrapped to 100 columns
     assert any(line.split()[:2] == ["scenario", "steps"] and line.split()[-1] == "minimum" for line in lines)
-    assert lines[-1].startswith("  rolling (orders), 6 steps, 9 queues: ")
+    summary = lines.index(next(line for line in lines if line.startswith("  rolling (orders), 6 steps, 9 queues: ")))
+    assert all(line.startswith("    ") for line in lines[summary + 1:]) and max(map(len, lines[summary:])) <= 100
 
 
 def planned(plan_dir: Path, scenario: str, group: str) -> list[dict]:

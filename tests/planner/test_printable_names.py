@@ -56,7 +56,11 @@ def rmqplan(*argv) -> tuple[int, str, str]:
 def test_simulate_text_escapes_the_fleets_names_and_json_keeps_them(tmp_path):
     fleet = tmp_path / "fleet.toml"
     fleet.write_text(FLEET, encoding="utf-8")
-    code, out, err = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--compare-strategies")
+    code, out, err = rmqplan("simulate", "--fleet", fleet, "--engine", "local")  # the findings, wrapped
+    assert code == 1 and err == "" and not RAW.search(out), out
+    assert all(line.startswith(("rmqplan: ", "totals: ", "scenario ", "findings: ", "PLAN", "  ", "more: "))
+               for line in out.splitlines() if line)
+    code, out, err = rmqplan("simulate", "--fleet", fleet, "--engine", "local", "--compare-strategies", "--details")
     assert code == 1 and err == ""
     assert not RAW.search(out), out
     assert not any(line.startswith("FAKE LINE") for line in out.splitlines())

@@ -330,11 +330,12 @@ def test_text_lists_the_steps_and_the_rollout():
     folder = Path(tempfile.mkdtemp())
     (folder / "fleet.toml").write_text(ONE_TOPIC + ROLLING, encoding="utf-8")
     out = io.StringIO()
-    assert run(["simulate", "--fleet", str(folder / "fleet.toml"), "--engine", "local"], out, io.StringIO()) == 0
+    assert run(["simulate", "--fleet", str(folder / "fleet.toml"), "--engine", "local", "--details"], out,
+               io.StringIO()) == 0
     lines = out.getvalue().splitlines()
     assert "  step 1  down h#1  moved 4 (1 duplicate risk, 3 pause)" in lines
-    assert lines[-1] == ("scenario rolling: 6 steps, 21 moves (12 duplicate risk, 9 pause), worst step 0 orphaned "
-                         "and 0 duplicated; after the last step 0 queues differ from the baseline")
+    assert lines[2] == ("scenario rolling: 6 steps, 21 moves (12 duplicate risk, 9 pause), worst step 0 orphaned "
+                        "and 0 duplicated; after the last step 0 queues differ from the baseline")
 
 
 def test_out_tables_have_a_row_per_step(tmp_path):

@@ -177,7 +177,7 @@ def test_the_text_report_shows_the_kept_queues(tmp_path, capsys):
 
     path = tmp_path / "fleet.toml"
     path.write_text(FLEET)
-    run(["simulate", "--fleet", str(path)], __import__("sys").stdout, __import__("sys").stderr)
+    run(["simulate", "--fleet", str(path), "--details"], __import__("sys").stdout, __import__("sys").stderr)
     out = capsys.readouterr().out
     scenario = out[out.index("scenario write-only"):]
     assert f"broker-a: 0, 1  (kept: rebalance fails: {NO_QUEUE})" in scenario

@@ -46,14 +46,14 @@ def _fleet() -> str:
 def test_text_and_json_list_the_worst_groups_and_findings_first(tmp_path):
     path = tmp_path / "sixty.toml"
     path.write_text(_fleet(), encoding="utf-8")
-    code, text, _ = rmqplan("simulate", "--fleet", str(path), "--engine", "local")
+    code, text, _ = rmqplan("simulate", "--fleet", str(path), "--engine", "local", "--details")
     assert code == 1
     headers = [line.split()[1] for line in text.splitlines() if line.startswith("  group ")]
     assert headers[:5] == EXPECTED and headers[5:] == [f"g{i:02d}" for i in range(60) if f"g{i:02d}" not in EXPECTED]
-    findings = [re.search(r"\[baseline (\S+) ", line).group(1) for line in text.splitlines()
-                if line.startswith(("  error ", "  warning "))]
-    assert list(dict.fromkeys(findings)) == EXPECTED
-    assert all(line.startswith("  error ") for line in text.splitlines() if "[baseline g5" in line)
+    entries = [" ".join(block.split()) for block in text.split("\n\n") if block.startswith("PLAN")]
+    findings = [(re.search(r"group (g\d\d)\b", entry).group(1), entry.split()[1]) for entry in entries]
+    assert list(dict.fromkeys(group for group, _ in findings)) == EXPECTED
+    assert all(severity == "error:" for group, severity in findings if group.startswith("g5"))
 
     _, out, _ = rmqplan("simulate", "--fleet", str(path), "--engine", "local", "--format", "json")
     doc = json.loads(out)
@@ -112,7 +112,7 @@ def test_a_large_generated_fleet_shows_its_worst_groups_and_says_where_the_rest_
     assert all(problem[g] >= cut or problem[g][0] > cut[0] for g in listed)
     keys = [(not problem[g][0], -problem[g][1], -problem[g][2]) for g in listed]
     assert keys == sorted(keys) and listed[0] == ranked[0]
-    code, text, _ = rmqplan("simulate", "--fleet", str(fleet))
+    code, text, _ = rmqplan("simulate", "--fleet", str(fleet), "--details")
     assert re.search(r"\.\.\. and [\d,]+ more group/topic results with problems, less bad than those shown, are not "
                      r"shown: --out DIR writes every group's counts \(DIR/groups, Parquet\) and every finding "
                      r"\(DIR/findings\.json\)", text)
