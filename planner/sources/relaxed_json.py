@@ -14,6 +14,8 @@ reason: `lines` is made with an object's first key, and a key seen before is the
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Optional
 
 MAX_DEPTH = 200  # real route data nests 4 deep; deeper is not an mqadmin output
@@ -61,6 +63,7 @@ class ObjectKey(tuple):
 
 _ESCAPES = {'"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _BARE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$-+.")
+_BARE_RUN = re.compile(r"[a-zA-Z0-9_$+.-]*")
 
 
 class _Parser:
@@ -77,6 +80,8 @@ class _Parser:
 
     def skip_space(self) -> None:
         text, n = self.text, len(self.text)
+        if self.pos < n and text[self.pos] not in " \t\r\n\ufeff":  # the usual case: no space at all
+            return
         while self.pos < n:
             ch = text[self.pos]
             if ch == "\n":
@@ -123,8 +128,7 @@ class _Parser:
 
     def bare(self) -> str:
         start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos] in _BARE:
-            self.pos += 1
+        self.pos = _BARE_RUN.match(self.text, start).end()
         if start == self.pos:
             found = repr(self.text[self.pos]) if self.pos < len(self.text) else "end of the text"
             raise self.fail(f"unexpected {found}")
@@ -143,8 +147,14 @@ class _Parser:
     def string(self) -> str:
         quote = self.text[self.pos]
         self.pos += 1
-        out: list[str] = []
         text, n = self.text, len(self.text)
+        end = text.find(quote, self.pos)
+        if end != -1:  # the usual string, without an escape or a line break: at once
+            chunk = text[self.pos:end]
+            if "\\" not in chunk and "\n" not in chunk:
+                self.pos = end + 1
+                return chunk
+        out: list[str] = []
         while True:
             if self.pos >= n:
                 raise self.fail("unterminated string")
