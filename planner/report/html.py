@@ -1,19 +1,29 @@
 """`rmqplan simulate --html FILE`: the simulation as one self-contained HTML page (inline CSS, a little inline
 JavaScript and SVG; nothing fetched from the network).
 
-What it shows:
-- the totals of the whole fleet and the findings' counts per code, then the listed findings;
-- per group of the baseline, the client ids its processes report, which of them are shared and why (the id's
-  source: a fixed instanceName, pid 1 on an old client...), and per topic a grid of processes (rows) against
-  queues (columns, by broker): a held cell carries the owner's colour and number, processes that report one client
-  id share a colour; an orphaned queue's column is red, a duplicated queue's column is amber and marked \u00d72 (the
-  number of holders), an idle process's row is greyed, a failed rebalance's row says why;
-- per scenario, each of its group's topics as two grids side by side, the baseline and the scenario, with the
-  queues that change owner outlined in both;
+What it shows, in this order, so that what is wrong and why comes before any grid:
+- the legend, the totals of the whole fleet and the findings' counts per code;
+- the problem table: each group/topic with a problem (the worst first, up to `MAX_PROBLEM_ROWS`), its counts, a
+  bar of its queues (red orphaned, amber duplicated, green held once) over a strip of its processes (grey idle, red
+  failed), and the cause of each of its findings beside it; then every listed finding in full words (folded when
+  there are many);
+- per group of the baseline (every group of a fleet of up to `MAX_GRID_GROUPS`, else the worst problem groups),
+  folded (`<details>`: open for a problem group of a small fleet): the client ids its processes report, which of
+  them are shared and why (the id's source: a fixed instanceName, pid 1 on an old client...), and per topic a grid
+  of processes (rows) against queues (columns, by broker): a held cell carries the owner's colour and number,
+  processes that report one client id share a colour; an orphaned queue's column is red, a duplicated queue's
+  column is amber and marked \u00d72 (the number of holders), an idle process's row is greyed, a failed
+  rebalance's row says why;
+- per scenario, its rollout, the problem table of what it leaves (up to `MAX_SCENARIO_PROBLEM_ROWS`), and its
+  worst groups' topics (up to `MAX_SCENARIO_GROUPS`, folded) as two grids side by side, the baseline and the scenario, with the queues that
+  change owner outlined in both;
 - with the group's backlog (a fleet read from a cluster), each queue's messages behind under its number, and
-  each process's total in its row;
-- a large fleet (more groups than `MAX_GRID_GROUPS`, or an engine that listed only its worst problem groups):
-  the totals, a table of the listed problem groups with their counts, and grids for the first of them.
+  each process's total in its row.
+
+The page's size grows with what is drawn, not with the fleet: at most `MAX_GRID_GROUPS` groups and
+`MAX_SCENARIO_GROUPS` per scenario are drawn and `MAX_PROBLEM_ROWS` problems and `MAX_FINDINGS` findings listed
+(each says how many more there are and where to see them), so a fleet of 10,000 groups gives a page of a few MB
+that a browser paints at once (BENCHMARKS.md).
 
 Every grid, row, column and cell carries `data-*` attributes (scenario, group, topic, instance, client id, queue)
 and classes (`held`, `orphaned`, `duplicated`, `moved`, `idle`) so a browser test can check the page.
@@ -38,7 +48,10 @@ from rmqplan.model.words import count, noun
 from rmqplan.report.ranking import Weight, group_weights, ordered_groups
 from rmqplan.report.render import churn_line, more_results_text
 
-MAX_GRID_GROUPS = 40  # groups drawn as grids; a larger fleet lists its problem groups in a table
+MAX_GRID_GROUPS = 40  # groups drawn as grids; a larger fleet draws its worst problem groups
+MAX_SCENARIO_GROUPS = 10  # a scenario's groups drawn beside the baseline (a broker down touches every group)
+MAX_PROBLEM_ROWS = 1000  # group/topic rows of the baseline's problem table
+MAX_SCENARIO_PROBLEM_ROWS = 100  # and of a scenario's (a broker down repeats most of the baseline's problems)
 MAX_GRID_PROCESSES = 120  # a grid larger than this is summarised, not drawn
 MAX_GRID_QUEUES = 512
 MAX_FINDINGS = 500  # findings listed in the page (all are counted)
@@ -184,20 +197,31 @@ def _count(n: int) -> str:
     return str(n)
 
 
-def _bar(r: GroupTopicResult) -> str:
-    """A small stacked bar: queues held once (green), duplicated (amber), orphaned (red)."""
-    total = max(len(r.queues), 1)
-    dup = 0 if r.model == BROADCASTING else len(r.duplicated)
-    parts = [(len(r.orphaned), "#d62728"), (dup, "#f0a30a"), (max(len(r.queues) - len(r.orphaned) - dup, 0), "#59a14f")]
+def _strip(parts: list[tuple[int, str]], y: int, height: int) -> list[str]:
+    total = max(sum(n for n, _ in parts), 1)
     x, rects = 0.0, []
     for n, fill in parts:
         w = 120 * n / total
         if w:
-            rects.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" fill="{fill}"/>')
+            rects.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{height}" fill="{fill}"/>')
         x += w
-    label = f'{len(r.orphaned)} orphaned, {dup} duplicated of {_plural(len(r.queues), "queue")}'
-    return (f'<svg class="bar" width="120" height="10" viewBox="0 0 120 10" role="img" aria-label="{label}">'
-            f'{"".join(rects)}</svg>')
+    return rects
+
+
+def _bar(r: GroupTopicResult) -> str:
+    """A small stacked bar: the queues, held once (green), duplicated (amber), orphaned (red); under it a strip of
+    the subscribing processes, busy (green), idle (grey), failed (red): a topic whose only problem is idle processes
+    is not all green."""
+    dup = 0 if r.model == BROADCASTING else len(r.duplicated)
+    queues = _strip([(len(r.orphaned), "#d62728"), (dup, "#f0a30a"),
+                     (max(len(r.queues) - len(r.orphaned) - dup, 0), "#59a14f")], 0, 8)
+    subs = sum(1 for p in r.processes if p.instance in r.assignment)
+    idle, failed = len(r.idle), len(r.errored)
+    processes = _strip([(failed, "#d62728"), (idle, "#9aa0a6"), (max(subs - idle - failed, 0), "#59a14f")], 10, 4)
+    label = (f'{len(r.orphaned)} orphaned, {dup} duplicated of {_plural(len(r.queues), "queue")}; '
+             f'{idle} idle, {failed} failed of {_plural(subs, "process", "processes")}')
+    return (f'<svg class="bar" width="120" height="14" viewBox="0 0 120 14" role="img" aria-label="{label}">'
+            f'{"".join(queues + processes)}</svg>')
 
 
 # ------------------------------------------------------------------------------------------------- the page
@@ -253,24 +277,30 @@ def _strategy(processes: Sequence[Process], model: str) -> str:
     return f"{model}, {', '.join(names) or '-'}"
 
 
-def _group_section(results: list[GroupTopicResult], index: int, problem: bool, backlog: Optional[dict] = None) -> str:
+def _group_section(results: list[GroupTopicResult], index: int, problem: bool, backlog: Optional[dict] = None,
+                   open_: bool = False) -> str:
+    """A group's client ids and grids, folded: its heading is the `<details>`' summary."""
     first = results[0]
-    parts = [f'<section class="group{" problem" if problem else ""}" id="g{index}" data-group="{e(first.group)}">',
-             f'<h3>{e(first.group)} <small>{e(_strategy(first.processes, first.model))}, '
-             f'{_plural(len(first.processes), "process", "processes")}</small></h3>',
+    parts = [f'<section class="group{" problem" if problem else ""}" id="g{index}" data-group="{e(first.group)}">'
+             f'<details{" open" if open_ else ""}><summary><h3>{e(first.group)} '
+             f'<small>{e(_strategy(first.processes, first.model))}, '
+             f'{_plural(len(first.processes), "process", "processes")}</small></h3></summary>',
              _client_ids(first.processes, first.model)]
     for r in results:
         parts.append(f'<div class="topic"><h4>{e(r.topic)} {_bar(r)} <small>{_counts_line(r)}</small></h4>'
                      f'<div class="scroll">{grid(r, backlog=backlog)}</div></div>')
-    parts.append("</section>")
+    parts.append("</details></section>")
     return "".join(parts)
 
 
 def _scenario_section(sim: Simulation, name: str, rollout: dict, backlogs: Optional[dict] = None,
-                      weights: Optional[dict[tuple[str, str], Weight]] = None) -> str:
+                      weights: Optional[dict[tuple[str, str], Weight]] = None,
+                      causes: Optional[dict[tuple, list[PlanFinding]]] = None, out_dir: Optional[str] = None) -> str:
     """A scenario: its rollout in one line (the text report's), its steps with their moves by kind when it has
-    several, then each group it touches (the worst first) as it leaves it, beside the baseline."""
+    several, the problems it leaves with their causes (`causes`: its findings by result), then its worst groups (up
+    to MAX_SCENARIO_GROUPS, folded unless it touches only a few) as it leaves them, beside the baseline."""
     backlogs = backlogs or {}
+    causes = causes or {}
     base = {(r.group, r.topic): r for r in sim.results if r.scenario == sim.scenarios[0]}
     results = [r for r in sim.results if r.scenario == name]
     line = churn_line(rollout).split(": ", 1)[1]
@@ -283,10 +313,21 @@ def _scenario_section(sim: Simulation, name: str, rollout: dict, backlogs: Optio
     groups = list(dict.fromkeys(r.group for r in results))
     if weights is not None:
         groups = [g for g in ordered_groups(weights, name) if g in groups]
-    for group in groups:
-        group_results = [r for r in results if r.group == group]
+    by_group: dict[str, list[GroupTopicResult]] = {}
+    for r in results:
+        by_group.setdefault(r.group, []).append(r)
+    problems = [r for g in groups for r in by_group[g] if _found(causes, r)]
+    if problems:
+        parts.append(_problem_table(problems, causes, 0, out_dir, limit=MAX_SCENARIO_PROBLEM_ROWS))
+    drawn = groups[:MAX_SCENARIO_GROUPS]
+    if len(groups) > len(drawn):
+        parts.append(f'<p class="more">{_plural(len(groups), "group")} touched; the {len(drawn):,} worst drawn '
+                     f'(every group: rmqplan simulate --details, or --format json).</p>')
+    for group in drawn:
+        group_results = by_group[group]
         processes = _plural(len(group_results[0].processes), "process")
-        parts.append(f'<p class="sub">group {e(group)}: {processes} in the scenario</p>')
+        parts.append(f'<details class="touched"{" open" if len(groups) <= 3 else ""} data-group="{e(group)}">'
+                     f'<summary class="sub">group {e(group)}: {processes} in the scenario</summary>')
         parts.append(_client_ids(group_results[0].processes, group_results[0].model))
         for r in group_results:
             before = base.get((r.group, r.topic))
@@ -299,6 +340,7 @@ def _scenario_section(sim: Simulation, name: str, rollout: dict, backlogs: Optio
             parts.append(f'<figure><figcaption>scenario {e(name)}</figcaption>'
                          f'<div class="scroll">{grid(r, "after", r.moved, backlogs.get(group))}</div></figure>'
                          '</div></div>')
+        parts.append("</details>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -390,6 +432,9 @@ def _totals(t: dict, counts: dict) -> str:
     return "".join(out)
 
 
+FINDINGS_OPEN = 20  # the findings in full words are shown unfolded up to this many
+
+
 def _findings(findings: Sequence[PlanFinding], counts: dict, out_dir: Optional[str]) -> str:
     if not findings:
         return '<p class="none">No findings.</p>'
@@ -404,20 +449,63 @@ def _findings(findings: Sequence[PlanFinding], counts: dict, out_dir: Optional[s
         where = (f"every finding is in {os.path.join(out_dir, 'findings.json')}" if out_dir
                  else "rmqplan simulate --out DIR writes every finding to DIR/findings.json")
         note = f'<p class="more">{min(len(findings), MAX_FINDINGS):,} of {total:,} findings listed; {e(where)}.</p>'
-    return (f'<table class="findings"><thead><tr><th>severity</th><th>code</th><th>scenario</th><th>group</th>'
-            f'<th>topic</th><th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{note}')
+    shown = min(len(findings), MAX_FINDINGS)
+    return (f'<details class="all-findings"{" open" if shown <= FINDINGS_OPEN else ""}><summary>'
+            f'{_plural(shown, "finding")} in full words</summary>'
+            f'<table class="findings"><thead><tr><th>severity</th><th>code</th><th>scenario</th><th>group</th>'
+            f'<th>topic</th><th>message</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{note}</details>')
 
 
-def _problem_table(results: list[GroupTopicResult], omitted: int, out_dir: Optional[str] = None) -> str:
+def _causes(findings: Sequence[PlanFinding]) -> dict[tuple, list[PlanFinding]]:
+    """The findings of each (scenario, group, topic); a group's own (PLAN007) under topic None."""
+    out: dict[tuple, list[PlanFinding]] = {}
+    for f in findings:
+        if f.group is not None:
+            out.setdefault((f.scenario, f.group, f.topic), []).append(f)
+    return out
+
+
+def _found(causes: dict[tuple, list[PlanFinding]], r: GroupTopicResult) -> list[PlanFinding]:
+    """The findings that name `r`, or its group (PLAN007)."""
+    return causes.get((r.scenario, r.group, r.topic), []) + causes.get((r.scenario, r.group, None), [])
+
+
+def _cause_cell(found: list[PlanFinding]) -> str:
+    """Why, once per cause, after the codes it explains (an orphaned and a duplicated queue often share one)."""
+    by_why: dict[str, list[PlanFinding]] = {}
+    for f in found:
+        by_why.setdefault(f.why or f.headline or f.message, []).append(f)
+    lines = []
+    for why, fs in by_why.items():
+        codes = " ".join(f'<span class="code {f.severity}">{f.code}</span>' for f in fs)
+        lines.append(f'<div>{codes} {e(why)}</div>')
+    return f'<td class="why">{"".join(lines)}</td>'
+
+
+def _problem_table(results: list[GroupTopicResult], causes: dict[tuple, list[PlanFinding]], omitted: int,
+                   out_dir: Optional[str] = None, anchors: Optional[dict[str, int]] = None,
+                   limit: int = MAX_PROBLEM_ROWS) -> str:
+    """One row per problem group/topic (up to `limit`): its counts, its bar and the cause of each of its findings;
+    a group drawn below (`anchors`: group -> its section's number) links to its grids."""
+    anchors = anchors or {}
     rows = []
-    for r in results:
-        rows.append(f'<tr data-group="{e(r.group)}" data-topic="{e(r.topic)}"><td>{e(r.group)}</td><td>{e(r.topic)}'
+    for r in results[:limit]:
+        group = e(r.group)
+        if r.group in anchors:
+            group = f'<a href="#g{anchors[r.group]}">{group}</a>'
+        rows.append(f'<tr data-group="{e(r.group)}" data-topic="{e(r.topic)}"><td>{group}</td><td>{e(r.topic)}'
                     f'</td><td>{len(r.queues)}</td><td>{len(r.processes)}</td><td>{len(r.orphaned)}</td>'
                     f'<td>{0 if r.model == BROADCASTING else len(r.duplicated)}</td><td>{len(r.idle)}</td>'
-                    f'<td>{len(r.errored)}</td><td>{_bar(r)}</td></tr>')
-    more = f'<p class="more" id="more-problems">and {e(more_results_text(omitted, out_dir))}.</p>' if omitted else ""
+                    f'<td>{len(r.errored)}</td><td>{_bar(r)}</td>{_cause_cell(_found(causes, r))}</tr>')
+    more = ""
+    if len(results) > limit:
+        rest = len(results) - limit
+        more += (f'<p class="more">and {_plural(rest, "more problem group/topic")}, less bad: every one in the text '
+                 f'report (rmqplan simulate) and its JSON.</p>')
+    if omitted:
+        more += f'<p class="more" id="more-problems">and {e(more_results_text(omitted, out_dir))}.</p>'
     return (f'<table class="problems"><thead><tr><th>group</th><th>topic</th><th>queues</th><th>processes</th>'
-            f'<th>orphaned</th><th>duplicated</th><th>idle</th><th>failed</th><th></th></tr></thead>'
+            f'<th>orphaned</th><th>duplicated</th><th>idle</th><th>failed</th><th></th><th>why</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>{more}')
 
 
@@ -436,39 +524,39 @@ def render_html(sim: Simulation, findings: Sequence[PlanFinding], counts: dict, 
             by_group.setdefault(r.group, []).append(r)
     ranked = ordered_groups(weights, baseline)  # the worst first (rmqplan.report.ranking)
     large = len(by_group) > MAX_GRID_GROUPS or sim.omitted_results > 0
-    flagged = {(f.scenario, f.group, f.topic) for f in findings}
-
-    def has_problem(r: GroupTopicResult) -> bool:  # a finding names it, or its group (PLAN007)
-        return (r.scenario, r.group, r.topic) in flagged or (r.scenario, r.group, None) in flagged
-
+    causes = _causes(findings)
+    problem_groups = [g for g in ranked if any(_found(causes, r) for r in by_group[g])]
+    drawn = problem_groups[:MAX_GRID_GROUPS] if large else ranked
+    anchors = {g: i for i, g in enumerate(drawn)}
     body = [f'<header><h1>rmqplan <small>{e(title)}</small></h1><p class="engine">{e(engine)}</p>'
-            '</header>', "<h2>Totals</h2>", _totals(totals, counts), extra]
-    problem_groups = [g for g in ranked if any(has_problem(r) for r in by_group[g])]
-    if large:
-        drawn = problem_groups[:MAX_GRID_GROUPS]
-        listed = [r for g in problem_groups for r in by_group[g] if has_problem(r)]
+            '</header>', LEGEND, "<h2>Totals</h2>", _totals(totals, counts), extra]
+    listed = [r for g in problem_groups for r in by_group[g] if _found(causes, r)]
+    if listed or sim.omitted_results:
         body += [f"<h2>Problem groups <small>{_plural(len(problem_groups), 'group')} listed, the worst first: errors, "
-                 f"then warnings, then by the queues they lose</small></h2>",
-                 _problem_table(listed, sim.omitted_results, out_dir)]
+                 f"then warnings, then by the queues they lose; why beside each</small></h2>",
+                 _problem_table(listed, causes, sim.omitted_results, out_dir, anchors)]
+    body += ['<h2 id="findings">Findings</h2>', _findings(findings, counts, out_dir)]
+    if large:
         if drawn:
             rest = len(problem_groups) - len(drawn)
             more = (f"; {_plural(rest, 'more problem group')} in the table above" if rest else "")
             body.append(f"<h2>The {_plural(len(drawn), 'worst problem group')} <small>drawn{e(more)}</small></h2>")
     else:
-        drawn = ranked
         body.append(f"<h2>Groups <small>{baseline}, the worst first</small></h2>")
     if drawn:
         body.append('<nav class="groups">' + " ".join(
             f'<a href="#g{i}" class="{"problem" if g in problem_groups else ""}">{e(g)}</a>'
             for i, g in enumerate(drawn)) + "</nav>")
-    body += [_group_section(by_group[g], i, g in problem_groups, backlogs.get(g)) for i, g in enumerate(drawn)]
+    body += [_group_section(by_group[g], i, g in problem_groups, backlogs.get(g), open_=not large and g in problem_groups)
+             for i, g in enumerate(drawn)]
     rollouts = {c["name"]: c for c in churn(sim)}
     if sim.scenarios[1:]:
         body.append("<h2>Scenarios <small>beside the baseline; outlined queues change owner</small></h2>")
-        body += [_scenario_section(sim, name, rollouts[name], backlogs, weights) for name in sim.scenarios[1:]]
+        body += [_scenario_section(sim, name, rollouts[name], backlogs, weights, causes, out_dir)
+                 for name in sim.scenarios[1:]]
     if strategies is not None:
         body.append(strategies_html(strategies, sim.fleet.generate is not None))
-    body += ['<h2 id="findings">Findings</h2>', _findings(findings, counts, out_dir), LEGEND]
+    body.append(FOOTER)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>rmqplan: {e(title)}</title><style>{CSS}</style></head>'
@@ -488,14 +576,26 @@ def write_html(path: str, text: str) -> None:
         raise HtmlError(f"--html {path}: cannot write: {exc.strerror or exc}") from None
 
 
-LEGEND = ('<footer><h2>Legend</h2><table class="grid legend"><tr>'
-          '<td class="cell held" style="background:#4e79a7">1</td><td>held by process 1 (processes reporting one '
-          'client id share a colour)</td></tr><tr><td class="cell orphaned"></td><td>orphaned: no process holds '
-          'the queue</td></tr><tr><td class="cell duplicated held" style="background:#4e79a7">1</td><td>duplicated: '
-          'two or more processes hold it (\u00d72 in the header)</td></tr>'
-          '<tr><td class="cell moved"></td><td>moved: the '
-          'scenario gives it another owner</td></tr><tr class="idle"><td class="cell"></td><td>idle process: holds '
-          'no queue</td></tr></table><p>Made by rmqplan; this file needs no network.</p></footer>')
+def _swatch(cell: str, text: str, row: str = "") -> str:
+    return f'<span class="key"><table class="grid"><tr{row}>{cell}</tr></table>{text}</span>'
+
+
+# The key to the grids and bars, at the top of the page.
+LEGEND = ('<div class="legend" id="legend">'
+          + _swatch('<td class="cell held" style="background:#4e79a7">1</td>',
+                    "held by process 1 (processes reporting one client id share a colour)")
+          + _swatch('<td class="cell orphaned"></td>', "orphaned: no process holds the queue")
+          + _swatch('<td class="cell duplicated held" style="background:#4e79a7">1</td>',
+                    "duplicated: two or more processes hold it (\u00d72 in the header)")
+          + _swatch('<td class="cell moved"></td>', "moved: the scenario gives it another owner")
+          + _swatch('<td class="cell"></td>', "idle process: holds no queue", ' class="idle"')
+          + '<span class="key"><svg class="bar" width="40" height="14" viewBox="0 0 40 14" aria-hidden="true">'
+            '<rect x="0" y="0" width="10" height="8" fill="#d62728"/><rect x="10" y="0" width="10" height="8" '
+            'fill="#f0a30a"/><rect x="20" y="0" width="20" height="8" fill="#59a14f"/><rect x="0" y="10" width="28" '
+            'height="4" fill="#59a14f"/><rect x="28" y="10" width="12" height="4" fill="#9aa0a6"/></svg>'
+            'bar: queues orphaned, duplicated, held once; under it the processes, busy and idle (failed red)</span>'
+          + '</div>')
+FOOTER = '<footer><p>Made by rmqplan; this file needs no network.</p></footer>'
 
 CSS = """
 :root{--red:#d62728;--red-bg:#fde0dc;--amber:#f0a30a;--amber-bg:#fff1cc;--blue:#1f6feb;--grey:#9aa0a6;
@@ -568,12 +668,25 @@ tr.peer th.name,tr.peer td.cid{background:#fff8c5}
 .mv{color:var(--blue);font-weight:600}
 .bar{vertical-align:middle;border:1px solid var(--line)}
 .more,.toolarge,.sub{color:#57606a}
-footer{margin-top:30px;color:#57606a;font-size:12px}footer .legend td{border:none;text-align:left;padding:3px 8px}
-footer .legend td.cell{border:1px solid #e1e4e8;width:24px}
+footer{margin-top:30px;color:#57606a;font-size:12px}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;margin:12px 0 0;font-size:12px;color:#57606a}
+.legend .key{display:inline-flex;align-items:center;gap:6px}.legend table.grid td.cell{border:1px solid #e1e4e8}
+.problems :is(th,td):nth-child(n+3):not(:last-child){width:1%;white-space:nowrap}.problems td.why div+div{margin-top:3px}
+.why .code{font-size:11px;padding:0 6px;margin-right:2px;white-space:nowrap}
+section.group>details>summary{cursor:pointer}section.group>details>summary h3{display:inline-block;margin:12px 0 6px}
+details.all-findings>summary,details.touched>summary{cursor:pointer;color:#57606a;margin:6px 0}
 """
 
-# Hovering a process highlights every process of the table that reports the same client id.
+# Hovering a process highlights every process of the table that reports the same client id; following a link to
+# a group (the problem table's, the navigation's) unfolds it.
 SCRIPT = """
+function unfold(){
+  var target = location.hash && document.getElementById(location.hash.slice(1));
+  var folded = target && target.querySelector('details');
+  if(folded){folded.open = true;}
+}
+window.addEventListener('hashchange', unfold);
+unfold();
 document.querySelectorAll('table.grid tbody tr.proc').forEach(function(row){
   function mark(on){
     row.closest('table').querySelectorAll('tr.proc').forEach(function(other){
