@@ -16,6 +16,7 @@ change here.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Generic, Optional, TypeVar
 
@@ -49,11 +50,12 @@ class Sourced(Generic[T]):
         return comment_text(self.source if self.known else f"unknown: {self.source}")
 
 
+_NOT_IN_COMMENTS = re.compile("[\x00-\x08\x0a-\x1f\x7f\ud800-\udfff]")  # control characters but tab, surrogates
+
+
 def comment_text(text: str) -> str:
     """One line that TOML takes in a comment: no line breaks, no control characters, no lone surrogates."""
-    text = " ".join(text.split())
-    return "".join("\ufffd" if (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F or 0xD800 <= ord(c) <= 0xDFFF
-                   else c for c in text)
+    return _NOT_IN_COMMENTS.sub("\ufffd", " ".join(text.split()))
 
 
 @dataclass
