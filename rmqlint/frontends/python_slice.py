@@ -66,19 +66,22 @@ def slice_module(text: str, tree: ast.Module) -> Slice:
         for name in statement.reads:
             readers.setdefault(name, []).append(index)
 
+    # Each name is followed once: a module assigning one name thousands of times is linear, not quadratic.
     relevant = {i for i, s in enumerate(statements) if s.rocketmq}
-    work = list(relevant)
+    work, followed = list(relevant), set()
     while work:  # forward: what reads a name a relevant statement binds may configure a client
-        for name in statements[work.pop()].binds:
+        for name in statements[work.pop()].binds - followed:
+            followed.add(name)
             for reader in readers.get(name, ()):
                 if reader not in relevant:
                     relevant.add(reader)
                     work.append(reader)
     kept = relevant | {i for i, s in enumerate(statements) if s.constant}
-    work = list(kept)
+    work, followed = list(kept), set()
     while work:  # backward: every binder of every name a kept statement reads or binds
         statement = statements[work.pop()]
-        for name in (*statement.reads, *statement.binds):
+        for name in (statement.reads | statement.binds) - followed:
+            followed.add(name)
             for binder in binders.get(name, ()):
                 if binder not in kept:
                     kept.add(binder)
