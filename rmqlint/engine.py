@@ -345,6 +345,13 @@ def parse_file(kind: str, rel: str, data: bytes) -> tuple[FileFacts, bool]:
 KEPT_BYTES = 64 * 1024 * 1024  # the source read by the scan that `SourceIndex.peek` answers from memory
 
 
+def _size(count: int) -> str:
+    """A size in bytes as a limit's message says it: KB below a megabyte, MB from there."""
+    if count < 1024 * 1024:
+        return f"{count / 1024:,.0f} KB"
+    return f"{count / (1024 * 1024):,.1f}".removesuffix(".0") + " MB"
+
+
 def read_at_most(fh, limit: int) -> bytes:
     """The first `limit` bytes of an open file. `fh.read(limit)` would allocate (and give back) a buffer of `limit`
     bytes, 32 MB for a Java file, each time: reading a tree's 2,000 small files so cost twice what reading them
@@ -426,9 +433,8 @@ class SourceIndex:
             return
         limit = frontend_named(kind).max_bytes
         if st is not None and st.st_size > limit:
-            size = st.st_size / (1024 * 1024)
             self._add(frontend_named(kind).problem(
-                rel, f"file is {size:.1f} MB, over the {limit >> 20} MB limit for {kind} files: not linted"))
+                rel, f"file is {_size(st.st_size)}, over the {_size(limit)} limit for {kind} files: not linted"))
             return
 
         entry = self._entries.get(rel)
@@ -542,13 +548,22 @@ class SourceIndex:
         return found
 
     def _peek(self, rel: str) -> bytes | None:
-        """A file's bytes for the byte search, read at most once per run."""
+        """A file's bytes for the byte search, read once per run while the kept bytes stay under KEPT_BYTES. None
+        for a file over its frontend's limit: it is not linted (RMQ900), so neither searched nor parsed for a
+        lookup."""
         if self._memory is not None:
             return self._memory.get(rel)
-        if rel not in self._peeked:
-            try:
-                with open(os.path.join(self._root_str, rel), "rb") as fh:
-                    self._peeked[rel] = read_at_most(fh, frontend_named(self.kinds[rel]).max_bytes + 1)
-            except OSError:
-                self._peeked[rel] = None
-        return self._peeked[rel]
+        if rel in self._peeked:
+            return self._peeked[rel]
+        limit = frontend_named(self.kinds[rel]).max_bytes
+        try:
+            with open(os.path.join(self._root_str, rel), "rb") as fh:
+                data = read_at_most(fh, limit + 1)
+        except OSError:
+            data = None
+        if data is not None and len(data) > limit:
+            data = None
+        if data is None or self._kept_bytes + len(data) <= KEPT_BYTES:
+            self._kept_bytes += len(data or b"")
+            self._peeked[rel] = data
+        return data

@@ -46,7 +46,8 @@ class UnreadableFile(Rule):
     DOCS = """\
 ## What it does
 Reports a file rmqlint could not read or parse: unreadable, binary, in an encoding it cannot decode, nested
-deeper than it follows, or with a syntax error. The rest of the project is still linted, and whatever part of a
+deeper than it follows, larger than it parses (768 KB of Java, 192 KB of Python, 768 KB of Spring configuration:
+the parsers' memory grows with the file), or with a syntax error. The rest of the project is still linted, and whatever part of a
 Java file with a syntax error could be parsed is still checked.
 
 ## Why is this bad?

@@ -438,7 +438,8 @@ def _yaml_files(root: Path) -> list[tuple[Path, bool]]:
 def _read_yaml_text(path: Path, problems: list[SourceProblem]) -> Optional[str]:
     label = str(path)
     try:
-        data = path.read_bytes()[:MAX_FILE_BYTES + 1]
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as err:
         problems.append(SourceProblem(Origin(label), f"cannot read: {err.strerror or err}"))
         return None

@@ -2,7 +2,10 @@
 
 PyYAML's composer gives nodes with positions; this turns them into dicts, lists and scalars (with the safe
 loader's types) where each dict is a `LineMap` whose `lines[key]` is the 1-based line of that key. Aliases are
-expanded, but a document that would expand to more than `MAX_NODES` values (an alias bomb) is refused.
+expanded, but a document that would expand to more than `MAX_NODES` values (an alias bomb) is refused, and so is
+one that holds more before it is composed: PyYAML's nodes take about 300 bytes per byte of a dense flow sequence
+(`x: [1,1,...]`: 1 MB took 216 MB, 8 MB 1.3 GB before the count refused it), so the values are counted on the
+event stream first, which holds one event at a time.
 """
 
 from __future__ import annotations
@@ -70,7 +73,20 @@ def load_all(text: str) -> Iterator[tuple[int, Any]]:
         loader = _LOADER
     except UnicodeEncodeError:  # a lone surrogate: libyaml cannot take it, the Python loader reports it
         loader = yaml.SafeLoader
+    _count_values(text, loader)
     for node in yaml.compose_all(text, Loader=loader):
         if node is None:
             continue
         yield node.start_mark.line + 1, _Converter().convert(node)
+
+
+def _count_values(text: str, loader) -> None:
+    """Raise YamlTooLarge when a document holds more than MAX_NODES values (scalars, sequences, mappings)."""
+    count = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.DocumentStartEvent):
+            count = 0
+        elif isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            count += 1
+            if count > MAX_NODES:
+                raise YamlTooLarge(f"holds more than {MAX_NODES:,} values")

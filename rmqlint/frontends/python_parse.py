@@ -35,6 +35,11 @@ from rmqlint.text import TextBytes, add_suppressions, decode, split_lines
 MAX_DEPTH = 500
 # libcst runs with at least this recursion limit, enough for MAX_DEPTH levels (measured safe up to 4,000).
 RECURSION_LIMIT = 10_000
+# libcst's native parser holds about 2.5 KB per syntax node at its peak, whatever the code looks like (peak RSS less
+# the interpreter's: argparse.py, 100 KB and 11,600 stdlib AST nodes, 31 MB; 64 KB of `x=1` lines, 65,500 nodes,
+# 150 MB), so what it is given is bounded by the nodes of the stdlib tree, not by bytes: 50,000 nodes (a module of
+# about 400 KB of ordinary code) stay near 130 MB.
+MAX_NODES = 50_000
 
 
 def parse_python(path: str, data: bytes) -> FileFacts:
@@ -138,10 +143,16 @@ def _stdlib_parse(path: str, text: str) -> tuple[ast.Module | None, Problem | No
 
 
 def _too_deep(path: str, sliced: Slice) -> Problem | None:
-    """A kept statement nested deeper than libcst is given, or a longer run of implicitly concatenated strings."""
+    """A kept statement nested deeper than libcst is given, a longer run of implicitly concatenated strings, or more
+    syntax nodes than libcst is given."""
     stack = [(statement, 0) for statement in sliced.statements]
+    nodes = 0
     while stack:
         node, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            return Problem(f"too large to analyse: more than {MAX_NODES:,} syntax nodes in the statements that can "
+                           "hold facts: not analysed", _loc(path, 1, 1))
         if isinstance(node, ast.BoolOp):  # libcst nests `a or b or c` pairwise
             depth += len(node.values)
         if depth > MAX_DEPTH:

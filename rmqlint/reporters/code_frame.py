@@ -10,10 +10,11 @@ rustc show a diagnostic:
 
 The file is read as it is now and decoded as the frontends decode it (`rmqlint.text.decode`: UTF-8, undecodable
 bytes as U+FFFD). A file that cannot be read, is no regular file, is binary, or no longer has the finding's line
-gives no frame. A line is shown as a terminal shows it, and the underline is counted in the same columns: a tab
-reaches the next multiple of 4, a control character is its escape (`printable`: `\\x1b`), an East Asian wide
-character takes two columns, a combining mark none. A line wider than the frame is cut to a window around the
-span, with `…` where it was cut.
+gives no frame, and neither does a line longer than MAX_LINE characters (minified or generated: each character
+becomes a cell, and a 10 MB line took a gigabyte). A line is shown as a terminal shows it, and the underline is
+counted in the same columns: a tab reaches the next multiple of 4, a control character is its escape
+(`printable`: `\\x1b`), an East Asian wide character takes two columns, a combining mark none. A line wider than
+the frame is cut to a window around the span, with `…` where it was cut.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ TAB = 4
 CONTEXT = 1  # lines shown above and below the span
 SPAN_LINES = 5  # a longer span shows its first and last two lines, with `...` between
 MAX_BYTES = 16 * 1024 * 1024  # larger files (generated, minified) are shown without a frame
+MAX_LINE = 10_000  # characters of a line shown in a frame
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,8 @@ def code_frame(lines: list[str] | None, location, width: int) -> list[str]:
     if len(spanned) > SPAN_LINES:
         spanned = [*spanned[:2], None, *spanned[-2:]]
     shown = [*range(max(1, first - CONTEXT), first), *spanned, *range(last + 1, min(len(lines), last + CONTEXT) + 1)]
+    if any(n is not None and len(lines[n - 1]) > MAX_LINE for n in shown):
+        return []
     gutter = len(str(max(n for n in shown if n is not None)))
     rows = {n: cells(lines[n - 1]) for n in shown if n is not None}
     marks = {n: _underlined(rows[n], n, first, last, location) for n in spanned if n is not None}
