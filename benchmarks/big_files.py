@@ -1,5 +1,6 @@
-"""rmqlint on one very large file (not a test): a cold lint of a 4 MB Python module and of a 4 MB Java class, each
-passed on the command line, against a bare parse of the same file by the parser rmqlint uses for it.
+"""rmqlint on one very large file (not a test): a cold lint of the largest Python module and the largest Java class
+it lints (just under each language's limit, `max_bytes` of its frontend), each passed on the command line, against
+a bare parse of the same file by the parser rmqlint uses for it.
 
     python -m benchmarks.big_files                       # both files, best of 3
     python -m benchmarks.big_files --repeat 5 --only python
@@ -29,7 +30,11 @@ from pathlib import Path
 
 from benchmarks.lint_bench import _env, machine
 
-TARGET_BYTES = 4 * 1024 * 1024 + 100 * 1024  # a little over 4 MiB
+def target_bytes(kind: str) -> int:
+    """Just under the frontend's limit: the largest file of the language that rmqlint parses."""
+    from rmqlint.frontends import frontend_named
+
+    return frontend_named(kind).max_bytes - 4 * 1024
 
 PYTHON_HEAD = '''"""Order handling service (generated for the benchmark)."""
 import logging
@@ -162,27 +167,35 @@ PARSE_JAVA = ("import sys, tree_sitter, tree_sitter_java; "
 def python_source(shape: str) -> str:
     parts, size, i = [PYTHON_HEAD], len(PYTHON_HEAD), 0
     block = PYTHON_RELEVANT_BLOCK if shape == "relevant" else PYTHON_BLOCK
-    while size < TARGET_BYTES:
+    target, consumer = target_bytes("python"), False
+    while size + len(PYTHON_CONSUMER) < target:
         text = block.format(i=i, j=i + 1, k=i % 7 + 1)
+        if size + len(text) + len(PYTHON_CONSUMER) > target:
+            break
         parts.append(text)
         size += len(text)
         i += 1
-        if i == 1000:
+        if not consumer and size >= target // 4:  # the consumer a quarter of the way in
             parts.append(PYTHON_CONSUMER)
             size += len(PYTHON_CONSUMER)
+            consumer = True
     return "".join(parts)
 
 
 def java_source() -> str:
     parts, size, i = [JAVA_HEAD], len(JAVA_HEAD), 0
-    while size < TARGET_BYTES:
+    target, consumer = target_bytes("java"), False
+    while True:
         text = JAVA_BLOCK.format(i=i, k=i % 7 + 1)
+        if size + len(text) + len(JAVA_CONSUMER) + 2 > target:
+            break
         parts.append(text)
         size += len(text)
         i += 1
-        if i == 1000:
+        if not consumer and size >= target // 4:  # the consumer a quarter of the way in
             parts.append(JAVA_CONSUMER)
             size += len(JAVA_CONSUMER)
+            consumer = True
     parts.append("}\n")
     return "".join(parts)
 
