@@ -70,7 +70,8 @@ def soak(namesrv: str, minutes: float, interval: float) -> bool:
                 m.get("rmqplan_watch_read_duration_seconds_sum", 0)
             samples.append((minute, rss_mb(watch.pid), reads, failed, total / count if count else 0.0))
             print(f"  {minute:>3} min: RSS {samples[-1][1]:7.1f} MB, {reads:,.0f} reads ({failed:,.0f} failed), "
-                  f"{samples[-1][4]:.3f} s a read on average so far", flush=True)
+                  f"{samples[-1][4]:.3f} s a read on average so far; load average {os.getloadavg()[0]:.2f}",
+                  flush=True)
     finally:
         stop = time.monotonic()
         watch.send_signal(signal.SIGTERM)

@@ -213,6 +213,7 @@ class WatchState:
         self.last_attempt: Optional[float] = None
         self.fault: Optional[str] = None  # why the last read failed; None when it succeeded
         self.recent: deque[Change] = deque(maxlen=RECENT_CHANGES)
+        self.latest: list[Change] = []  # what the last good read changed
         self._page: Optional[tuple[int, str]] = None  # (id of the read it shows, the HTML)
         self._reads = 0
 
@@ -225,6 +226,7 @@ class WatchState:
             self.brokers = len({b.name for b in report.snapshot.brokers if b.broker_id == 0}) or \
                 len({b.name for b in report.snapshot.brokers})
             self.recent.extend(found)
+            self.latest = found
             self._reads += 1
         return found
 
@@ -252,16 +254,21 @@ class WatchState:
             if self._page is not None and self._page[0] == hash(key):
                 return self._page[1]
             report, last_good, fault, recent = self.report, self.last_good, self.fault, list(self.recent)
+            latest = len(self.latest)
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(last_good)) if last_good else "never"
         head = [f'<p class="engine">rmqplan watch: {e(self.source)}, read every {self.interval:g} s; last good read '
                 f'{when}</p>']
         if fault:
             head.append(f'<p class="stale" style="color:#b00;font-weight:bold">Stale: the last read failed: '
                         f'{e(fault)}. Showing the read of {when}.</p>')
-        lines = [c.line() for c in reversed(recent)]
-        head.append('<h2>What changed <small>the latest first</small></h2>'
-                    + (f'<pre class="changes">{e(chr(10).join(lines))}</pre>' if lines
-                       else '<p class="none">Nothing changed since the service started.</p>'))
+        now = [c.line() for c in recent[len(recent) - latest:]] if latest else []
+        before = [c.line() for c in reversed(recent[:len(recent) - latest])]
+        head.append('<h2>What changed <small>since the previous read</small></h2>'
+                    + (f'<pre class="changes">{e(chr(10).join(now))}</pre>' if now
+                       else '<p class="none">Nothing.</p>'))
+        head.append('<h2>Earlier changes <small>the latest first</small></h2>'
+                    + (f'<pre class="changes">{e(chr(10).join(before))}</pre>' if before
+                       else '<p class="none">None since the service started.</p>'))
         if report is None:
             from rmqplan.report.html import CSS
 

@@ -91,6 +91,13 @@ def test_a_read_gives_the_groups_series_and_the_first_read_says_only_the_problem
     assert value(s, "rmqplan_duplicated_backlog_messages", group="orders", topic="Orders") == 20
     assert value(s, "rmqplan_group_findings", group="orders", code="PLAN001") == 2  # Orders and the retry topic
     assert value(s, "rmqplan_watch_changes_total") == len(lines)
+    page = service.state.page()
+    since, earlier = page.split("<h2>What changed <small>since the previous read</small></h2>")[1].split(
+        "<h2>Earlier changes")
+    assert "got a second owner" in since and "Nothing" not in since and "None since the service started" in earlier
+    service.read()
+    since, earlier = service.state.page().split("since the previous read</small></h2>")[1].split("<h2>Earlier")
+    assert "Nothing." in since and "got a second owner" in earlier
     text = "\n".join(lines)
     stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
     assert re.search(rf"^{stamp} orders: client joined \(2 connections now\) \[client ids: 10\.0\.0\.1@1\]$", text,
@@ -294,7 +301,7 @@ def test_the_service_serves_three_endpoints_binds_to_localhost_and_stops_at_sigt
         checked = subprocess.run([_promtool(), "check", "metrics"], input=metrics, capture_output=True, text=True)
         assert checked.returncode == 0, checked.stdout + checked.stderr
         status, headers, page = _get(url + "/")
-        assert status == 200 and headers["Refresh"] == "1" and "<h2>What changed" in page
+        assert status == 200 and headers["Refresh"] == "1" and "<h2>What changed <small>since the previous" in page
         assert _get(url + "/healthz")[:3:2] == (200, "ok\n")
         time.sleep(0.6)  # a read sees the shared client id
     finally:
