@@ -51,11 +51,13 @@ $(ROCKETMQ_STAMP): $(ROCKETMQ_POMS)
 			&& touch $@ || echo "mvn failed: the live RocketMQ tests (-m cluster) will skip"; \
 	else echo "no mvn or javac on PATH: the live RocketMQ tests (-m cluster) will skip"; fi
 
-# The Go client's module (rocketmq-client-go, from the Go module proxy) for the program that computes the Go golden
-# cases (tests/golden/go), which its test builds; without the go command that test skips (and fails in CI).
+# The Go client's module (rocketmq-client-go, from the Go module proxy) for the programs the tests build: the one that
+# computes the Go golden cases (tests/golden/go) and the live tests' Go consumer (tests/cluster/go); without the go
+# command their tests skip (and fail in CI).
 go-modules:
-	@if command -v go >/dev/null 2>&1; then cd tests/golden/go && GOFLAGS=-mod=mod go mod download; \
-	else echo "no go on PATH: the Go golden cases' program will not be built"; fi
+	@if command -v go >/dev/null 2>&1; then for d in tests/golden/go tests/cluster/go; do \
+		(cd $$d && GOFLAGS=-mod=mod go mod download) || exit 1; done; \
+	else echo "no go on PATH: the Go programs of the tests will not be built"; fi
 
 # Lints the bundled examples (they reproduce the incidents, so findings are expected: exit 1 is fine),
 # then simulates the example fleet and checks the deployed example service.
