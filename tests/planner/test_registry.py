@@ -121,3 +121,26 @@ def test_a_registered_strategy_runs_on_both_engines_and_in_generated_fleets(reve
     assert got.totals == expected.totals
     drawn = {r.group for r in expected.results for p in r.processes if p.strategy.name == "REVERSED"}
     assert "g" in drawn and len(drawn) > 5  # the hand-written group and generated groups drew it
+
+
+def test_go_forms_are_registered_apart_and_a_strategy_without_one_is_refused_for_go(reversed_strategy):
+    """rocketmq-client-go's forms are not new strategies: the names stay the Java ones, the Go function names are
+    aliases, and a Go process of a strategy Go has no form of (a plug-in) is a fleet error at its key path."""
+    from rmqplan.allocation.strategies import for_process, has_form
+    from rmqplan.sources.fleet_file import FleetError
+
+    assert "REVERSED" in names() and not has_form("go", "REVERSED")
+    assert all(has_form("go", n) for n in names() if n != "REVERSED")
+    assert canonical_name("AllocateByConsistentHash") == "CONSISTENT_HASH"
+    assert canonical_name("consumer.AllocateByMachineRoom") == "MACHINE_ROOM"
+    go = for_process(parse_strategy("CONSISTENT_HASH"), "go", "2.1.2")
+    assert go.client == "go" and strategy_of(go).client == "go" and strategy_of("CONSISTENT_HASH").client == "java"
+    with pytest.raises(ValueError, match="the go client has no strategy REVERSED"):
+        for_process(parse_strategy("REVERSED"), "go", "2.1.2")
+    with pytest.raises(FleetError) as e:
+        parse_fleet_text('[[brokers]]\nname = "b"\n[[topics]]\nname = "T"\nread_queues = 4\n[[groups]]\nname = "g"\n'
+                         'strategy = "REVERSED"\nsubscriptions = [{ topic = "T" }]\n[[groups.instances]]\n'
+                         'hosts = ["h"]\nclient = "go"\n', "fleet.toml")
+    assert e.value.errors == ["fleet.toml: groups[0].instances[0].client: rocketmq-client-go has no strategy "
+                              "REVERSED (it has AVG, AVG_BY_CIRCLE, CONFIG, CONSISTENT_HASH, MACHINE_ROOM, "
+                              "MACHINE_ROOM_NEARBY)"]
