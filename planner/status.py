@@ -13,9 +13,10 @@
    another strategy).
 4. Report (`rmqplan.status_report`): text or JSON, and `--html` the simulate report page with the brokers' view.
 
-Exit 1 when an error-level problem (PLAN001, PLAN002, PLAN004, PLAN005) is live, 0 otherwise, 2 when the cluster
-cannot be read (one line: the server, its address and what failed; each of the two reads has `--deadline` seconds
-in all) or the options are wrong.
+Exit 1 when an error-level problem (PLAN001, PLAN002, PLAN004, PLAN005, PLAN009) is live, 0 otherwise, 2 when the
+cluster cannot be read (one line: the server, its address and what failed; each of the two reads has `--deadline`
+seconds in all) or the options are wrong. A connection whose language is GO is a rocketmq-client-go process, modelled
+with that client's naming and strategy code (`rmqplan.sources.fleet_entries`).
 """
 
 from __future__ import annotations

@@ -117,3 +117,11 @@ def test_go_broadcasting_processes_in_pid_1_containers_share_the_go_clients_offs
     shared = [f for f in findings if f.code == "PLAN007"]
     assert len(shared) == 1  # distinct pids on 10.0.0.6: distinct ids, distinct files
     assert "~/.rocketmq_client_go/10.0.0.5@1/g/offset.json" in shared[0].message
+
+
+def test_plan009_is_a_rule_of_rmqplan_checks_sarif():
+    from rmqplan.check import PLAN_RULES
+    from rmqplan.report.codes import CODES
+
+    assert [r.CODE for r in PLAN_RULES] == [c.code for c in CODES]
+    assert (PLAN_RULES[-1].NAME, PLAN_RULES[-1].SEVERITY) == ("clients-disagree", "error")
