@@ -146,3 +146,16 @@ def test_a_queue_whose_hash_is_a_point_goes_to_the_next_point_on_a_go_ring():
     rings, hashes = np.zeros(4, dtype=np.int64), np.array([5, 6, 9, 10], dtype=np.uint32)
     assert table.route(rings, hashes).tolist() == [0, 1, 1, 0]
     assert table.route(rings, hashes, after=True).tolist() == [1, 1, 0, 0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=12), st.binary(max_size=40)), max_size=30))
+def test_a_crc_continued_or_put_together_from_a_prefix_is_zlibs(pairs):
+    from rmqplan.allocation.crc32 import prefixed
+
+    heads = np.array([zlib.crc32(p) for p, _ in pairs], dtype=np.uint32)
+    tails = ByteRows.from_bytes([t for _, t in pairs])
+    want = [zlib.crc32(p + t) for p, t in pairs]
+    assert crc32_rows(tails, start=heads).tolist() == want
+    registers = crc32_rows(tails, start=np.full(len(pairs), 0xFFFFFFFF, dtype=np.uint32)) ^ np.uint32(0xFFFFFFFF)
+    assert prefixed(heads, tails.lengths, registers).tolist() == want

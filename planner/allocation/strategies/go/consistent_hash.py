@@ -87,8 +87,6 @@ class GoConsistentHash(GoForm):
         first point after it. A ring with two equal points (then the later id's, by Go's order) is built by
         `GoHashRing`, call by call; 0 virtual nodes panics."""
         from rmqplan.allocation.batch import Rows, concat_ranges, offsets
-        from rmqplan.allocation.byte_rows import ByteRows
-        from rmqplan.allocation.crc32 import crc32_rows
         from rmqplan.allocation.strategies.base import per_call_kernel
         from rmqplan.allocation.strategies.consistent_hash import RingTable, _repeat_ranges, _takers
 
@@ -99,13 +97,12 @@ class GoConsistentHash(GoForm):
         first = batch.c_order[entries] == batch.c_index[entries]  # one point set per distinct id
         entries, call = entries[first], call[first]
         point_of, replica = _repeat_ranges(v[call])
-        cids = ByteRows.from_bytes([go_utf8(c) for c in batch.names.client_ids(entries)])
-        hashes = crc32_rows(ByteRows.join([ByteRows.decimal(replica), cids.take(point_of)]))
+        hashes = _point_hashes(batch.names.client_ids(entries), point_of, replica)
         points = offsets(np.bincount(call, weights=v[call], minlength=k_count).astype(np.int64))
         table = RingTable(hashes, batch.c_index[entries][point_of], points, int(calls.n.max()))
         routed = (v > 0) & ~table.collided
         q_index, q_call = concat_ranges(calls.q_start, np.where(routed, calls.m, 0))
-        q_hash = crc32_rows(_queue_keys(batch, calls.rebalance[q_call], q_index))
+        q_hash = _queue_hashes(batch, calls.rebalance[q_call], q_index)
         holder = table.route(q_call, q_hash, after=True)
         parts = [_takers(calls, offsets(calls.n), q_call, holder, q_index)]
         collided = np.flatnonzero((v > 0) & table.collided)
@@ -119,14 +116,35 @@ class GoConsistentHash(GoForm):
         return Rows.concat(parts)
 
 
-def _queue_keys(batch, rebalance: np.ndarray, queues: np.ndarray):
-    """`MessageQueue.String()` of each queue (of its rebalance's topic), as Go's bytes."""
+def _point_hashes(cids: list[str], point_of: np.ndarray, replica: np.ndarray) -> np.ndarray:
+    """CRC-32 of `strconv.Itoa(replica) + cid` for each point (its id `cids[point_of]`): each id's bytes and each
+    replica's prefix hashed once (`rmqplan.allocation.crc32.prefixed`)."""
     from rmqplan.allocation.byte_rows import ByteRows
+    from rmqplan.allocation.crc32 import crc32_rows, prefixed
 
-    topics = {int(r): batch.names.topic(int(r)) for r in np.unique(rebalance).tolist()}
-    topic_rows = ByteRows.from_bytes([go_utf8(topics[r]) for r in sorted(topics)])
-    topic_at = np.searchsorted(np.array(sorted(topics), dtype=np.int64), rebalance)
-    brokers = ByteRows.from_bytes([go_utf8(b) for b in batch.brokers])
-    return ByteRows.join([b"MessageQueue [topic=", topic_rows.take(topic_at), b", brokerName=",
-                          brokers.take(batch.q_broker[queues]), b", queueId=", ByteRows.decimal(batch.q_id[queues]),
-                          b"]"])
+    rows = ByteRows.from_bytes([go_utf8(c) for c in cids])
+    zero = np.full(len(rows), 0xFFFFFFFF, dtype=np.uint32)  # a zero register
+    tails = crc32_rows(rows, start=zero) ^ np.uint32(0xFFFFFFFF)
+    prefixes = np.array([zlib.crc32(str(i).encode()) for i in range(int(replica.max(initial=-1)) + 1)],
+                        dtype=np.uint32)
+    return prefixed(prefixes[replica], rows.lengths[point_of], tails[point_of])
+
+
+def _queue_hashes(batch, rebalance: np.ndarray, queues: np.ndarray) -> np.ndarray:
+    """CRC-32 of `MessageQueue.String()` of each queue (of its rebalance's topic), as Go's bytes: the text before
+    the queue id hashed once per topic and broker, the id and "]" after it."""
+    from rmqplan.allocation.byte_rows import ByteRows
+    from rmqplan.allocation.crc32 import crc32_rows
+
+    pairs = rebalance * len(batch.brokers) + batch.q_broker[queues]
+    distinct, at = np.unique(pairs, return_inverse=True)
+    topics: dict[int, str] = {}
+    heads = []
+    for pair in distinct.tolist():
+        r, b = divmod(pair, len(batch.brokers))
+        topic = topics.get(r)
+        if topic is None:
+            topic = topics[r] = batch.names.topic(r)
+        heads.append(zlib.crc32(go_utf8(f"MessageQueue [topic={topic}, brokerName={batch.brokers[b]}, queueId=")))
+    tails = ByteRows.join([ByteRows.decimal(batch.q_id[queues]), b"]"])
+    return crc32_rows(tails, start=np.array(heads, dtype=np.uint32)[at])
