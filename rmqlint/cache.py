@@ -67,12 +67,16 @@ def cache_key() -> str:
     return f"facts={FACTS_VERSION};rmqlint={package_version()};source={_frontends_stamp()}"
 
 
-def _frontends_stamp() -> int:
+def _frontends_stamp(package: str = os.path.dirname(os.path.abspath(__file__))) -> int:
     """The newest modification time of the code that produces facts: in a development checkout, editing a
-    frontend without bumping FACTS_VERSION must not serve stale facts."""
-    package = os.path.dirname(os.path.abspath(__file__))
+    frontend without bumping FACTS_VERSION must not serve stale facts. Each language's frontend is a sub-package
+    of frontends/, so the folder is walked."""
+    folders = []
+    for folder, subfolders, _files in os.walk(os.path.join(package, "frontends")):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        folders.append(folder)
     return _newest([os.path.join(package, name) for name in ("facts.py", "values.py", "text.py", "discover.py")],
-                   [os.path.join(package, "frontends")])
+                   folders)
 
 
 def findings_stamp() -> int:

@@ -216,7 +216,7 @@ class FileFacts:
     # Java single-type imports: simple name -> qualified; Python module-level imports: bound name -> what it imports.
     imports: dict[str, str] = field(default_factory=dict)
     # Python: where one more `import x` can go, in source order; each name the module binds, with where a plain
-    # `import name` binds it (-1: bound otherwise too). See `rmqlint.frontends.python_imports`.
+    # `import name` binds it (-1: bound otherwise too). See `rmqlint.frontends.python.imports`.
     import_slots: list[Slot] = field(default_factory=list, compare=False)
     module_names: dict[str, int] = field(default_factory=dict)
     # Java: simple class name -> the listener facts of a (non-abstract) class of this file implementing

@@ -121,7 +121,7 @@ def _no_comment_lines(path: str, data: bytes, lines: list[bytes]) -> set[int]:
 def _java_string_lines(data: bytes) -> set[int]:
     import tree_sitter
 
-    from rmqlint.frontends.java_tree import LANGUAGE
+    from rmqlint.frontends.java.tree import LANGUAGE
 
     blocked = set()
     stack = [tree_sitter.Parser(LANGUAGE).parse(data).root_node]

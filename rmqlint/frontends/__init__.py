@@ -1,6 +1,9 @@
 """The frontends, one per language, in one registry: engine, discovery and linker ask it, never a language by name.
 
-Adding a language is one module with a `Frontend` subclass (`rmqlint.frontends.base`) and one line below.
+Each language is a sub-package (`java/`, `python/`) whose `__init__` holds its `Frontend` subclass
+(`rmqlint.frontends.base`); what languages share sits beside them (`base`, and `spring`, the Spring configuration
+files, a frontend of its own). A language's package imports the shared modules, never another language's package.
+Adding a language is one sub-package and one line below.
 """
 
 from __future__ import annotations

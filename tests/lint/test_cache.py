@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
-from rmqlint.cache import CACHE_DIR, CACHE_FILE, FACTS_FILE
+import rmqlint.frontends
+from rmqlint.cache import CACHE_DIR, CACHE_FILE, FACTS_FILE, _frontends_stamp
 from rmqlint.engine import LintOptions, lint
 from tests.lint.test_engine_fixtures import CONSUMER_JAVA, OLD, OTHER_CONSUMER_JAVA, java_project
 
@@ -118,6 +120,23 @@ def test_other_version_cache_is_ignored(tmp_path):
     data["key"] = "facts=0;rmqtools=0.0.1"
     cache_file.write_text(json.dumps(data), encoding="utf-8")
     assert run(root).parsed == 2
+
+
+def test_editing_any_frontend_module_changes_the_source_stamp(tmp_path):
+    # A copy of the package's layout (empty files, old mtimes): a module of a language's sub-package counts as
+    # much as one beside them, so a checkout's edited frontend never serves facts cached by the old one.
+    frontends = Path(rmqlint.frontends.__file__).parent
+    modules = [p.relative_to(frontends) for p in frontends.rglob("*.py") if "__pycache__" not in p.parts]
+    assert any(len(m.parts) > 1 for m in modules)
+    package = tmp_path / "rmqlint"
+    for module in modules:
+        (package / "frontends" / module).parent.mkdir(parents=True, exist_ok=True)
+        (package / "frontends" / module).touch()
+        os.utime(package / "frontends" / module, ns=(10**18, 10**18))
+    assert _frontends_stamp(str(package)) == 10**18
+    for i, module in enumerate(modules, 1):
+        os.utime(package / "frontends" / module, ns=(10**18 + i, 10**18 + i))
+        assert _frontends_stamp(str(package)) == 10**18 + i, module
 
 
 def test_unusable_cache_location_never_fails_the_run(tmp_path):

@@ -304,8 +304,8 @@ def test_python_function_of_another_module_called_without_a_defaulted_argument()
 
 def test_templates_survive_the_cache_codec():
     from rmqlint.facts import facts_from_json, facts_to_json
-    from rmqlint.frontends.java_parse import parse_java
-    from rmqlint.frontends.python_parse import parse_python
+    from rmqlint.frontends.java.parse import parse_java
+    from rmqlint.frontends.python.parse import parse_python
 
     for facts in (parse_java(FACTORY_PATH, FACTORY.encode()), parse_python("app/mq/consumers.py", PY_CONSUMERS.encode())):
         assert facts.templates and facts_from_json(facts_to_json(facts)) == facts

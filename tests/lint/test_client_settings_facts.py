@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rmqlint.facts import Connection, Setting, facts_from_json, facts_to_json
 from rmqlint.linker import Linker
-from rmqlint.frontends.java_parse import parse_java
-from rmqlint.frontends.python_parse import parse_python
+from rmqlint.frontends.java.parse import parse_java
+from rmqlint.frontends.python.parse import parse_python
 from rmqlint.frontends.spring import parse_properties, parse_yaml
 from rmqlint.values import Dynamic, Lit, Placeholder
 from tests.lint.spans import span

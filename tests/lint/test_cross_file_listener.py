@@ -6,8 +6,8 @@ parsed only because a consumer refers to it."""
 from __future__ import annotations
 
 from rmqlint.engine import LintOptions, lint, lint_sources
-from rmqlint.frontends.java_prefilter import may_use_clients as mentions_rocketmq
-from rmqlint.frontends.java_parse import parse_java
+from rmqlint.frontends.java.prefilter import may_use_clients as mentions_rocketmq
+from rmqlint.frontends.java.parse import parse_java
 from tests.lint.test_engine_fixtures import write_project
 
 PKG = "src/main/java/com/acme/config"

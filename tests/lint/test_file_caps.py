@@ -11,7 +11,7 @@ import pytest
 
 from rmqlint.engine import LintOptions, lint
 from rmqlint.frontends import frontend_named
-from rmqlint.frontends.python_parse import MAX_NODES
+from rmqlint.frontends.python.parse import MAX_NODES
 from rmqlint.reporters.code_frame import MAX_LINE
 from rmqlint.reporters.text import render_text
 from tests.lint.test_engine_fixtures import java_project, write_project

@@ -3,8 +3,8 @@ return something other than a ConsumeStatus), each with the near misses that mus
 
 from __future__ import annotations
 
-from rmqlint.frontends.java_parse import parse_java
-from rmqlint.frontends.python_parse import parse_python
+from rmqlint.frontends.java.parse import parse_java
+from rmqlint.frontends.python.parse import parse_python
 from rules._examples import line_of
 
 JAVA = """\

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
-from rmqlint.frontends import java_clients
-from rmqlint.frontends.java_prefilter import may_use_clients as mentions_rocketmq
-from rmqlint.frontends.java_parse import parse_java
+from rmqlint.frontends.java import clients as java_clients
+from rmqlint.frontends.java.prefilter import may_use_clients as mentions_rocketmq
+from rmqlint.frontends.java.parse import parse_java
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Param, Placeholder
 from tests.lint.spans import span
 

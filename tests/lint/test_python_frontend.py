@@ -8,7 +8,7 @@ import pytest
 
 from rmqlint.facts import ClientFact, FileFacts, facts_from_json, facts_to_json
 from rmqlint.frontends.python import imports_rocketmq
-from rmqlint.frontends.python_parse import parse_python
+from rmqlint.frontends.python.parse import parse_python
 from rmqlint.text import module_of as module_name
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, Param
 from tests.lint.spans import span
@@ -319,7 +319,7 @@ def test_nesting_libcst_cannot_walk_is_a_problem_not_a_crash(monkeypatch):
     # stands in for a deeper file): RecursionError becomes a Problem, not a crash.
     import sys
 
-    from rmqlint.frontends import python_parse as python
+    from rmqlint.frontends.python import parse as python
 
     source = b"from rocketmq.client import PushConsumer\nc = PushConsumer(" + b"f(" * 60 + b"'g'" + b")" * 60 + b")\n"
     assert len(parse_python("calls.py", source).clients) == 1

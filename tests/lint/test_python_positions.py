@@ -9,11 +9,11 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from rmqlint.frontends.python_positions import spans_of
+from rmqlint.frontends.python.positions import spans_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*ROOT.glob("tests/lint/fixtures/**/*.py"), *ROOT.glob("examples/**/*.py"),
-                  ROOT / "rmqlint/frontends/python_index.py"])
+                  ROOT / "rmqlint/frontends/python/index.py"])
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -52,7 +52,7 @@ def test_spans_of_statements_ending_in_a_clause(source):
 
 
 def test_a_callback_ending_in_a_handler_is_analysed():
-    from rmqlint.frontends.python_parse import parse_python
+    from rmqlint.frontends.python.parse import parse_python
 
     source = ("from rocketmq.client import ConsumeStatus\n\n\ndef on_message(msg):\n    try:\n        handle(msg)\n"
               "        return ConsumeStatus.CONSUME_SUCCESS\n    except Exception:\n"
@@ -68,7 +68,7 @@ def test_a_callback_ending_in_a_handler_is_analysed():
 def test_positions_are_those_of_the_file_whatever_its_indentation(indent):
     # A statement is laid out alone for its positions: with libcst's default indentation (four spaces) instead of
     # the file's, every column and byte offset inside a block was off by the difference.
-    from rmqlint.frontends.python_parse import parse_python
+    from rmqlint.frontends.python.parse import parse_python
 
     source = (f'from rocketmq.client import PushConsumer\n\n\ndef start():\n{indent}c = PushConsumer("CID")\n'
               f'{indent}if c:\n{indent}{indent}c.set_instance_name("node")  # x\n')

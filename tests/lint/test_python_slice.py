@@ -1,4 +1,4 @@
-"""The Python frontend parses with libcst only the statements that can hold facts (`python_slice`): the facts are
+"""The Python frontend parses with libcst only the statements that can hold facts (`python.slice`): the facts are
 those of the whole module, at the module's own lines, for every Python file the tests ship."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from rmqlint.facts import Location
-from rmqlint.frontends import python_parse, python_slice
-from rmqlint.frontends.python_parse import parse_python
+from rmqlint.frontends.python import parse as python_parse, slice as python_slice
+from rmqlint.frontends.python.parse import parse_python
 from rmqlint.rules import ALL_RULES
 
 REPO = Path(__file__).resolve().parents[2]

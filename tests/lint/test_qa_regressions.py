@@ -4,7 +4,7 @@ linter got wrong, written the way real teams write RocketMQ client code."""
 from __future__ import annotations
 
 from rmqlint.engine import lint_sources
-from rmqlint.frontends.python_parse import parse_python
+from rmqlint.frontends.python.parse import parse_python
 
 WORKER = "refund_jobs/worker.py"
 HANDLERS = "refund_jobs/handlers.py"

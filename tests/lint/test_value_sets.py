@@ -7,8 +7,8 @@ import pytest
 
 from rmqlint.engine import lint_sources
 from rmqlint.facts import facts_from_json, facts_to_json
-from rmqlint.frontends.java_parse import parse_java
-from rmqlint.frontends.python_parse import parse_python
+from rmqlint.frontends.java.parse import parse_java
+from rmqlint.frontends.python.parse import parse_python
 from rmqlint.values import (MAX_ALTERNATIVES, ConstRef, Dynamic, Lit, OneOf, Param, concat, from_json, known_texts,
                             literal_texts, one_of, to_json)
 

@@ -1,4 +1,4 @@
-"""The Java frontend: `.java` files, parsed with tree-sitter (`rmqlint.frontends.java_parse`), and the project-wide
+"""The Java frontend: `.java` files, parsed with tree-sitter (`rmqlint.frontends.java.parse`), and the project-wide
 lookups the linker needs for Java: the class a constant reference or a listener class name denotes.
 
 Lookups, as the compiler would resolve them:
@@ -17,7 +17,7 @@ from typing import Callable, Optional
 
 from rmqlint.facts import ClientFact, FileFacts, Listener, Template
 from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
-from rmqlint.frontends.java_prefilter import may_use_clients
+from rmqlint.frontends.java.prefilter import may_use_clients
 from rmqlint.values import ConstRef
 
 class JavaFrontend(Frontend):
@@ -36,7 +36,7 @@ class JavaFrontend(Frontend):
         return may_use_clients(data)
 
     def parse(self, path: str, data: bytes) -> FileFacts:
-        from rmqlint.frontends.java_parse import parse_java
+        from rmqlint.frontends.java.parse import parse_java
 
         return parse_java(path, data)
 
@@ -57,8 +57,8 @@ class JavaFrontend(Frontend):
         the files for all templates), as `Class.method(..)` (static), `x.method(..)` on a variable or field of the
         class's type, or unqualified in a subclass; the names resolve through each caller's imports and package as
         the compiler would."""
-        from rmqlint.frontends.java_parse import java_file
-        from rmqlint.frontends.java_templates import calls_elsewhere
+        from rmqlint.frontends.java.parse import java_file
+        from rmqlint.frontends.java.templates import calls_elsewhere
 
         wanted = []  # per template: (class simple name, `method(`)
         for template, _declaring in templates:

@@ -16,10 +16,10 @@ import tree_sitter
 
 from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
-from rmqlint.frontends import java_spans
-from rmqlint.frontends.java_index import FieldInfo, JavaFile, simple_type_name
-from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
-from rmqlint.frontends.java_listeners import V4, V5, analyze_listener, find_methods, scan_body
+from rmqlint.frontends.java import spans as java_spans
+from rmqlint.frontends.java.index import FieldInfo, JavaFile, simple_type_name
+from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
+from rmqlint.frontends.java.listeners import V4, V5, analyze_listener, find_methods, scan_body
 from rmqlint.text import split_destination
 from rmqlint.values import Dynamic, Lit, Placeholder, Value
 
@@ -181,7 +181,7 @@ class Seed:
 class ClientExtractor:
     """Extracts the clients of one file. `seeds`: calls of this file to project methods that make a client
     (`rmqlint.calls`), each with the template it binds: the call then makes a client as a constructor would, and
-    the caller's setter calls on the variable holding the result configure it (`java_templates` finds them)."""
+    the caller's setter calls on the variable holding the result configure it (`java.templates` finds them)."""
 
     def __init__(self, java: JavaFile, seeds: list[Seed] = ()) -> None:
         self.java = java
@@ -289,7 +289,7 @@ class ClientExtractor:
 
     def _fields_configured_elsewhere(self) -> None:
         """A field subclasses may configure (`ClientFact.configured_elsewhere`): a consumer's model is then not known
-        without a model set here. (Clients a method returns are templates: `java_templates`.)"""
+        without a model set here. (Clients a method returns are templates: `java.templates`.)"""
         for key, created in self._clients.items():
             if key[0] == "field" and self._subclasses_may_configure(key):
                 for client in created:

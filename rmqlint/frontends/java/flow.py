@@ -12,7 +12,7 @@ from __future__ import annotations
 import tree_sitter
 
 from rmqlint import flow
-from rmqlint.frontends.java_tree import CLASS_DECLS, LANGUAGE, JavaTree
+from rmqlint.frontends.java.tree import CLASS_DECLS, LANGUAGE, JavaTree
 
 # The value of an assignment that is not a plain `=` (`tag += "x"`, `i++`): a value, but not one we know.
 NOT_PLAIN = object()

@@ -13,8 +13,8 @@ from __future__ import annotations
 import tree_sitter
 
 from rmqlint.facts import IdentityUse
-from rmqlint.frontends.java_index import FieldInfo, JavaFile, LocalInfo
-from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
+from rmqlint.frontends.java.index import FieldInfo, JavaFile, LocalInfo
+from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
 from rmqlint.identity_uses import classify
 
 _GETTERS = ("getOffsetMsgId", "getCommitLogOffset", "getQueueOffset")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from rmqlint import flow
-from rmqlint.frontends import java_flow
-from rmqlint.frontends.java_tree import CALLABLES, CLASS_BODIES, CLASS_DECLS, LANGUAGE, JavaTree
+from rmqlint.frontends.java import flow as java_flow
+from rmqlint.frontends.java.tree import CALLABLES, CLASS_BODIES, CLASS_DECLS, LANGUAGE, JavaTree
 from rmqlint.values import Concat, ConstRef, Dynamic, Lit, OneOf, Param, Value, concat, one_of, parse_spring_string
 
 # Field types whose `static final` values are exported as constants.
@@ -34,7 +34,7 @@ _CALLS_UNIQUE_PER = {
     ("System", "nanoTime"): "process", ("System", "currentTimeMillis"): "process", ("UUID", "randomUUID"): "process",
     ("", "randomUUID"): "process",
 }
-MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic(TOO_DEEP_EXPRESSION), reported by java_parse
+MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic(TOO_DEEP_EXPRESSION), reported by java.parse
 TOO_DEEP_EXPRESSION = f"expression nested more than {MAX_EVAL_DEPTH} levels deep"
 
 _LOCALS_QUERY = tree_sitter.Query(

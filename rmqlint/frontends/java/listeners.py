@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from rmqlint.facts import Listener, Location, Setting
-from rmqlint.frontends.java_index import ClassInfo, JavaFile, simple_type_name, type_name
-from rmqlint.frontends.java_tree import CALLABLES, CLASS_BODIES, LANGUAGE
+from rmqlint.frontends.java.index import ClassInfo, JavaFile, simple_type_name, type_name
+from rmqlint.frontends.java.tree import CALLABLES, CLASS_BODIES, LANGUAGE
 
 LISTENER_INTERFACES = {"MessageListenerConcurrently": "concurrently", "MessageListenerOrderly": "orderly"}
 LISTENER_KINDS = {

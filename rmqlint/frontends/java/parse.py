@@ -12,12 +12,12 @@ import gc
 import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem, Setting
-from rmqlint.frontends.java_prefilter import may_use_clients
-from rmqlint.frontends.java_identity import identity_uses
-from rmqlint.frontends.java_index import TOO_DEEP_EXPRESSION, JavaFile
-from rmqlint.frontends.java_listeners import listener_classes
-from rmqlint.frontends.java_templates import extract
-from rmqlint.frontends.java_tree import LANGUAGE
+from rmqlint.frontends.java.prefilter import may_use_clients
+from rmqlint.frontends.java.identity import identity_uses
+from rmqlint.frontends.java.index import TOO_DEEP_EXPRESSION, JavaFile
+from rmqlint.frontends.java.listeners import listener_classes
+from rmqlint.frontends.java.templates import extract
+from rmqlint.frontends.java.tree import LANGUAGE
 from rmqlint.text import add_suppressions, decode
 from rmqlint.values import TOO_DEEP, Concat, Dynamic, OneOf
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tree_sitter
 
-from rmqlint.frontends.java_tree import JavaTree
+from rmqlint.frontends.java.tree import JavaTree
 from rmqlint.spans import Slot, Span
 
 # Expressions after which `+ x` needs no parentheses: it binds as `(expression) + x` and means the same.

@@ -24,9 +24,9 @@ import tree_sitter
 
 from rmqlint.calls import has_params, unbound
 from rmqlint.facts import ClientFact, Template
-from rmqlint.frontends.java_clients import ClientExtractor, Seed, call_arguments, declared_modifiers
-from rmqlint.frontends.java_index import JavaFile
-from rmqlint.frontends.java_tree import CLASS_BODIES, LANGUAGE
+from rmqlint.frontends.java.clients import ClientExtractor, Seed, call_arguments, declared_modifiers
+from rmqlint.frontends.java.index import JavaFile
+from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
 
 MAX_ROUNDS = 4  # templates calling templates this deep are bound; deeper ones keep their parameters unknown
 

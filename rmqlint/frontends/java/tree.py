@@ -1,7 +1,7 @@
 """One parsed Java file as a tree-sitter tree: the grammar, the kinds of node that open a scope, text and locations
 of nodes, and the chain of scopes around a node.
 
-The modules that read a Java file build on this: `java_index` (declarations and values) and `java_flow` (which
+The modules that read a Java file build on this: `java.index` (declarations and values) and `java.flow` (which
 assignments reach a read). Nothing here recurses over the tree's depth.
 """
 
@@ -31,7 +31,7 @@ class JavaTree:
         self.path = path
         self.source = source
         self.tree = tree
-        self.memo: dict[str, dict] = {}  # per-file memos of the modules working on this file (java_flow)
+        self.memo: dict[str, dict] = {}  # per-file memos of the modules working on this file (java.flow)
         self._chain: dict[int, tuple[tree_sitter.Node, ...]] = {}
         # For spans a fix can edit: `source` is the file's bytes after `byte_shift` bytes (a byte-order mark the
         # parse went without); not `exact` when undecodable bytes were replaced, and then no span is made.

@@ -1,4 +1,4 @@
-"""The Python frontend: `.py` files, parsed with libcst (`rmqlint.frontends.python_parse`), and the lookups the
+"""The Python frontend: `.py` files, parsed with libcst (`rmqlint.frontends.python.parse`), and the lookups the
 linker needs for Python: the module a constant or an imported callback comes from.
 
 A module is found by its path (`pkg/settings.py` is `pkg.settings`), also under a source folder
@@ -36,7 +36,7 @@ class PythonFrontend(Frontend):
     # The stdlib parser runs on all of it: about 60 bytes per byte of ordinary code at its peak, 600 for the densest
     # (250 KB of `x=1` lines: 163 MB for `ast.parse` alone, `rmqplan check` 255 MB; a one-line list of numbers 0.5
     # MB, 309 MB). At 192 KB the densest stays near 200 MB. What libcst is given after is bounded apart
-    # (python_parse.MAX_NODES).
+    # (python.parse.MAX_NODES).
     max_bytes = 192 * 1024
 
     def claims(self, path: str) -> bool:
@@ -46,7 +46,7 @@ class PythonFrontend(Frontend):
         return imports_rocketmq(data)
 
     def parse(self, path: str, data: bytes) -> FileFacts:
-        from rmqlint.frontends.python_parse import parse_python
+        from rmqlint.frontends.python.parse import parse_python
 
         return parse_python(path, data)
 
@@ -64,8 +64,8 @@ class PythonFrontend(Frontend):
                    callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
         """Calls of the templates' functions in modules that name a template's module and function (a byte search
         first), through the module's imports; such a module is parsed whole (its calls need not touch RocketMQ)."""
-        from rmqlint.frontends.python_parse import module_index
-        from rmqlint.frontends.python_templates import calls_elsewhere
+        from rmqlint.frontends.python.parse import module_index
+        from rmqlint.frontends.python.templates import calls_elsewhere
 
         wanted = []
         for template, _declaring in templates:

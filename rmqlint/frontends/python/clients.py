@@ -24,8 +24,8 @@ import libcst as cst
 
 from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, FileFacts, Listener, ProducedTag, Setting, Subscription
-from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, argument
-from rmqlint.frontends.python_listeners import listener_v2, listener_v5
+from rmqlint.frontends.python.index import PythonIndex, ReturnsAndRaises, Scope, argument
+from rmqlint.frontends.python.listeners import listener_v2, listener_v5
 from rmqlint.values import Dynamic, Lit, Value, map_literals
 
 # client class -> role, per generation
@@ -77,7 +77,7 @@ class ClientCollector:
 
     def __init__(self, index: PythonIndex, seeds: dict[int, list[Seed]] | None = None):
         self.index = index
-        self.seeds = seeds or {}  # call node id -> what the call makes (`python_templates`)
+        self.seeds = seeds or {}  # call node id -> what the call makes (`python.templates`)
         self.instances: list[tuple[Seed, ClientFact]] = []  # the clients the seeded calls made
         self.scope: Scope = index.root  # the scope of the assignment or call being read
         self.handled: set[int] = set()  # constructor calls already attached to a receiver

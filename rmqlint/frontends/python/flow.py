@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rmqlint import flow
-from rmqlint.frontends.python_walk import children
+from rmqlint.frontends.python.walk import children
 
 # The value of an augmented assignment (`tag += "x"`) or an unpacking: a value, but not one we know.
 NOT_PLAIN = object()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import libcst as cst
 
 from rmqlint.facts import IdentityUse
-from rmqlint.frontends.python_index import PythonIndex, Scope, api_of
-from rmqlint.frontends.python_walk import children
+from rmqlint.frontends.python.index import PythonIndex, Scope, api_of
+from rmqlint.frontends.python.walk import children
 from rmqlint.identity_uses import classify
 
 _CONSUMED = {"python2": ("commit_log_offset", "queue_offset"), "python5": ("receipt_handle",)}

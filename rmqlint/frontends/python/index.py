@@ -1,13 +1,13 @@
 """The index of one Python module: its scopes and what each name is bound to, and the values of its names (the
-Python counterpart of `java_index`).
+Python counterpart of `java.index`).
 
 `ScopeBuilder` walks the tree once with an explicit work list (libcst's own visitor recurses and costs a call
 per attribute; its `ScopeProvider` costs more than the parse itself on a large module, measured 1.7x on a 1.4 MB
 file) and records every scope's bindings, the `self.x = ...` assignments of methods, and the module's assignments
-and calls in source order for the client analysis (`python_clients`). `PythonIndex` resolves names as Python does
+and calls in source order for the client analysis (`python.clients`). `PythonIndex` resolves names as Python does
 (class bodies are not seen by their methods; `global`/`nonlocal`), follows imports to the dotted names they denote,
 and evaluates expressions to values: literals, module constants, locals and `self.x` assigned once, names
-assigned in branches (the assignments that reach the read, `python_flow`), conditional expressions (`OneOf`),
+assigned in branches (the assignments that reach the read, `python.flow`), conditional expressions (`OneOf`),
 imports (`ConstRef` for the linker), concatenations and f-strings of those; anything else is `Dynamic`. Positions
 come from libcst's `PositionProvider`, run on the one top-level statement a fact points into (the walk notes
 each node's statement), only once a fact needs a location.
@@ -23,9 +23,9 @@ import libcst as cst
 
 from rmqlint.facts import FileFacts, Location
 from rmqlint import flow
-from rmqlint.frontends import python_flow
-from rmqlint.frontends.python_positions import spans_of
-from rmqlint.frontends.python_walk import children
+from rmqlint.frontends.python import flow as python_flow
+from rmqlint.frontends.python.positions import spans_of
+from rmqlint.frontends.python.walk import children
 from rmqlint.spans import Span
 from rmqlint.text import TextBytes, module_of
 from rmqlint.values import VALUE_KINDS, Concat, ConstRef, Dynamic, Lit, OneOf, Param, Placeholder, Value, concat, one_of
@@ -299,7 +299,7 @@ class PythonIndex:
         self.module = module
         self.line_map = line_map  # line in `module` -> line in the file, when `module` is a slice of it
         # The line each top-level statement of `module` starts on: positions are computed for the statements facts
-        # point into, and there only for the nodes they cite (`python_positions`).
+        # point into, and there only for the nodes they cite (`python.positions`).
         self.starts = starts if starts is not None and len(starts) == len(module.body) else None
         mod = module_of(path).split(".") if module_of(path) else []
         self.package = mod if path.endswith("__init__.py") else mod[:-1]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rmqlint.facts import FileFacts, Listener
-from rmqlint.frontends.python_index import PythonIndex, ReturnsAndRaises, Scope, api_of
+from rmqlint.frontends.python.index import PythonIndex, ReturnsAndRaises, Scope, api_of
 
 
 def callbacks(index: PythonIndex, facts: FileFacts) -> None:

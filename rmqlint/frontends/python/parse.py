@@ -1,6 +1,6 @@
 """Parsing one Python module into `FileFacts` (the heavy half of `rmqlint.frontends.python`): the input checks and
-the stdlib parse, the statements worth analysing (`python_slice`), then libcst on those, the index
-(`python_index`), the clients (`python_clients`) and listeners (`python_listeners`).
+the stdlib parse, the statements worth analysing (`python.slice`), then libcst on those, the index
+(`python.index`), the clients (`python.clients`) and listeners (`python.listeners`).
 
 The stdlib parser is fast and has nesting limits; libcst is slow, memory-hungry, recurses in its tree walk and can
 overflow the C stack on absurdly nested input. So the stdlib parser reports syntax errors, picks the statements
@@ -21,12 +21,12 @@ import warnings
 import libcst as cst
 
 from rmqlint.facts import FileFacts, Location, Problem
-from rmqlint.frontends import python_imports
-from rmqlint.frontends.python_identity import identity_uses
-from rmqlint.frontends.python_index import PythonIndex, api_of
-from rmqlint.frontends.python_listeners import callbacks
-from rmqlint.frontends.python_slice import Slice, slice_module, whole_module
-from rmqlint.frontends.python_templates import extract
+from rmqlint.frontends.python import imports as python_imports
+from rmqlint.frontends.python.identity import identity_uses
+from rmqlint.frontends.python.index import PythonIndex, api_of
+from rmqlint.frontends.python.listeners import callbacks
+from rmqlint.frontends.python.slice import Slice, slice_module, whole_module
+from rmqlint.frontends.python.templates import extract
 from rmqlint.text import TextBytes, add_suppressions, decode, split_lines
 
 # Deeper than this (stdlib AST levels, or strings in one implicit concatenation) is not handed to libcst: its

@@ -20,8 +20,8 @@ import libcst as cst
 
 from rmqlint.calls import has_params, params_in, settings_of, unbound
 from rmqlint.facts import ClientFact, FileFacts, Template
-from rmqlint.frontends.python_clients import ClientCollector, Seed
-from rmqlint.frontends.python_index import PythonIndex
+from rmqlint.frontends.python.clients import ClientCollector, Seed
+from rmqlint.frontends.python.index import PythonIndex
 from rmqlint.text import module_of
 
 MAX_ROUNDS = 4  # templates calling templates this deep are bound; deeper ones keep their parameters unknown

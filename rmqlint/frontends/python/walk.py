@@ -1,5 +1,5 @@
 """The child nodes of a libcst node worth walking, in source order: the walk shared by the Python frontend's index
-(`python_index`) and its translation of statements into flow nodes (`python_flow`)."""
+(`python.index`) and its translation of statements into flow nodes (`python.flow`)."""
 
 from __future__ import annotations
 
