@@ -1,6 +1,7 @@
 """The planner's packages are layers: a module imports from its own layer or the ones below, never above, and no
 two modules import each other (directly or round a longer loop). Function-local imports count too: they are
-still a dependency, only a later one."""
+still a dependency, only a later one. rmqlint's frontends are one package per language, and no language imports
+another."""
 
 import ast
 from pathlib import Path
@@ -72,3 +73,41 @@ def test_no_module_imports_itself_round_a_loop():
 def test_the_layers_hold_every_planner_package():
     packages = {p.name for p in (ROOT / "planner").iterdir() if (p / "__init__.py").exists()}
     assert packages == set(LEVEL) - {"<commands>"}
+
+
+# rmqlint's frontends: one sub-package per language, and beside them what the languages share.
+FRONTENDS = ROOT / "rmqlint" / "frontends"
+LANGUAGES = sorted(p.name for p in FRONTENDS.iterdir() if (p / "__init__.py").exists())
+
+
+def _language(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["rmqlint", "frontends"] and len(parts) > 2 and parts[2] in LANGUAGES else None
+
+
+def _dependencies(path: Path, known: dict) -> set[str]:
+    """Each imported name as the most specific module it names: `from rmqlint.frontends import base` is base,
+    `from rmqlint.frontends import frontend_for` is the registry."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in known:
+            found |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in known else node.module
+                      for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in known}
+    return found
+
+
+def test_a_language_frontend_imports_no_other_language():
+    """A language's package imports its own modules and the shared ones beside it; the shared modules import no
+    language. Only the registry (rmqlint.frontends) names every language, and no frontend module imports it."""
+    known = _modules("rmqlint")
+    crossing = []
+    for name, path in known.items():
+        if not name.startswith("rmqlint.frontends."):
+            continue
+        own = _language(name)
+        for target in _dependencies(path, known):
+            if target == "rmqlint.frontends" or _language(target) not in (None, own):
+                crossing.append(f"{name} ({own or 'shared'}) imports {target}")
+    assert LANGUAGES and not crossing, "\n".join(crossing)
