@@ -34,7 +34,7 @@ def driver() -> Path:
     if _built is None:
         BINARY.parent.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(["go", "build", "-o", str(BINARY), "."], cwd=SOURCE, capture_output=True, text=True,
-                              env={**os.environ, "GOFLAGS": "-mod=mod"}, timeout=600)
+                              env={**os.environ, "GOFLAGS": "-mod=mod -buildvcs=false"}, timeout=600)
         if done.returncode != 0:
             raise RuntimeError(f"go build of {SOURCE} failed:\n{done.stderr[-3000:]}")
         _built = BINARY

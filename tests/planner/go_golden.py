@@ -88,7 +88,7 @@ def go_command() -> Optional[str]:
 def build(go: str, output: Path = BUILT) -> Path:
     """Builds the program (fetching the module through the Go module proxy when it is not cached yet)."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GOFLAGS": "-mod=mod"}
+    env = {**os.environ, "GOFLAGS": "-mod=mod -buildvcs=false"}
     subprocess.run([go, "build", "-o", str(output), "."], cwd=PROGRAM, env=env, check=True, capture_output=True,
                    timeout=600)
     return output
