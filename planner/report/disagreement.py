@@ -11,6 +11,7 @@ is orphaned or doubled for another reason: a shared client id, a process that do
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from rmqplan.allocation.strategies import StrategyError, allocate_all, describe, for_process
@@ -41,9 +42,19 @@ def _owners(spec: StrategySpec, queues: Sequence[Queue], cids: list[str], rooms:
     return {q: frozenset(ids) for q, ids in held.items()}
 
 
+@dataclass(frozen=True)
+class Disagreement:
+    """PLAN009's parts (`rmqplan.report.findings` words the finding from them) and the queues it names."""
+
+    headline: str
+    why: str
+    effect: str
+    queues: list
+
+
 def disagreement(r: GroupTopicResult, fleet: Fleet,
-                 show_queues: Callable[[Sequence[Queue]], str]) -> Optional[tuple[str, list[Queue]]]:
-    """(message, the orphaned and duplicated queues the codes' disagreement leaves), or None. `show_queues` writes
+                 show_queues: Callable[[Sequence[Queue]], str]) -> Optional[Disagreement]:
+    """The orphaned and duplicated queues the codes' disagreement leaves, with why, or None. `show_queues` writes
     queues as the findings do."""
     if r.model != CLUSTERING or not (r.orphaned or r.duplicated):
         return None
@@ -71,12 +82,12 @@ def disagreement(r: GroupTopicResult, fleet: Fleet,
         differ = [q for q in r.queues if len({o[q] for o in owners}) > 1]
         affected = [q for q in differ if q in lost]
         if affected:
-            return _message(r, configured, codes, differ, affected, show_queues), affected
+            return _worded(r, configured, codes, differ, affected, show_queues)
     return None
 
 
-def _message(r: GroupTopicResult, configured: StrategySpec, codes: dict, differ: list, affected: list,
-             show_queues: Callable[[Sequence[Queue]], str]) -> str:
+def _worded(r: GroupTopicResult, configured: StrategySpec, codes: dict, differ: list, affected: list,
+            show_queues: Callable[[Sequence[Queue]], str]) -> Disagreement:
     parts = "; ".join(f"{count(len(ps), 'process')} ({_names([p.instance for p in ps])}) with {code_text(code)}"
                       for code, ps in codes.items())
     orphaned = set(r.orphaned)
@@ -85,9 +96,11 @@ def _message(r: GroupTopicResult, configured: StrategySpec, codes: dict, differ:
     doubled = len(affected) - lost
     if doubled:
         effects.append(f"{doubled} {noun(doubled, 'is', 'are')} held by two or more")
-    return (f"the processes of group {r.group} compute {describe(configured)} on {r.topic} with different client "
-            f"code: {parts}; the codes place {len(differ)} of {count(len(r.queues), 'queue')} on different owners, "
-            f"so {' and '.join(effects)} ({show_queues(affected)})")
+    headline = (f"{len(affected)} of {count(len(r.queues), 'queue')} of {r.topic} "
+                f"{noun(len(affected), 'is', 'are')} orphaned or doubled because the processes of group {r.group} "
+                f"compute {describe(configured)} with different client code ({show_queues(affected)})")
+    why = f"{parts}; their splits place {len(differ)} of the queues on different owners"
+    return Disagreement(headline, why, " and ".join(effects), affected)
 
 
 def _names(items: Sequence[str], limit: int = 6) -> str:

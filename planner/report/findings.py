@@ -449,7 +449,8 @@ def find_by_result(sim: Simulation) -> list[PlanFinding]:
                 out.append(f)
         disagreed = disagreement(r, sim.fleet, format_queues)
         if disagreed is not None:
-            out.append(_finding("PLAN009", r.scenario, r.group, r.topic, disagreed[0], queues=disagreed[1]))
+            out.append(_finding("PLAN009", r.scenario, r.group, r.topic, disagreed.headline, disagreed.why,
+                                disagreed.effect, disagreed.queues))
         if r.group in backlogs:
             f = _backlog_imbalance(r, backlogs[r.group])
             if f is not None:

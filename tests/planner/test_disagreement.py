@@ -53,8 +53,9 @@ def test_go_and_java_consistent_hash_rings_leave_queues_orphaned_and_doubled():
         in f.message
     assert "3 processes (10.0.0.7#1, 10.0.0.8#1, 10.0.0.9#1) with CONSISTENT_HASH (10 virtual nodes) of the Java " \
            "client" in f.message
-    assert f"so {len(r.orphaned)} are consumed by no process and {len(r.duplicated)} are held by two or more" \
-        in f.message
+    assert f.effect == f"{len(r.orphaned)} are consumed by no process and {len(r.duplicated)} are held by two or more"
+    assert f.headline.startswith(f"{len(f.queues)} of 16 queues of T are orphaned or doubled because the processes of "
+                                 "group g compute CONSISTENT_HASH (10 virtual nodes) with different client code")
 
 
 def test_codes_that_agree_give_no_finding():
@@ -87,7 +88,7 @@ def test_java_releases_whose_machine_room_classes_differ_disagree_too():
     sim, findings = _findings(_group('strategy = "MACHINE_ROOM"\nconsumer_idcs = ["sh"]', instances))
     f = next(f for f in findings if f.code == "PLAN009")
     assert "with MACHINE_ROOM of the Java client before 4.8.0" in f.message
-    assert "1 process (10.0.0.7#1) with MACHINE_ROOM of the Java client;" in f.message
+    assert "1 process (10.0.0.7#1) with MACHINE_ROOM of the Java client" in f.why
 
 
 def _cli(*argv: str) -> tuple[int, str]:
@@ -102,7 +103,7 @@ def test_plan009_in_json_text_html_and_explain(tmp_path):
     found = [f for f in json.loads(out)["findings"] if f["code"] == "PLAN009"]
     assert code == 1 and len(found) == 2 and all(f["queues"] and f["severity"] == "error" for f in found)
     code, out = _cli("simulate", "--fleet", str(path))
-    assert code == 1 and "PLAN009 error: the processes of group g compute CONSISTENT_HASH" in out
+    assert code == 1 and "PLAN009 error: " in out and "of T are orphaned or doubled because the processes of group g" in out
     page = tmp_path / "report.html"
     code, _ = _cli("simulate", "--fleet", str(path), "--html", str(page))
     assert code == 1 and "PLAN009" in page.read_text(encoding="utf-8")
