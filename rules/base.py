@@ -45,6 +45,9 @@ class Rule:
     # Whether the rule also speaks in test sources when the `tests` setting is "quiet" (the default): test code
     # fakes groups, names and failures on purpose, but a committed secret is leaked wherever it is.
     IN_QUIET_TESTS: ClassVar[bool] = False
+    # Whether the text report may show the code its findings point at: False when those lines hold a secret (the
+    # report then shows no code frame for the finding, and hides its lines from every other finding's frame).
+    SHOWS_SOURCE: ClassVar[bool] = True
 
     def check(self, project: Project) -> Iterable[Finding]:
         raise NotImplementedError

@@ -158,6 +158,7 @@ class HardCodedCredentials(Rule):
     SEVERITY = "error"
     SUMMARY = "An access key and secret key are written as literals in code or committed configuration"
     IN_QUIET_TESTS = True  # a committed secret is leaked wherever it is written
+    SHOWS_SOURCE = False  # the lines hold the keys: a code frame would print what the message masks
     DOCS = f"""\
 ## What it does
 Finds ACL credentials whose secret key is written into the repository, once constants and Spring placeholders

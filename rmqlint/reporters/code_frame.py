@@ -89,10 +89,14 @@ class SourceFiles:
         return None if decoded.text is None else split_lines(decoded.text)[0]
 
 
-def code_frame(lines: list[str] | None, location, width: int) -> list[str]:
+HIDDEN = "(a line holding a credential: not shown)"
+
+
+def code_frame(lines: list[str] | None, location, width: int, hidden: frozenset[int] = frozenset()) -> list[str]:
     """The frame of `location` (1-based line and column, end exclusive) in `lines`, at most `width` columns
-    wide; [] when the lines do not hold the location. (No code after the underline, as ruff had: the header
-    names it, and `grep -c RMQ001` counts findings.)"""
+    wide; [] when the lines do not hold the location. Lines numbered in `hidden` hold a secret: their text is
+    replaced by HIDDEN after their indentation. (No code after the underline, as ruff had: the header names it,
+    and `grep -c RMQ001` counts findings.)"""
     if not lines or not 1 <= location.line <= len(lines):
         return []
     first = location.line
@@ -106,7 +110,7 @@ def code_frame(lines: list[str] | None, location, width: int) -> list[str]:
     if any(n is not None and len(lines[n - 1]) > MAX_LINE for n in shown):
         return []
     gutter = len(str(max(n for n in shown if n is not None)))
-    rows = {n: cells(lines[n - 1]) for n in shown if n is not None}
+    rows = {n: cells(_hidden(lines[n - 1]) if n in hidden else lines[n - 1]) for n in shown if n is not None}
     marks = {n: _underlined(rows[n], n, first, last, location) for n in spanned if n is not None}
     available = max(20, width - gutter - 3)
     start = _window(marks[first][0], max(sum(c.width for c in row) for row in rows.values()), available)
@@ -123,6 +127,10 @@ def code_frame(lines: list[str] | None, location, width: int) -> list[str]:
             out.append(f"{'':>{gutter}} | {' ' * low}{'^' * max(1, high - low)}")
     out.append(f"{'':>{gutter}} |")
     return out
+
+
+def _hidden(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())] + HIDDEN
 
 
 def _underlined(row: list[Cell], n: int, first: int, last: int, location) -> tuple[int, int]:

@@ -54,7 +54,8 @@ def output_width(stream=None) -> int:
 def render_text(result, width: int | None = None) -> str:
     width = width or output_width()
     sources = SourceFiles(result.root)
-    blocks = ["\n".join(_full(f, result, sources, width)) for f in result.findings]
+    secret = _secret_lines(result)
+    blocks = ["\n".join(_full(f, result, sources, width, secret)) for f in result.findings]
     head = [f"note: assumed: {printable(line)}" for line in result.assumptions or ()]
     return _with_totals(head + ["\n\n".join(blocks)] if blocks else head, result, blank_line=bool(blocks))
 
@@ -106,9 +107,24 @@ def _place_and_code(finding, result) -> str:
     return f"{printable(display_path(result.root, loc.path))}:{loc.line}:{loc.column}: {finding.code}{mark}"
 
 
-def _full(finding, result, sources: SourceFiles, width: int) -> list[str]:
+def _secret_lines(result) -> dict[str, set[int]]:
+    """Per file, the lines that findings of rules which must not show their source point at (RMQ011: the keys
+    are there), with the places they cite: no frame prints them."""
+    quiet = {rule.CODE for rule in result.rules if not getattr(rule, "SHOWS_SOURCE", True)}
+    lines: dict[str, set[int]] = {}
+    for finding in result.findings:
+        if finding.code in quiet:
+            for loc in (finding.location, *(r.location for r in finding.related)):
+                lines.setdefault(loc.path, set()).update(range(loc.line, max(loc.line, loc.end_line) + 1))
+    return lines
+
+
+def _full(finding, result, sources: SourceFiles, width: int, secret: dict[str, set[int]]) -> list[str]:
     lines = _wrap(_header(finding, result), width, INDENT, whole=len(_place_and_code(finding, result)))
-    frame = code_frame(sources.lines(finding.location.path), finding.location, width)
+    quiet = any(rule.CODE == finding.code and not getattr(rule, "SHOWS_SOURCE", True) for rule in result.rules)
+    path = finding.location.path
+    frame = [] if quiet else code_frame(sources.lines(path), finding.location, width,
+                                        frozenset(secret.get(path, ())))
     lines += frame
     bar = " " * (len(frame[0]) - 1) if frame else "  "  # `=` under the frame's `|`, `-->` just before it
     for related in finding.related[:RELATED_SHOWN]:

@@ -177,3 +177,33 @@ def test_a_span_over_several_lines_underlines_each_and_elides_the_middle():
 def test_no_frame_where_the_file_does_not_hold_the_place():
     assert frame("one line", 3, 1, 3, 2) == []
     assert code_frame(None, Location("gone.java", 1, 1, 1, 2), 80) == []
+
+
+CREDENTIALED = """\
+import org.apache.rocketmq.acl.common.AclClientRPCHook;
+import org.apache.rocketmq.acl.common.SessionCredentials;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+class Consumer {
+    void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("orders_cg",
+            new AclClientRPCHook(new SessionCredentials("LTAI5tXq9Wz3Jk7V", "q8Zr2Lx0Vn7Kp3Ws9Yt4")), null);
+        consumer.setInstanceName("orders-node");
+        consumer.start();
+    }
+}
+"""
+
+
+def test_no_frame_prints_a_line_that_holds_a_secret(tmp_path, monkeypatch, capsys):
+    """RMQ011's own finding has no frame, and another finding's frame hides the credential's line it would show
+    as context: the message masks the keys, so the code around it must not print them."""
+    root = write_project(tmp_path / "p", {"src/Consumer.java": CREDENTIALED})
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("COLUMNS", "120")
+    out = "\n".join(lint(capsys))
+    assert "RMQ011" in out and "RMQ001" in out
+    for key in ("LTAI5tXq9Wz3Jk7V", "q8Zr2Lx0Vn7Kp3Ws9Yt4"):
+        assert not [key[i:i + 3] for i in range(len(key) - 2) if key[i:i + 3] in out], key
+    assert " 8 |             (a line holding a credential: not shown)" in out
+    assert ' 9 |         consumer.setInstanceName("orders-node");' in out
