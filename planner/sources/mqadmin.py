@@ -52,6 +52,8 @@ from rmqplan.sources.cluster import (
     TopicRoute,
 )
 from rmqplan.sources.origin import Origin, SourceProblem
+from rmqplan.sources.remoting import codes
+from rmqplan.sources.remoting.limits import MAX_VALUES, route_claims
 
 ROUTE_PREFIX, ROUTE_SUFFIX = "topicRoute-", ".json"
 CONSUMER_PREFIX, CONSUMER_SUFFIX = "consumerConnection-", ".txt"
@@ -395,7 +397,15 @@ def read_cluster_dir(directory: str | os.PathLike) -> ClusterSnapshot:
             text = _read_text(path, snapshot.problems)
             if text is None or not topic:
                 continue
-            route, problems = parse_topic_route(text, topic, label)
+            try:
+                route, problems = parse_topic_route(text, topic, label, MAX_VALUES[codes.GET_ROUTEINFO_BY_TOPIC])
+            except relaxed_json.TooManyValues:
+                route, problems = None, [SourceProblem(Origin(label, 1), (
+                    f"holds more than {MAX_VALUES[codes.GET_ROUTEINFO_BY_TOPIC]:,} values, more than a real "
+                    "cluster's route: not read"))]
+            claims = None if route is None else route_claims(route)
+            if claims is not None:  # as from a live server: a saved file in a repository is input nobody vetted
+                route, problems = None, [*problems, SourceProblem(Origin(label, 1), claims)]
             for problem in problems:
                 if NO_ROUTE in problem.message:
                     snapshot.missing_topics[topic] = problem.origin

@@ -142,6 +142,23 @@ def test_a_directory_of_bad_files_reports_each_and_goes_on(tmp_path):
     assert any("not a consumerConnection" in m for m in messages)
 
 
+def test_saved_routes_are_held_to_the_live_reads_limits(tmp_path):
+    """A cluster folder committed to a repository is input nobody vetted: a 2 KB route claiming 65,536 queues on
+    each of 200 brokers, or a route of a million empty values, is one line, not gigabytes of queues."""
+    claims = {"queueDatas": [{"brokerName": f"b{i}", "readQueueNums": 65536, "writeQueueNums": 65536, "perm": 6}
+                             for i in range(200)], "brokerDatas": []}
+    (tmp_path / "topicRoute-Huge.json").write_text(json.dumps(claims))
+    (tmp_path / "topicRoute-Wide.json").write_text('{"queueDatas": [' + ",".join(["{}"] * 1_000_000) + "]}")
+    (tmp_path / "topicRoute-C.json").write_text((CLUSTER / "topicRoute-OrderEvents.json").read_text())
+    snap = read_cluster_dir(tmp_path)
+    assert list(snap.routes) == ["C"]
+    messages = sorted(str(p) for p in snap.problems)
+    assert len(messages) == 2, messages
+    assert "topicRoute-Huge.json:1: route of topic Huge claims 65,536 queues on broker b0, more than the limit" \
+        in messages[0]
+    assert "topicRoute-Wide.json:1: holds more than" in messages[1]
+
+
 def test_windows_encodings_and_misnamed_files(tmp_path):
     text = (CLUSTER / "consumerConnection-orders_cg.txt").read_text()
     (tmp_path / "consumerConnection-a.txt").write_bytes(text.encode("utf-16"))  # PowerShell's `>`

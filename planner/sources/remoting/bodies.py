@@ -38,7 +38,7 @@ from rmqplan.sources.mqadmin import parse_topic_route, version_from_name
 from rmqplan.sources.origin import Origin
 from rmqplan.sources.remoting import codes
 from rmqplan.sources.remoting.codes import version_name
-from rmqplan.sources.remoting.limits import MAX_BROKERS, MAX_QUEUES_PER_BROKER, MAX_ROUTE_QUEUES, MAX_VALUES
+from rmqplan.sources.remoting.limits import MAX_BROKERS, MAX_QUEUES_PER_BROKER, MAX_VALUES, route_claims
 
 
 class BodyError(ValueError):
@@ -137,19 +137,9 @@ def topic_route(body: bytes, topic: str, origin: Origin) -> TopicRoute:
 
 def _check_claims(route: TopicRoute) -> None:
     """A route within the limits, or ClaimError naming what it claims: it is not modelled."""
-    brokers = {q.broker for q in route.queues} | {b.name for b in route.brokers}
-    if len(brokers) > MAX_BROKERS:
-        raise ClaimError(f"route of topic {route.topic} claims {len(brokers):,} brokers, more than the limit of "
-                         f"{MAX_BROKERS:,}: not read")
-    for q in route.queues:
-        claimed = max(q.read_queues, q.write_queues)
-        if claimed > MAX_QUEUES_PER_BROKER:
-            raise ClaimError(f"route of topic {route.topic} claims {claimed:,} queues on broker {q.broker}, more "
-                             f"than the limit of {MAX_QUEUES_PER_BROKER:,}: not read")
-    total = sum(max(q.read_queues, q.write_queues) for q in route.queues)
-    if total > MAX_ROUTE_QUEUES:
-        raise ClaimError(f"route of topic {route.topic} claims {total:,} queues on {len(route.queues):,} brokers, "
-                         f"more than the limit of {MAX_ROUTE_QUEUES:,}: not read")
+    claims = route_claims(route)
+    if claims is not None:
+        raise ClaimError(claims)
 
 
 def consumer_connection(body: bytes, group: str, origin: Origin) -> ConsumerConnection:

@@ -8,6 +8,9 @@ read also has a deadline: `rmqplan.sources.remoting.client`).
 
 from __future__ import annotations
 
+from typing import Optional
+
+from rmqplan.sources.cluster import TopicRoute
 from rmqplan.sources.remoting import codes
 from rmqplan.sources.remoting.frame import MAX_FRAME
 
@@ -47,3 +50,22 @@ MAX_VALUES = {
     codes.GET_CONSUME_STATS: MAX_QUEUES_PER_BROKER * 16,  # 11 values a queue
     codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: 1024 * 1024,  # 40,000 groups of about 20 values (what 16 MB holds)
 }
+
+
+def route_claims(route: TopicRoute) -> Optional[str]:
+    """What a route claims beyond the limits above (then it is not modelled), or None. A route read from a server
+    and one saved by mqadmin in a repository are held to the same limits."""
+    brokers = {q.broker for q in route.queues} | {b.name for b in route.brokers}
+    if len(brokers) > MAX_BROKERS:
+        return (f"route of topic {route.topic} claims {len(brokers):,} brokers, more than the limit of "
+                f"{MAX_BROKERS:,}: not read")
+    for q in route.queues:
+        claimed = max(q.read_queues, q.write_queues)
+        if claimed > MAX_QUEUES_PER_BROKER:
+            return (f"route of topic {route.topic} claims {claimed:,} queues on broker {q.broker}, more than the "
+                    f"limit of {MAX_QUEUES_PER_BROKER:,}: not read")
+    total = sum(max(q.read_queues, q.write_queues) for q in route.queues)
+    if total > MAX_ROUTE_QUEUES:
+        return (f"route of topic {route.topic} claims {total:,} queues on {len(route.queues):,} brokers, more than "
+                f"the limit of {MAX_ROUTE_QUEUES:,}: not read")
+    return None
