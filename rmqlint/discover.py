@@ -68,12 +68,14 @@ def _marked_ancestor(start: Path) -> Path | None:
 
 
 def is_test_source(rel_path: str) -> bool:
-    """Test code: under `src/test/` (Maven, Gradle), under a `tests/` directory, or a Python test module
-    (`test_*.py`, `*_test.py`, `conftest.py`)."""
+    """Test code: under `src/test/` (Maven, Gradle), under a `tests/` directory, a Python test module
+    (`test_*.py`, `*_test.py`, `conftest.py`), or a Go test file (`*_test.go`)."""
     path = "/" + rel_path
     if "/src/test/" in path or "/tests/" in path:
         return True
     name = rel_path.rpartition("/")[2]
+    if name.endswith("_test.go"):
+        return True
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 

@@ -18,7 +18,7 @@ from rmqlint import values as _values
 from rmqlint.spans import Slot, Span
 from rmqlint.values import Value
 
-FACTS_VERSION = 14  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
+FACTS_VERSION = 16  # bump whenever a fact's shape or a frontend's output changes: old cache entries are dropped
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ class Problem:
 @dataclass
 class FileFacts:
     path: str  # relative to the project root, '/'-separated
-    language: str  # "java" | "python" | "properties" | "yaml"
+    language: str  # "java" | "python" | "go" | "properties" | "yaml"
     clients: list[ClientFact] = field(default_factory=list)
     produced: list[ProducedTag] = field(default_factory=list)
     # Constants this file defines, for references from other files.

@@ -1,6 +1,6 @@
 """The frontends, one per language, in one registry: engine, discovery and linker ask it, never a language by name.
 
-Each language is a sub-package (`java/`, `python/`) whose `__init__` holds its `Frontend` subclass
+Each language is a sub-package (`java/`, `python/`, `go/`) whose `__init__` holds its `Frontend` subclass
 (`rmqlint.frontends.base`); what languages share sits beside them (`base`, and `spring`, the Spring configuration
 files, a frontend of its own). A language's package imports the shared modules, never another language's package.
 Adding a language is one sub-package and one line below.
@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Optional
 
 from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
+from rmqlint.frontends.go import GoFrontend
 from rmqlint.frontends.java import JavaFrontend
 from rmqlint.frontends.python import PythonFrontend
 from rmqlint.frontends.spring import SpringFrontend
 
-FRONTENDS: tuple[Frontend, ...] = (JavaFrontend(), PythonFrontend(), SpringFrontend())
+FRONTENDS: tuple[Frontend, ...] = (JavaFrontend(), PythonFrontend(), GoFrontend(), SpringFrontend())
 
 _BY_NAME = {f.name: f for f in FRONTENDS}
 _BY_LANGUAGE = {language: f for f in FRONTENDS for language in f.languages}

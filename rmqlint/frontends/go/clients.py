@@ -1,0 +1,507 @@
+"""RocketMQ clients, subscriptions, consume callbacks, produced tags and connections in one parsed Go file
+(rocketmq-client-go v2).
+
+A client is made by `rocketmq.NewPushConsumer(opts...)` (`consumer.NewPushConsumer`), `rocketmq.NewPullConsumer`
+(its `Subscribe` and `Poll` rebalance the subscribed topics as a lite pull consumer does), `rocketmq.NewProducer`
+or `NewTransactionProducer` (`producer.NewDefaultProducer`...), and configured by the options passed to it: written
+in the call, or held by a slice (`opts := []consumer.Option{...}; opts = append(opts, ...)`: every option that may
+reach the call), or returned by a function of the file. The variable the client is stored in (a local, a
+package-level variable, a struct field) identifies it, so `c.Subscribe(topic, selector, callback)` anywhere in the
+file subscribes it; a function of the file that returns the client it makes hands it to the variables its calls
+are stored in. Options that cannot be followed (a parameter, another package's function) make the client
+`configured_elsewhere`, its model unknown.
+
+`primitive.NewMessage(topic, body)` (or a `primitive.Message{Topic: ..}` literal) and its `WithTag(tag)` are a
+produced tag. `WithNameServer(primitive.NamesrvAddr{..})` / `WithNsResolver(primitive.NewPassthroughResolver(..))`
+are one `Connection` per address element, and `WithCredentials(primitive.Credentials{AccessKey, SecretKey})` one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tree_sitter
+
+from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
+from rmqlint.frontends.go import listeners
+from rmqlint.frontends.go.index import ROCKETMQ_MODULE, GoFile, _composite, single_return
+from rmqlint.frontends.go.tree import LANGUAGE
+from rmqlint.values import Dynamic, Lit, Value, map_literals, one_of
+
+API = "go"
+PACKAGES = {ROCKETMQ_MODULE: "rocketmq", f"{ROCKETMQ_MODULE}/consumer": "consumer",
+            f"{ROCKETMQ_MODULE}/producer": "producer", f"{ROCKETMQ_MODULE}/primitive": "primitive"}
+CONSTRUCTORS = {
+    ("rocketmq", "NewPushConsumer"): "push_consumer", ("consumer", "NewPushConsumer"): "push_consumer",
+    ("rocketmq", "NewPullConsumer"): "lite_pull_consumer", ("consumer", "NewPullConsumer"): "lite_pull_consumer",
+    ("rocketmq", "NewProducer"): "producer", ("rocketmq", "NewTransactionProducer"): "producer",
+    ("producer", "NewDefaultProducer"): "producer", ("producer", "NewTransactionProducer"): "producer",
+}
+# Options that set a client's setting: option function -> the `ClientFact` field. A new setting is one line here.
+OPTIONS = {
+    "WithGroupName": "group",
+    "WithInstance": "instance_name",
+    "WithUnitName": "unit_name",
+    "WithConsumerModel": "message_model",
+    "WithConsumerOrder": "consume_mode",
+    "WithMaxReconsumeTimes": "max_reconsume_times",
+    "WithConsumeMessageBatchMaxSize": "consume_batch_max_size",
+    "WithPullBatchSize": "pull_batch_size",
+    "WithStrategy": "allocate_strategy",
+}
+MODELS = {"BroadCasting": "BROADCASTING", "Clustering": "CLUSTERING"}
+SELECTOR_TYPES = {"TAG": "TAG", "SQL92": "SQL92"}
+_CALLED = sorted({name for _p, name in CONSTRUCTORS} | {"Subscribe", "NewMessage", "WithTag"})
+_CALLS = tree_sitter.Query(LANGUAGE, f"""
+    (call_expression function: (selector_expression field: (field_identifier) @name
+        (#any-of? @name {" ".join(f'"{n}"' for n in _CALLED)}))) @call
+    (composite_literal type: (qualified_type name: (type_identifier) @type (#eq? @type "Message"))) @message
+""")
+
+Key = tuple  # ("local", function id, name) | ("package", name) | ("field", name)
+
+
+@dataclass
+class _Options:
+    calls: list[tuple[tree_sitter.Node, dict]]  # option calls with the parameter bindings they are read with
+    unknown: bool = False  # some option could not be followed
+
+
+class ClientExtractor:
+    def __init__(self, go: GoFile) -> None:
+        self.go = go
+        self.clients: list[ClientFact] = []
+        self.produced: list[ProducedTag] = []
+        self.connections: list[Connection] = []
+        self._by_key: dict[Key, ClientFact] = {}
+        self._returned: dict[str, ClientFact] = {}  # a function of the file -> the client it returns
+
+    def run(self) -> None:
+        go = self.go
+        calls: list[tuple[tree_sitter.Node, str]] = []
+        messages: list[tree_sitter.Node] = []
+        for _pattern, match in tree_sitter.QueryCursor(_CALLS).matches(go.tree.root_node):
+            if "call" in match:
+                calls.append((match["call"][0], go.text(match["name"][0])))
+            else:
+                messages.append(match["message"][0])
+        calls.sort(key=lambda item: item[0].start_byte)
+        for call, name in calls:
+            role = CONSTRUCTORS.get((self._package(call), name))
+            if role is not None:
+                self._created(call, role)
+        self._helper_results()
+        for call, name in calls:
+            if name == "Subscribe":
+                self._subscribe(call)
+            elif name == "WithTag":
+                self._tag(call)
+        self.clients.sort(key=lambda c: (c.location.line, c.location.column))
+        self.produced.sort(key=lambda p: (p.location.line, p.location.column))
+        self.connections.sort(key=lambda c: (c.location.line, c.location.column))
+
+    # --- clients ------------------------------------------------------------------------------------------
+
+    def _package(self, call: tree_sitter.Node) -> str:
+        """The RocketMQ package a call `x.F(..)` names through `x` ("rocketmq", "consumer", ...), or ""."""
+        function = call.child_by_field_name("function")
+        operand = function.child_by_field_name("operand") if function is not None else None
+        if operand is None or operand.type != "identifier" or self.go.lookup(self.go.text(operand), call) is not None:
+            return ""
+        return PACKAGES.get(self.go.imports.get(self.go.text(operand), ""), "")
+
+    def _created(self, call: tree_sitter.Node, role: str) -> None:
+        go = self.go
+        key, name = self._target(call)
+        fact = ClientFact(role=role, api=API, location=go.location(call), name=name)
+        arguments = go.arguments(call)
+        if role == "producer" and arguments and self._package(call) and \
+                go.text(call.child_by_field_name("function")).endswith("TransactionProducer"):
+            arguments = arguments[1:]  # the transaction listener
+        options = self._options(arguments, {})
+        namespace = None
+        for option, bindings in options.calls:
+            self._option(fact, option, bindings)
+            if self._option_name(option) == "WithNamespace":
+                namespace = option
+        if fact.role != "producer" and fact.consume_mode is None:
+            # rocketmq-client-go consumes concurrently unless WithConsumerOrder(true) says otherwise.
+            fact.consume_mode = Setting(Lit("CONCURRENTLY") if not options.unknown else
+                                        Dynamic("options not followed here may order it"), fact.location)
+        if options.unknown:
+            fact.configured_elsewhere = True
+            if fact.role != "producer" and fact.message_model is None:
+                fact.message_model = Setting(Dynamic("options not followed here may set the model"), fact.location)
+        if namespace is not None and fact.group is not None:
+            # The client prefixes the group (and every topic) with `namespace%`: another group to the broker.
+            args = go.arguments(namespace)
+            value = go.value(args[0]) if args else Dynamic("no namespace")
+            if not (isinstance(value, Lit) and value.text == ""):
+                fact.group = Setting(Dynamic("the group is prefixed with a namespace"), fact.group.location)
+        self.clients.append(fact)
+        if key is not None:
+            self._by_key[key] = fact
+        function = go.enclosing_function(call)
+        if function is not None and function.type == "function_declaration" and _returned_directly(call):
+            self._returned[go.text(function.child_by_field_name("name"))] = fact
+
+    def _target(self, call: tree_sitter.Node) -> tuple[Key | None, str]:
+        """The variable a call's (first) result is stored in: `c, err := ..`, `c, err = ..`, `s.consumer, err =
+        ..`, `var c, err = ..`."""
+        holder = call.parent
+        if holder is None or holder.type != "expression_list":
+            return None, ""
+        statement = holder.parent
+        if statement is None or statement.type not in ("short_var_declaration", "assignment_statement", "var_spec"):
+            return None, ""
+        if holder.named_children[0].id != call.id:
+            return None, ""
+        if statement.type == "var_spec":
+            names = statement.children_by_field_name("name")
+            target = names[0] if names else None
+        else:
+            left = statement.child_by_field_name("left")
+            target = left.named_children[0] if left is not None and left.named_children else None
+        return self._key(target) if target is not None else (None, "")
+
+    def _key(self, target: tree_sitter.Node) -> tuple[Key | None, str]:
+        go = self.go
+        if target.type == "identifier":
+            name = go.text(target)
+            if name == "_":
+                return None, ""
+            found = go.lookup(name, target)
+            if found is not None:
+                function, declared = found
+                return ("local", function.id, declared.node.id if declared.node.type != "parameter_declaration"
+                        else -1, name), name
+            return ("package", name), name
+        if target.type == "selector_expression":
+            member = target.child_by_field_name("field")
+            if member is not None:
+                return ("field", go.text(member)), go.text(member)
+        return None, ""
+
+    def _client_of(self, receiver: tree_sitter.Node | None) -> ClientFact | None:
+        if receiver is None:
+            return None
+        key, _name = self._key(receiver)
+        return self._by_key.get(key) if key is not None else None
+
+    def _helper_results(self) -> None:
+        """`c, err := newConsumer()` with `func newConsumer()` of this file returning the client it makes (directly,
+        or through the variable holding it): `c` holds that client."""
+        go = self.go
+        for name, function in go.top.functions.items():
+            body = function.child_by_field_name("body")
+            if name in self._returned or body is None:
+                continue
+            for node in _descendants(body):
+                if node.type == "return_statement" and node.named_children and \
+                        go.enclosing_function(node).id == function.id:
+                    values = node.named_children[0]
+                    first = values.named_children[0] if values.type == "expression_list" else values
+                    fact = self._client_of(first) if first.type == "identifier" else None
+                    if fact is not None:
+                        self._returned[name] = fact
+                        break
+        if not self._returned:
+            return
+        for node in _descendants(go.tree.root_node):
+            if node.type == "call_expression":
+                package, name = go.called(node)
+                if not package and name in self._returned:
+                    key, _ = self._target(node)
+                    if key is not None and key not in self._by_key:
+                        self._by_key[key] = self._returned[name]
+
+    # --- options ------------------------------------------------------------------------------------------
+
+    def _options(self, nodes: list[tree_sitter.Node], bindings: dict, depth: int = 0) -> _Options:
+        """The option calls that reach a constructor through `nodes` (its arguments)."""
+        found = _Options([])
+        seen: set[int] = set()
+        for node in nodes:
+            self._collect(node, bindings, found, seen, depth)
+        return found
+
+    def _collect(self, node: tree_sitter.Node, bindings: dict, found: _Options, seen: set[int], depth: int) -> None:
+        go = self.go
+        if depth > 16:
+            found.unknown = True
+            return
+        if node.type in ("variadic_argument", "parenthesized_expression") and node.named_children:
+            self._collect(node.named_children[0], bindings, found, seen, depth + 1)
+            return
+        if node.type == "call_expression":
+            if self._option_name(node):
+                if node.id not in seen:
+                    seen.add(node.id)
+                    found.calls.append((node, bindings))
+                return
+            package, name = go.called(node)
+            if not package and name == "append":
+                for argument in go.arguments(node):
+                    self._collect(argument, bindings, found, seen, depth + 1)
+                return
+            function = go.top.functions.get(name) if not package else None
+            if function is not None:
+                inner = dict(bindings)
+                for position, argument in enumerate(go.arguments(node)):
+                    inner[(function.id, position)] = go.value(argument, bindings)
+                for returned in _returns(go, function):
+                    self._collect(returned, inner, found, seen, depth + 1)
+                return
+        elif node.type == "composite_literal":
+            for element in go.elements(node):
+                self._collect(element, bindings, found, seen, depth + 1)
+            return
+        elif node.type == "identifier":
+            found_local = go.lookup(go.text(node), node)
+            if found_local is not None:
+                function, declared = found_local
+                if declared.node.type in ("parameter_declaration", "variadic_parameter_declaration"):
+                    found.unknown = True
+                    return
+                from rmqlint import flow
+                from rmqlint.frontends.go import flow as go_flow
+
+                try:
+                    reaching = go_flow.reaching_values(go, function, go.text(node), node)
+                except flow.Unsupported:
+                    found.unknown = True
+                    return
+                for value in reaching:
+                    if value is go_flow.NOT_PLAIN:
+                        found.unknown = True
+                    else:
+                        self._collect(value, bindings, found, seen, depth + 1)
+                return
+            held = go.top.vars.get(go.text(node))
+            if held is not None and go.text(node) not in go.assigned_names():
+                self._collect(held, bindings, found, seen, depth + 1)
+                return
+        found.unknown = True
+
+    def _option_name(self, call: tree_sitter.Node) -> str:
+        """`WithGroupName` for `consumer.WithGroupName(..)` / `producer.WithGroupName(..)`, else ""."""
+        if call.type != "call_expression" or self._package(call) not in ("consumer", "producer"):
+            return ""
+        name = self.go.called(call)[1]
+        return name if name.startswith("With") else ""
+
+    def _option(self, fact: ClientFact, call: tree_sitter.Node, bindings: dict) -> None:
+        go = self.go
+        name = self._option_name(call)
+        args = go.arguments(call)
+        where = go.location(call)
+        argument = args[0] if args else None
+        if name in ("WithNameServer", "WithNsResolver") and argument is not None:
+            self._name_servers(argument, bindings)
+            return
+        if name == "WithCredentials" and argument is not None:
+            self._credentials(argument, bindings, where)
+            return
+        setting_field = OPTIONS.get(name)
+        if setting_field is None or argument is None:
+            return
+        if setting_field == "allocate_strategy":
+            self._strategy(fact, argument, bindings, where)
+            return
+        if setting_field == "message_model":
+            value = self._enum(argument, MODELS)
+        elif setting_field == "consume_mode":
+            value = map_literals(go.value(argument, bindings), lambda text: Lit(
+                "ORDERLY" if text == "true" else "CONCURRENTLY") if text in ("true", "false") else Dynamic(text))
+        else:
+            value = go.value(argument, bindings)
+        setattr(fact, setting_field, Setting(value, where, written=go.span_of(argument)))
+
+    def _enum(self, node: tree_sitter.Node, names: dict[str, str]) -> Value:
+        """A constant of the consumer package (`consumer.BroadCasting`) as the name rules use."""
+        go = self.go
+        for _ in range(8):
+            if node.type == "selector_expression":
+                member = node.child_by_field_name("field")
+                text = go.text(member) if member is not None else ""
+                return Lit(names[text]) if text in names else Dynamic(f"{go.text(node)} is not a known constant")
+            if node.type == "identifier":
+                held = go.local_value_node(node)
+                if held is None:
+                    break
+                node = held
+                continue
+            break
+        return Dynamic(f"{go.text(node)[:40]} is not known here")
+
+    def _strategy(self, fact: ClientFact, node: tree_sitter.Node, bindings: dict, where: Location) -> None:
+        """`consumer.AllocateByAveragely`, or a strategy a function makes (`consumer.AllocateByConsistentHash(10)`):
+        its Go name (rmqplan takes it as an alias of the strategy), and the function's first argument."""
+        go = self.go
+        target = node.child_by_field_name("function") if node.type == "call_expression" else node
+        operand = target.child_by_field_name("operand") if target is not None and \
+            target.type == "selector_expression" else None
+        member = target.child_by_field_name("field") if operand is not None else None
+        if operand is None or member is None or operand.type != "identifier" or \
+                go.imports.get(go.text(operand)) != listeners.CONSUMER_PACKAGE:
+            fact.allocate_strategy = Setting(Dynamic("a strategy function of the code"), where)
+            return
+        fact.allocate_strategy = Setting(Lit(go.text(member)), where)
+        args = go.arguments(node) if node.type == "call_expression" else []
+        if args:
+            fact.allocate_strategy_argument = Setting(go.value(args[0], bindings), go.location(args[0]))
+
+    # --- connections --------------------------------------------------------------------------------------
+
+    def _name_servers(self, node: tree_sitter.Node, bindings: dict) -> None:
+        """Each element of a name server list (`primitive.NamesrvAddr{"a:9876", "b:9876"}`, a passthrough
+        resolver's list): one address each, as the client dials it."""
+        go = self.go
+        if node.type == "call_expression" and go.called(node)[1] == "NewPassthroughResolver" and go.arguments(node):
+            node = go.arguments(node)[0]
+        if node.type == "identifier":
+            held = go.local_value_node(node)
+            if held is not None:
+                node = held
+        literal = _composite(node)
+        if literal is None:
+            return
+        for element in go.elements(literal):
+            self.connections.append(Connection(API, go.location(element), name_server=Setting(
+                go.value(element, bindings), go.location(element), written=go.span_of(element))))
+
+    def _credentials(self, node: tree_sitter.Node, bindings: dict, where: Location) -> None:
+        go = self.go
+        if node.type == "identifier":
+            held = go.local_value_node(node)
+            if held is not None:
+                node = held
+        literal = _composite(node)
+        if literal is None:
+            return
+        keyed = go.keyed_elements(literal)
+        access, secret = keyed.get("AccessKey"), keyed.get("SecretKey")
+        connection = Connection(API, go.location(literal),
+                                access_key=Setting(go.value(access, bindings), go.location(access))
+                                if access is not None else None,
+                                secret_key=Setting(go.value(secret, bindings), go.location(secret))
+                                if secret is not None else None)
+        if connection.access_key is not None or connection.secret_key is not None:
+            self.connections.append(connection)
+
+    # --- subscriptions ------------------------------------------------------------------------------------
+
+    def _subscribe(self, call: tree_sitter.Node) -> None:
+        go = self.go
+        function = call.child_by_field_name("function")
+        fact = self._client_of(function.child_by_field_name("operand"))
+        args = go.arguments(call)
+        if fact is None or fact.role == "producer" or len(args) < 2:
+            return
+        expression, selector = self._selector(args[1])
+        fact.subscriptions.append(Subscription(go.value(args[0]), expression, selector, go.location(call)))
+        if len(args) >= 3 and fact.role == "push_consumer":
+            fact.listeners.append(listeners.callback(go, args[2], _listener_kind(fact)))
+
+    def _selector(self, node: tree_sitter.Node) -> tuple[Value, str]:
+        """A `consumer.MessageSelector{Type: .., Expression: ..}`: its expression ("" selects every tag) and type."""
+        go = self.go
+        if node.type == "identifier":
+            held = go.local_value_node(node)
+            if held is not None:
+                node = held
+        literal = _composite(node)
+        if literal is None:
+            return Dynamic("a message selector made elsewhere"), "TAG"
+        keyed = go.keyed_elements(literal)
+        if not keyed:
+            positional = go.elements(literal)
+            keyed = dict(zip(("Type", "Expression"), positional))
+        kind = "TAG"
+        if "Type" in keyed:
+            value = self._enum(keyed["Type"], SELECTOR_TYPES)
+            if not isinstance(value, Lit):
+                return Dynamic("the selector's type is not known"), "TAG"
+            kind = value.text
+        expression = go.value(keyed["Expression"]) if "Expression" in keyed else Lit("")
+        return expression, kind
+
+    # --- produced tags ------------------------------------------------------------------------------------
+
+    def _tag(self, call: tree_sitter.Node) -> None:
+        go = self.go
+        function = call.child_by_field_name("function")
+        receiver = function.child_by_field_name("operand") if function is not None else None
+        args = go.arguments(call)
+        if receiver is None or len(args) != 1:
+            return
+        topics = self._message_topics(receiver)
+        if topics is None:
+            return
+        self.produced.append(ProducedTag(one_of(topics), go.value(args[0]), go.location(call)))
+
+    def _message_topics(self, node: tree_sitter.Node) -> list[Value] | None:
+        """The topics of the messages an expression may hold; None when it is not a message made here."""
+        go = self.go
+        if node.type == "identifier":
+            from rmqlint import flow
+            from rmqlint.frontends.go import flow as go_flow
+
+            found = go.lookup(go.text(node), node)
+            if found is None:
+                return None
+            try:
+                reaching = go_flow.reaching_values(go, found[0], go.text(node), node)
+            except flow.Unsupported:
+                return None
+            topics: list[Value] = []
+            for value in reaching:
+                made = self._message_topics(value) if value is not go_flow.NOT_PLAIN else None
+                if made is None:
+                    return None
+                topics += made
+            return topics or None
+        if node.type == "call_expression":
+            package, name = go.called(node)
+            if package == f"{ROCKETMQ_MODULE}/primitive" and name == "NewMessage" and go.arguments(node):
+                return [go.value(go.arguments(node)[0])]
+            return None
+        literal = _composite(node)
+        if literal is not None and go.text(literal.child_by_field_name("type")).endswith("Message"):
+            topic = go.keyed_elements(literal).get("Topic")
+            return [go.value(topic) if topic is not None else Dynamic("a message without a topic")]
+        return None
+
+
+def _listener_kind(fact: ClientFact) -> str:
+    mode = fact.consume_mode.value if fact.consume_mode is not None else Lit("CONCURRENTLY")
+    return mode.text.lower() if isinstance(mode, Lit) else "unknown"
+
+
+def _returned_directly(call: tree_sitter.Node) -> bool:
+    holder = call.parent
+    if holder is not None and holder.type == "expression_list":
+        holder = holder.parent
+    return holder is not None and holder.type == "return_statement"
+
+
+def _returns(go: GoFile, function: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The first expression of each `return` of a function of the file (its own, not its literals')."""
+    single = single_return(go, function)
+    if single is not None:
+        return [single]
+    found = []
+    body = function.child_by_field_name("body")
+    for node in _descendants(body) if body is not None else ():
+        if node.type == "return_statement" and node.named_children and go.enclosing_function(node).id == function.id:
+            values = node.named_children[0]
+            found.append(values.named_children[0] if values.type == "expression_list" else values)
+    return found
+
+
+def _descendants(node: tree_sitter.Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.named_children))

@@ -1,0 +1,351 @@
+"""The Go frontend (rocketmq-client-go v2): exact facts for each construct it understands, values followed through
+constants, variables, struct fields, helper functions and option slices, and the files it reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rmqlint.discover import is_test_source
+from rmqlint.engine import LintOptions, lint, load_project
+from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
+from rmqlint.frontends import frontend_for
+from rmqlint.frontends.go.parse import parse_go
+from rmqlint.frontends.go.tree import unescape
+from rmqlint.values import ConstRef, Dynamic, Lit, OneOf, Param
+from tests.lint.spans import span
+from tests.lint.test_engine_fixtures import write_project
+
+HEAD = """\
+package main
+
+import (
+\t"context"
+\t"fmt"
+\t"os"
+\t"strconv"
+\t"time"
+
+\t"github.com/apache/rocketmq-client-go/v2"
+\t"github.com/apache/rocketmq-client-go/v2/consumer"
+\t"github.com/apache/rocketmq-client-go/v2/primitive"
+\t"github.com/apache/rocketmq-client-go/v2/producer"
+)
+
+"""
+CALLBACK = """func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\t\treturn consumer.ConsumeSuccess, nil
+\t}"""
+
+
+def parse(body: str, path: str = "svc/main.go") -> tuple[FileFacts, str]:
+    source = HEAD + body
+    facts = parse_go(path, source.encode())
+    assert facts.problems == [], facts.problems
+    return facts, source
+
+
+def test_a_push_consumer_its_options_subscription_and_callback():
+    facts, source = parse("""\
+func main() {
+\tc, err := rocketmq.NewPushConsumer(
+\t\tconsumer.WithGroupName("orders_consumer"),
+\t\tconsumer.WithNameServer(primitive.NamesrvAddr{"10.0.0.1:9876", "10.0.0.2:9876"}),
+\t\tconsumer.WithInstance("orders-node"),
+\t\tconsumer.WithConsumerModel(consumer.BroadCasting),
+\t\tconsumer.WithMaxReconsumeTimes(3),
+\t)
+\tif err != nil {
+\t\tpanic(err)
+\t}
+\terr = c.Subscribe("OrderTopic", consumer.MessageSelector{Type: consumer.TAG, Expression: "Paid || Refunded"},
+\t\tfunc(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\t\t\tfor _, m := range msgs {
+\t\t\t\tif m.ReconsumeTimes > 2 {
+\t\t\t\t\treturn consumer.ConsumeSuccess, nil
+\t\t\t\t}
+\t\t\t}
+\t\t\treturn consumer.ConsumeRetryLater, fmt.Errorf("not yet")
+\t\t})
+\t_ = c.Start()
+}
+""")
+    path = "svc/main.go"
+    (client,) = facts.clients
+    assert (client.role, client.api, client.name) == ("push_consumer", "go", "c")
+    assert client.location.line == span(source, "rocketmq.NewPushConsumer(", path).line
+    assert client.group.value == Lit("orders_consumer")
+    assert client.group.location == span(source, 'consumer.WithGroupName("orders_consumer")', path)
+    assert client.instance_name.value == Lit("orders-node")
+    assert client.message_model.value == Lit("BROADCASTING")
+    assert client.consume_mode.value == Lit("CONCURRENTLY")  # the client's default, said where it is made
+    assert client.max_reconsume_times.value == Lit("3")
+    (subscription,) = client.subscriptions
+    assert (subscription.topic, subscription.expression, subscription.selector) == (
+        Lit("OrderTopic"), Lit("Paid || Refunded"), "TAG")
+    (listener,) = client.listeners
+    assert listener.kind == "concurrently"
+    assert [loc.line for loc in listener.reconsume_later] == [span(source, "return consumer.ConsumeRetryLater",
+                                                                   path).line]
+    assert [loc.line for loc in listener.reconsume_times] == [span(source, "m.ReconsumeTimes", path).line]
+    assert [c.name_server.value for c in facts.connections] == [Lit("10.0.0.1:9876"), Lit("10.0.0.2:9876")]
+    # Literals keep where they are written, for fixes.
+    assert client.instance_name.value.origin.text == "orders-node"
+
+
+def test_options_through_a_slice_appended_in_a_branch_and_a_helper():
+    facts, _source = parse("""\
+const group = "billing_" + "consumer"
+
+func baseOptions(name string) []consumer.Option {
+\treturn []consumer.Option{consumer.WithGroupName(group), consumer.WithInstance(name)}
+}
+
+func main() {
+\topts := baseOptions("billing-node")
+\tif os.Getenv("ORDERLY") != "" {
+\t\topts = append(opts, consumer.WithConsumerOrder(true))
+\t}
+\tc, _ := rocketmq.NewPushConsumer(opts...)
+\t_ = c.Subscribe("BillTopic", consumer.MessageSelector{}, handle)
+}
+
+func handle(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\tif len(msgs) > 1 {
+\t\treturn consumer.SuspendCurrentQueueAMoment, nil
+\t}
+\treturn consumer.ConsumeSuccess, nil
+}
+""")
+    (client,) = facts.clients
+    assert client.group.value == Lit("billing_consumer")
+    assert client.instance_name.value == Lit("billing-node")  # the helper's parameter bound to the call's argument
+    assert client.consume_mode.value == Lit("ORDERLY")  # appended in a branch: it may be set
+    assert not client.configured_elsewhere
+    (subscription,) = client.subscriptions
+    assert (subscription.expression, subscription.selector) == (Lit(""), "TAG")  # no expression: every tag
+    (listener,) = client.listeners
+    assert listener.kind == "orderly" and len(listener.reconsume_later) == 1
+    assert set(facts.listener_classes) == {"handle"}
+
+
+def test_options_it_cannot_follow_leave_the_client_configured_elsewhere():
+    facts, _ = parse("""\
+func start(opts ...consumer.Option) {
+\tc, _ := rocketmq.NewPushConsumer(append(opts, consumer.WithInstance("fixed"))...)
+\t_ = c.Subscribe("T", consumer.MessageSelector{Type: consumer.SQL92, Expression: "a > 1"}, nil)
+}
+""")
+    (client,) = facts.clients
+    assert client.configured_elsewhere and isinstance(client.message_model.value, Dynamic)
+    assert client.instance_name.value == Lit("fixed")
+    assert client.subscriptions[0].selector == "SQL92"
+
+
+def test_values_through_variables_struct_fields_and_calls():
+    facts, _ = parse("""\
+type Config struct {
+\tGroup string
+\tTags  string
+}
+
+var conf = Config{Group: "report_consumer", Tags: "Daily"}
+
+func topic(env string) string { return "report-" + env }
+
+func main() {
+\tname := "a"
+\tif os.Getenv("EU") != "" {
+\t\tname = "b"
+\t}
+\thost, _ := os.Hostname()
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(conf.Group), consumer.WithInstance(name),
+\t\tconsumer.WithUnitName(host))
+\t_ = c.Subscribe(topic("prod"), consumer.MessageSelector{Expression: conf.Tags}, nil)
+\tp, _ := rocketmq.NewProducer(producer.WithInstance(fmt.Sprintf("pusher-%d", os.Getpid())),
+\t\tproducer.WithGroupName(strconv.FormatInt(time.Now().UnixNano(), 10)))
+\t_ = p
+}
+""")
+    consumer_fact, producer_fact = facts.clients
+    assert consumer_fact.group.value == Lit("report_consumer")
+    assert consumer_fact.instance_name.value == OneOf((Lit("a"), Lit("b")))
+    assert consumer_fact.unit_name.value.per == "host"
+    assert consumer_fact.subscriptions[0].topic == Lit("report-prod")
+    assert consumer_fact.subscriptions[0].expression == Lit("Daily")
+    assert producer_fact.instance_name.value.per == "pid"
+    assert producer_fact.group.value.per == "process"
+    assert facts.constants == {"conf.Group": Lit("report_consumer"), "conf.Tags": Lit("Daily")}
+
+
+def test_names_of_other_files_and_packages_are_references():
+    source = HEAD.replace('import (\n', 'import (\n\t"github.com/acme/orders/internal/mq"\n') + """\
+func main() {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(mq.Group), consumer.WithInstance(InstanceName))
+\t_ = c.Subscribe(mq.Settings.Topic, consumer.MessageSelector{}, onMessage)
+}
+"""
+    facts = parse_go("svc/main.go", source.encode())
+    (client,) = facts.clients
+    assert client.group.value == ConstRef("go", ("github.com/acme/orders/internal/mq",), "Group")
+    assert client.instance_name.value == ConstRef("go", ("dir:svc",), "InstanceName")
+    assert client.subscriptions[0].topic == ConstRef("go", ("github.com/acme/orders/internal/mq",), "Settings.Topic")
+    assert client.listeners[0].class_ref == "dir:svc:onMessage"
+
+
+def test_a_client_a_function_of_the_file_returns_and_a_parameter():
+    facts, _ = parse("""\
+func newConsumer(group string) (rocketmq.PushConsumer, error) {
+\treturn rocketmq.NewPushConsumer(consumer.WithGroupName(group), consumer.WithInstance("shared"))
+}
+
+func main() {
+\tc, _ := newConsumer("audit_consumer")
+\t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{}, nil)
+}
+""")
+    (client,) = facts.clients
+    assert client.group.value == Param(0, "group", "svc.newConsumer")  # each caller's argument; the linker decides
+    assert client.subscriptions[0].topic == Lit("AuditTopic")
+
+
+def test_produced_tags_credentials_and_suppressions():
+    facts, source = parse("""\
+func send(p rocketmq.Producer, paid bool) {
+\tmsg := primitive.NewMessage("OrderTopic", []byte("{}"))
+\tif paid {
+\t\tmsg.WithTag("Paid")
+\t}
+\tother := &primitive.Message{Topic: "AuditTopic", Body: []byte("x")}
+\tother.WithTag("Seen")
+\tprimitive.NewMessage("StockTopic", nil).WithTag("Low") // rmqlint: disable=RMQ012
+\t_, _ = p.SendSync(context.Background(), msg, other)
+}
+
+func producerOf() {
+\t_, _ = rocketmq.NewProducer(producer.WithCredentials(primitive.Credentials{AccessKey: "AK1", SecretKey: "SK1"}))
+}
+""")
+    assert [(p.topic, p.tag) for p in facts.produced] == [
+        (Lit("OrderTopic"), Lit("Paid")), (Lit("AuditTopic"), Lit("Seen")), (Lit("StockTopic"), Lit("Low"))]
+    (credentials,) = facts.connections
+    assert (credentials.access_key.value, credentials.secret_key.value) == (Lit("AK1"), Lit("SK1"))
+    line = span(source, '.WithTag("Low")', "svc/main.go").line
+    assert facts.suppressions == {line: ["RMQ012"]}
+
+
+def test_identity_uses_in_a_callback():
+    facts, _ = parse("""\
+var seen = map[string]bool{}
+
+func onMessage(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\tfor _, m := range msgs {
+\t\tif seen[m.OffsetMsgId] {
+\t\t\tcontinue
+\t\t}
+\t\tid := m.OffsetMsgId
+\t\trepo.Save(id)
+\t}
+\treturn consumer.ConsumeSuccess, nil
+}
+""")
+    assert [(u.identity, u.use) for u in facts.identity_uses] == [("OffsetMsgId", "dedupe"), ("OffsetMsgId", "store")]
+
+
+def test_facts_round_trip_through_the_cache_codec():
+    facts, _ = parse("""\
+func main() {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("g"), consumer.WithStrategy(consumer.AllocateByConsistentHash(10)))
+\t_ = c.Subscribe("T", consumer.MessageSelector{}, nil)
+}
+""")
+    (client,) = facts.clients
+    assert (client.allocate_strategy.value, client.allocate_strategy_argument.value) == (
+        Lit("AllocateByConsistentHash"), Lit("10"))
+    assert facts_from_json(facts_to_json(facts)) == facts
+
+
+def test_bad_input_is_a_problem_not_a_crash():
+    facts = parse_go("x.go", b"package main\nfunc main( {\n")
+    assert facts.problems and facts.problems[0].message.startswith("syntax error")
+    assert parse_go("y.go", b"\xff\xfe\x00binary").problems
+
+
+@pytest.mark.parametrize("escaped, text", [(r"a\tb", "a\tb"), (r"\x41\u00e9\101", "Aé" + "A"), (r"\q", None)])
+def test_go_string_escapes(escaped, text):
+    assert unescape(escaped) == text
+
+
+def test_what_the_frontend_reads():
+    assert frontend_for("svc/main.go").name == "go"
+    assert frontend_for("vendor/github.com/apache/rocketmq-client-go/v2/api.go") is None
+    assert frontend_for("svc/testdata/fixture.go") is None
+    assert is_test_source("svc/main_test.go") and not is_test_source("svc/main.go")
+
+
+def _mixed(root: Path) -> Path:
+    return write_project(root, {
+        "orders/go.mod": "module github.com/acme/orders\n\ngo 1.21\n\nrequire github.com/apache/rocketmq-client-go/v2 "
+                         "v2.1.2\n",
+        "orders/internal/mq/names.go": 'package mq\n\nconst (\n\tTopic = "OrderTopic"\n\tGroup = "stock_consumer"\n)\n',
+        "orders/main.go": HEAD.replace('import (\n', 'import (\n\t"github.com/acme/orders/internal/mq"\n') + """\
+func main() {
+\tp, _ := rocketmq.NewProducer(producer.WithGroupName("order_producer"))
+\tmsg := primitive.NewMessage(mq.Topic, []byte("{}"))
+\tmsg.WithTag("Paid")
+\t_, _ = p.SendSync(context.Background(), msg)
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(mq.Group))
+\t_ = c.Subscribe(mq.Topic, consumer.MessageSelector{Expression: "Created"}, onCreated)
+}
+""",
+        "orders/handlers.go": HEAD + """\
+func onCreated(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\treturn consumer.ConsumeRetryLater, nil
+}
+""",
+        "stock/src/main/java/com/acme/StockConsumer.java": """\
+package com.acme;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class StockConsumer {
+    public static void main(String[] args) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("stock_consumer");
+        consumer.subscribe("OrderTopic", "paid");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+""",
+    })
+
+
+def test_go_and_java_of_one_repository_are_linked(tmp_path):
+    """A Go producer's tag and a Java consumer's case-drifted subscription (RMQ002); one group subscribed
+    differently in Go and in Java (RMQ004); the Go values come from a constant of another package and a callback of
+    another file of the package."""
+    root = _mixed(tmp_path / "repo")
+    result = lint(LintOptions(paths=[root], use_cache=False))
+    found = {(f.code, f.location.path) for f in result.findings}
+    assert ("RMQ002", "stock/src/main/java/com/acme/StockConsumer.java") in found
+    assert ("RMQ004", "stock/src/main/java/com/acme/StockConsumer.java") in found
+    project, _report = load_project(root, use_cache=False)
+    go_consumer = next(c for f, c in project.clients() if f.path == "orders/main.go" and c.role == "push_consumer")
+    assert go_consumer.group.value == Lit("stock_consumer")
+    (listener,) = go_consumer.listeners
+    assert listener.location.path == "orders/handlers.go" and len(listener.reconsume_later) == 1
+
+
+def test_a_package_variable_another_file_assigns_is_not_a_constant(tmp_path):
+    root = _mixed(tmp_path / "repo")
+    (root / "orders/internal/mq/init.go").write_text('package mq\n\nfunc init() {\n\tGroup = "other"\n}\n')
+    (root / "orders/internal/mq/names.go").write_text(
+        'package mq\n\nconst Topic = "OrderTopic"\n\nvar Group = "stock_consumer"\n')
+    project, _report = load_project(root, use_cache=False)
+    go_consumer = next(c for f, c in project.clients() if f.path == "orders/main.go" and c.role == "push_consumer")
+    assert isinstance(go_consumer.group.value, Dynamic)
+    assert go_consumer.subscriptions[0].topic == Lit("OrderTopic")
