@@ -349,3 +349,15 @@ def test_a_package_variable_another_file_assigns_is_not_a_constant(tmp_path):
     go_consumer = next(c for f, c in project.clients() if f.path == "orders/main.go" and c.role == "push_consumer")
     assert isinstance(go_consumer.group.value, Dynamic)
     assert go_consumer.subscriptions[0].topic == Lit("OrderTopic")
+
+
+def test_a_namespace_prefixes_the_group_and_the_subscribed_topics():
+    facts, _ = parse("""\
+func main() {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("orders"), consumer.WithNamespace("prod"))
+\t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{}, nil)
+}
+""")
+    (client,) = facts.clients
+    assert client.group.value == Lit("prod%orders")
+    assert client.subscriptions[0].topic == Lit("prod%OrderTopic")

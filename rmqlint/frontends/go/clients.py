@@ -26,7 +26,7 @@ from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting
 from rmqlint.frontends.go import listeners
 from rmqlint.frontends.go.index import ROCKETMQ_MODULE, GoFile, _composite, single_return
 from rmqlint.frontends.go.tree import LANGUAGE
-from rmqlint.values import Dynamic, Lit, Value, map_literals, one_of
+from rmqlint.values import Dynamic, Lit, Value, concat, map_literals, one_of, without_origins
 
 API = "go"
 PACKAGES = {ROCKETMQ_MODULE: "rocketmq", f"{ROCKETMQ_MODULE}/consumer": "consumer",
@@ -75,6 +75,7 @@ class ClientExtractor:
         self.connections: list[Connection] = []
         self._by_key: dict[Key, ClientFact] = {}
         self._returned: dict[str, ClientFact] = {}  # a function of the file -> the client it returns
+        self._namespaces: dict[int, Value] = {}  # id of a client -> its namespace
 
     def run(self) -> None:
         go = self.go
@@ -132,18 +133,28 @@ class ClientExtractor:
             fact.configured_elsewhere = True
             if fact.role != "producer" and fact.message_model is None:
                 fact.message_model = Setting(Dynamic("options not followed here may set the model"), fact.location)
-        if namespace is not None and fact.group is not None:
-            # The client prefixes the group (and every topic) with `namespace%`: another group to the broker.
+        if namespace is not None:
+            # The client prefixes the group and every topic it subscribes to with `namespace%` (when not empty):
+            # to the broker, `ns%orders` is the group.
             args = go.arguments(namespace)
             value = go.value(args[0]) if args else Dynamic("no namespace")
             if not (isinstance(value, Lit) and value.text == ""):
-                fact.group = Setting(Dynamic("the group is prefixed with a namespace"), fact.group.location)
+                self._namespaces[id(fact)] = value
+                if fact.group is not None:
+                    fact.group = Setting(self._prefixed(value, fact.group.value), fact.group.location)
         self.clients.append(fact)
         if key is not None:
             self._by_key[key] = fact
         function = go.enclosing_function(call)
         if function is not None and function.type == "function_declaration" and _returned_directly(call):
             self._returned[go.text(function.child_by_field_name("name"))] = fact
+
+    @staticmethod
+    def _prefixed(namespace: Value, name: Value) -> Value:
+        """`ns%name`, as the client writes a name in a namespace (`ns` empty or unknown: as far as it is known)."""
+        if isinstance(namespace, Dynamic):
+            return Dynamic(f"prefixed with a namespace not known here ({namespace.reason})")
+        return concat([namespace, Lit("%"), without_origins(name)])
 
     def _target(self, call: tree_sitter.Node) -> tuple[Key | None, str]:
         """The variable a call's (first) result is stored in: `c, err := ..`, `c, err = ..`, `s.consumer, err =
@@ -399,7 +410,10 @@ class ClientExtractor:
         if fact is None or fact.role == "producer" or len(args) < 2:
             return
         expression, selector = self._selector(args[1])
-        fact.subscriptions.append(Subscription(go.value(args[0]), expression, selector, go.location(call)))
+        topic = go.value(args[0])
+        if id(fact) in self._namespaces:
+            topic = self._prefixed(self._namespaces[id(fact)], topic)
+        fact.subscriptions.append(Subscription(topic, expression, selector, go.location(call)))
         if len(args) >= 3 and fact.role == "push_consumer":
             fact.listeners.append(listeners.callback(go, args[2], _listener_kind(fact)))
 
