@@ -19,6 +19,10 @@ name a consumer gets when the code sets none, and the consume pool's defaults.
   `accessKey|secretKey|topic|pid|pid` when the binder has access and secret keys (the client's default otherwise);
   2.2.7 to 2.2.10 and 2021.0.1.0 to 2021.0.4.0 always `[accessKey|secretKey|]group|pid`; from 2021.0.5.0 (and in
   2022.x, 2023.x) `[accessKey|]group|pid|nanoTime`.
+- rocketmq-client-go v2 (`internal.rmqClient.ClientID`, every release from v2.0.0 to v2.1.2 and the commits after):
+  the client id is `ip@pid` while the instance name is `DEFAULT` (no nanoTime: the push consumer's start puts
+  `pid#nanoTime` in its own copy of the options only, after the client reporting the id was made); `WithInstance(name)`
+  gives `ip@name`, and from v2.1.2 `WithUnitName(unit)` appends `@unit`.
 A name made of the pid and fixed text is the same in every container (each one's process is pid 1), and one of
 fixed text alone is the same in every process: replicas that share an IP then share a client id.
 """
@@ -38,6 +42,7 @@ STARTER_KEYS = ("rocketmq.consumer.access-key", "rocketmq.consumer.secret-key")
 # application registers its listeners.
 STARTER_CONTAINER_NAME = "org.apache.rocketmq.spring.support.DefaultRocketMQListenerContainer_<n>"
 BINDER_KEYS = ("spring.cloud.stream.rocketmq.binder.access-key", "spring.cloud.stream.rocketmq.binder.secret-key")
+GO_CLIENT = "github.com/apache/rocketmq-client-go/v2"  # the Go module (go.mod) of the remoting client v2
 
 
 def version_tuple(text: Optional[str]) -> Optional[tuple[int, ...]]:
@@ -70,6 +75,11 @@ def client_default_name(client_version: Optional[str]) -> Optional[MadeName]:
     if version < (4, 9, 0):
         return MadeName("pid", per_container=True)
     return MadeName("pid#nanoTime", per_container=False)
+
+
+def go_default_name() -> MadeName:
+    """The name a rocketmq-client-go v2 consumer that sets no instance name reports, in every release: the pid."""
+    return MadeName("pid", per_container=True)
 
 
 def starter_made_name(starter_version: Optional[str], keys: bool) -> Optional[MadeName]:

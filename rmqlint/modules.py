@@ -17,7 +17,8 @@ from rmqlint.project import Module, Placement, Release
 
 # File names that make a directory a build module (`rmqplan.sources.buildfiles`).
 BUILD_FILES = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "pyproject.toml", "settings.gradle",
-                         "settings.gradle.kts", "gradle.properties", "libs.versions.toml", "gradle.lockfile"})
+                         "settings.gradle.kts", "gradle.properties", "libs.versions.toml", "gradle.lockfile",
+                         "go.mod"})
 
 
 def is_build_file(rel: str) -> bool:

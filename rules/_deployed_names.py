@@ -7,6 +7,7 @@ the same in each container; replicas that also share the IP (host networking put
 node's address) then report one client id (`rmqlint.client_releases` says which release makes which name). The host
 name is the node's on host networking, so a name made from it is shared by the replicas on one node too.
 
+rocketmq-client-go reports `ip@pid` in every release when the code names no instance: the same in every container.
 Before 4.9.0 the client's address selection (`RemotingUtil.getLocalAddress`) does not skip bridge interfaces: on
 host networking a node that also runs Docker may make the client report the bridge's `172.17.0.1`, the same on
 every node. It is said in the message, not reported by itself: whether a node has such a bridge is not in the
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rmqlint.client_releases import (BINDER_KEYS, CLOUD_BINDER, REMOTING_CLIENT, SPRING_STARTER, STARTER_KEYS,
-                                     MadeName, binder_made_name, client_default_name, starter_made_name,
-                                     version_tuple)
+from rmqlint.client_releases import (BINDER_KEYS, CLOUD_BINDER, GO_CLIENT, REMOTING_CLIENT, SPRING_STARTER,
+                                     STARTER_KEYS, MadeName, binder_made_name, client_default_name, go_default_name,
+                                     starter_made_name, version_tuple)
 from rmqlint.binder import binder_consumers
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Related, message
@@ -102,6 +103,9 @@ def _cause(project: Project, module: Module, client: ClientFact) -> tuple[Releas
         default = client_default_name(starter.client_version)
         return (starter, default, f"rocketmq-client {starter.client_version}") \
             if default is not None and default.per_container else None
+    if client.api == "go":  # rocketmq-client-go reports ip@pid in every release: any v2 release in go.mod
+        release = module.release(GO_CLIENT)
+        return (release, go_default_name(), "") if release is not None else None
     if client.api == "java":
         release = module.release(REMOTING_CLIENT, SPRING_STARTER)
         default = client_default_name(release.client_version) if release is not None else None
@@ -124,7 +128,10 @@ def _release_collision(release: Release, made: MadeName, via: str, clients: list
             "the same queues, and leave other queues to nobody")
     if made.holds_secret:
         text += "; the name also holds the secret key, which every broker then logs with the client id"
-    if placement.host_network and _before(release, (4, 9, 0)):
+    if placement.host_network and release.artifact == GO_CLIENT:
+        text += ("; rocketmq-client-go reports the address of the first network interface that is up, Docker's "
+                 "bridge 172.17.0.1 included, so replicas on different nodes can collide too")
+    elif placement.host_network and _before(release, (4, 9, 0)):
         text += ("; clients before 4.9.0 may also report Docker's bridge address 172.17.0.1 on every node of host "
                  "networking, so replicas on different nodes can collide too")
     text += f"; {fix}"
@@ -138,6 +145,9 @@ def _release_collision(release: Release, made: MadeName, via: str, clients: list
 def _fix(release: Release, made: MadeName) -> str:
     if release.artifact == SPRING_STARTER and made.pattern != "pid":
         return "upgrade the starter (2.2.3 and later leave the name to the client, unique per process)"
+    if release.artifact == GO_CLIENT:
+        return ("name each replica by the pod's name (consumer.WithInstance(os.Getenv(\"POD_NAME\")), the downward "
+                "API's metadata.name): every rocketmq-client-go release reports ip@pid")
     if release.artifact == CLOUD_BINDER:
         return "upgrade Spring Cloud Alibaba (2021.0.5.0 and later add System.nanoTime() and leave the secret out)"
     return "upgrade the client to 4.9.0 or later (it names a consumer pid#nanoTime), or set each replica's name to " \

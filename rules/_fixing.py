@@ -62,3 +62,24 @@ def python_module(facts: FileFacts, setting: Setting, module: str) -> list[Edit]
     if not places:
         raise Unfixable(f'no line of its own for "import {module}" before this call')
     return [in_slot((after_import or places)[-1], module)]
+
+
+def go_packages(facts: FileFacts, setting: Setting, packages: tuple[str, ...]) -> list[Edit]:
+    """The edits that let a Go expression written at `setting` use the standard packages `packages` (`os`,
+    `strconv`...): none for one the file imports already; the others added after the file's last import (Go's
+    imports are the whole file's). Raises Unfixable where a name is something else there (a local, another
+    package imported under that name, a declaration of the package)."""
+    needed = []
+    for package in packages:
+        bound = facts.module_names.get(package)
+        if package in setting.local_names or bound == -1:
+            raise Unfixable(f'"{package}" is not the {package} package at this call')
+        if bound is None:
+            needed.append(package)
+    if not needed:
+        return []
+    slots = [slot for slot in facts.import_slots if slot.span.path == setting.written.path]
+    if not slots:
+        raise Unfixable(f'no place for the import of "{needed[0]}" in this file')
+    slot = slots[-1]
+    return [Edit(slot.span, slot.span.text + "".join(f'{slot.prefix}"{package}"' for package in needed))]

@@ -11,7 +11,7 @@ from rmqlint.values import Lit, literal_texts
 from rmqlint.rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
 from rmqlint.rules._deployed_names import deployed_collisions
 from rmqlint.rules._examples import line_of
-from rmqlint.rules._fixing import Unfixable, python_module
+from rmqlint.rules._fixing import Unfixable, go_packages, python_module
 from rmqlint.rules.base import Example, Rule
 
 # The value every client starts with; a clustering consumer replaces it at start, so writing it is harmless.
@@ -423,6 +423,45 @@ notifier.subscribe("NotifyTopic", on_message)
 """
 
 
+_GO_FIXED = """\
+package main
+
+import (
+\t"context"
+
+\t"github.com/apache/rocketmq-client-go/v2"
+\t"github.com/apache/rocketmq-client-go/v2/consumer"
+\t"github.com/apache/rocketmq-client-go/v2/primitive"
+)
+
+func main() {
+\tc, _ := rocketmq.NewPushConsumer(
+\t\tconsumer.WithGroupName("orders_consumer"),
+\t\tconsumer.WithNsResolver(primitive.NewPassthroughResolver([]string{"127.0.0.1:9876"})),
+\t\tconsumer.WithInstance("orders-node"),
+\t)
+\t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{},
+\t\tfunc(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\t\t\treturn consumer.ConsumeSuccess, nil
+\t\t})
+\t_ = c.Start()
+}
+"""
+_GO_MOD = """\
+module github.com/acme/orders
+
+go 1.21
+
+require github.com/apache/rocketmq-client-go/v2 v2.1.2
+"""
+# No name: rocketmq-client-go reports ip@pid, the same in pid-1 containers that share the node's IP.
+_GO_DEFAULT = _GO_FIXED.replace('\t\tconsumer.WithInstance("orders-node"),\n', "")
+_GO_BROADCASTING = _GO_FIXED.replace('consumer.WithInstance("orders-node"),',
+                                     'consumer.WithInstance("orders-node"),\n\t\tconsumer.WithConsumerModel(consumer.BroadCasting),')
+_GO_POD_NAME = _GO_FIXED.replace('\t"context"\n', '\t"context"\n\t"os"\n').replace(
+    'consumer.WithInstance("orders-node")', 'consumer.WithInstance("orders-" + os.Getenv("POD_NAME"))')
+
+
 class FixedInstanceName(Rule):
     CODE = "RMQ001"
     NAME = "fixed-instance-name"
@@ -431,7 +470,8 @@ class FixedInstanceName(Rule):
     DOCS = """\
 ## What it does
 Finds clustering consumers (push consumers, lite pull consumers, Spring `@RocketMQMessageListener`s, Spring
-`rocketmq.consumer.*` configuration, Python 2.x `PushConsumer`s) whose `instanceName` is fixed in code or
+`rocketmq.consumer.*` configuration, Python 2.x `PushConsumer`s, Go `rocketmq.NewPushConsumer` /
+`NewPullConsumer` with `consumer.WithInstance(..)`) whose `instanceName` is fixed in code or
 configuration: a string literal, a constant, or a Spring property that resolves to the same text in every replica.
 
 It also finds names no code writes, where the project's build and deployment files show the collision: a module
@@ -449,6 +489,7 @@ project's files) lets several replicas share an IP (host networking with more th
   2021.0.1.0 to 2021.0.4.0 `[accessKey|secretKey|]group|pid`; earlier ones with keys
   `accessKey|secretKey|topic|pid|pid` (from 2021.0.5.0 the time is added);
 - the Python 2.x client: `ip@pid#instanceName`;
+- rocketmq-client-go v2 (`go.mod`), every release: `ip@pid` for a consumer without `WithInstance`;
 reported at the release in the build file (the Python client at the deployment's host networking line), and a name
 made from the host name (`System.getenv("HOSTNAME")`, `InetAddress.getLocalHost()`, `socket.gethostname()`,
 `${HOSTNAME}`) or the pid alone on such a deployment, reported where it is set: on host networking the host name is
@@ -473,6 +514,10 @@ same addresses (the first one 172.17.0.2 on each host). A name with the pod's na
 apart. When several replicas share a secret-bearing name, the secret key is also in the client id that every
 broker logs.
 
+rocketmq-client-go reports `ip@pid` when no instance name is set, in every release (it never adds the time), and
+`ip@name` for `WithInstance(name)`: a fixed name collides on one host, and without one, pid-1 containers that share
+an IP collide (rocketmq-client-go#536: consumers in containers reporting the docker0 address). It takes the address
+of the first network interface that is up, so a node's Docker bridge (172.17.0.1) may be what every replica reports.
 The Python 2.x client (the C++ core) puts the pid into the client id (`ip@pid#instanceName`); there, replicas
 collide when they also share the pid, as containers on host networking do (every container's process is pid 1),
 and only a per-replica instanceName tells them apart.
@@ -516,9 +561,13 @@ Something unique per replica works too, but choose it for where the replicas run
   ```
   with `consumer.setInstanceName("orders-" + System.getenv("POD_NAME"))`, or `${POD_NAME}` in Spring configuration.
 
+In Go, remove `WithInstance` only where the pids differ; else append what is unique per process,
+`consumer.WithInstance("orders-node@" + strconv.Itoa(os.Getpid()) + "#" + strconv.FormatInt(time.Now().UnixNano(), 10))`,
+or name each replica by the pod (`os.Getenv("POD_NAME")`).
 `rmqlint --fix --unsafe-fixes` makes the name unique per process and keeps the fixed part, which still tells apart
 consumers of one group that run in one process on purpose: Java appends what the client itself uses for a name it
-replaces (`"XUJIAN_MACBOOK@" + UtilAll.getPid() + "#" + System.nanoTime()`), Python a random UUID (a container's
+replaces (`"XUJIAN_MACBOOK@" + UtilAll.getPid() + "#" + System.nanoTime()`), Go the same from `os.Getpid()` and
+`time.Now().UnixNano()` (the imports of `os`, `strconv` and `time` added when missing), Python a random UUID (a container's
 process is pid 1; `import uuid` added before the code that runs it, and no fix where `uuid` names something else
 there, as the message then says), Spring configuration `-${random.uuid}`, which Spring Boot fills in once per
 process; a `@RocketMQMessageListener` loses its `instanceName` attribute (the starter does not read placeholders
@@ -589,6 +638,16 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             expect=(("worker/docker-compose.yml", line_of(_PYTHON_COMPOSE, "network_mode: host")),),
             note="Python 2.x: ip@pid#DEFAULT in 2 containers on the host's network",
         ),
+        Example(
+            {"orders/main.go": _GO_FIXED, "orders/go.mod": _GO_MOD},
+            expect=(("orders/main.go", line_of(_GO_FIXED, "WithInstance")),),
+            note="Go: WithInstance fixes the name of a rocketmq-client-go push consumer",
+        ),
+        Example(
+            {"orders/go.mod": _GO_MOD, "deploy/orders.yaml": _HOST_NETWORK_DEPLOYMENT, "orders/main.go": _GO_DEFAULT},
+            expect=(("orders/go.mod", line_of(_GO_MOD, "require")),),
+            note="Go, no name: every rocketmq-client-go release reports ip@pid, 3 pid-1 replicas on host networking",
+        ),
     ]
 
     VALID = [
@@ -643,6 +702,12 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
              "worker/worker.py": _PYTHON_WORKER},
             note="Python 2.x in 2 containers on compose's own network: an IP each",
         ),
+        Example({"orders/main.go": _GO_BROADCASTING}, note="Go: a broadcasting consumer takes every queue"),
+        Example({"orders/main.go": _GO_POD_NAME}, note="Go: the name made from the pod's name"),
+        Example(
+            {"orders/go.mod": _GO_MOD, "deploy/orders.yaml": _POD_NETWORK_DEPLOYMENT, "orders/main.go": _GO_DEFAULT},
+            note="Go, no name, on the pod network: each replica its own IP",
+        ),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -684,6 +749,13 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
         if len(names) > 1:
             fixed += " (a fixed name in every branch)"
         head = f"instanceName is fixed to {fixed} on clustering consumer {describe_group(client)}: "
+        if client.api == "go":
+            # Without a name rocketmq-client-go reports ip@pid: shared by pid-1 containers on one IP.
+            return (head + "every replica on one host reports the same client id (ip@name), so replicas consume the "
+                    "same queues and other queues are consumed by nobody; removing WithInstance helps only where "
+                    "pids differ (rocketmq-client-go then reports ip@pid, and the pid is 1 in every container), so "
+                    "append what is unique per process, which also keeps several consumers of the group in one "
+                    f"process apart: {GO_UNIQUE} (not the host name: on host networking it is the node's)")
         if client.api == "python2":
             # The C++ core builds ip@pid#instanceName: the collision needs a shared pid as well.
             why = (
@@ -712,6 +784,8 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
 # process is pid 1), Spring Boot's `${random.uuid}` in configuration it binds.
 JAVA_UNIQUE = 'org.apache.rocketmq.common.UtilAll.getPid() + "#" + System.nanoTime()'
 PYTHON_UNIQUE = "uuid.uuid4().hex"
+GO_UNIQUE = 'strconv.Itoa(os.Getpid()) + "#" + strconv.FormatInt(time.Now().UnixNano(), 10)'
+GO_PACKAGES = ("os", "strconv", "time")
 SPRING_UNIQUE = "-${random.uuid}"
 
 
@@ -734,6 +808,12 @@ def unique_name_fix(facts, client) -> tuple[Fix | None, str]:
     if client.api == "spring-config":
         return Fix("make the name unique per process (${random.uuid})", (after(setting.written, SPRING_UNIQUE),),
                    UNSAFE), ""
+    if client.api == "go" and setting.written.path == facts.path:  # the imports go in the client's file
+        try:
+            edits = [appended(setting.written, literal, "@", GO_UNIQUE), *go_packages(facts, setting, GO_PACKAGES)]
+        except Unfixable as err:
+            return None, str(err)
+        return Fix("make the name unique per process (pid and start time)", tuple(edits), UNSAFE), ""
     if client.api == "python2" and setting.written.path == facts.path:  # the import goes in the client's file
         try:
             edits = [appended(setting.written, literal, "@", PYTHON_UNIQUE),

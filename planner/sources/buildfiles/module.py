@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from rmqlint.client_releases import GO_CLIENT
 from rmqplan.sources.origin import Origin, SourceProblem
 
 ROCKETMQ_GROUP = "org.apache.rocketmq"
@@ -29,7 +30,7 @@ PYTHON_GRPC_CLIENT = "rocketmq-python-client"  # 5.x, gRPC
 PYTHON_PACKAGES = (PYTHON_REMOTING_CLIENT, PYTHON_GRPC_CLIENT)
 # Go modules (`rmqplan.sources.buildfiles.gomod`): the remoting client v2, the 1.x binding of the C++ client, the
 # 5.x gRPC client
-GO_REMOTING_MODULE = "github.com/apache/rocketmq-client-go/v2"
+GO_REMOTING_MODULE = GO_CLIENT  # rmqlint reads the same module from Go code
 GO_CGO_MODULE = "github.com/apache/rocketmq-client-go"
 GO_GRPC_MODULES = ("github.com/apache/rocketmq-clients/golang", "github.com/apache/rocketmq-clients/golang/v5")
 

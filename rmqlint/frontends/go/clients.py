@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
+from rmqlint.spans import Slot
 from rmqlint.frontends.go import listeners
 from rmqlint.frontends.go.index import ROCKETMQ_MODULE, GoFile, _composite, single_return
 from rmqlint.frontends.go.tree import LANGUAGE
@@ -326,7 +327,21 @@ class ClientExtractor:
                 "ORDERLY" if text == "true" else "CONCURRENTLY") if text in ("true", "false") else Dynamic(text))
         else:
             value = go.value(argument, bindings)
-        setattr(fact, setting_field, Setting(value, where, written=go.span_of(argument)))
+        setattr(fact, setting_field, Setting(value, where, written=go.span_of(argument, operand=_operand(argument)),
+                                             slot=self._option_slot(call), local_names=go.local_names(call)))
+
+    def _option_slot(self, call: tree_sitter.Node) -> Slot | None:
+        """After an option written among others (in the call's arguments or a slice literal), where one more option
+        of the same package goes: `, consumer.WithX(..)`."""
+        holder = call.parent
+        if holder is not None and holder.type == "literal_element":
+            holder = holder.parent
+        function = call.child_by_field_name("function")
+        operand = function.child_by_field_name("operand") if function is not None else None
+        span = self.go.span_of(call)
+        if holder is None or holder.type not in ("argument_list", "literal_value") or operand is None or span is None:
+            return None
+        return Slot(span, "call", f", {self.go.text(operand)}.")
 
     def _enum(self, node: tree_sitter.Node, names: dict[str, str]) -> Value:
         """A constant of the consumer package (`consumer.BroadCasting`) as the name rules use."""
@@ -485,6 +500,15 @@ class ClientExtractor:
             topic = go.keyed_elements(literal).get("Topic")
             return [go.value(topic) if topic is not None else Dynamic("a message without a topic")]
         return None
+
+
+def _operand(node: tree_sitter.Node) -> bool:
+    """`+ x` may follow the expression without parentheses."""
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and operator.type in ("+", "-", "*", "/", "%")
+    return node.type in ("interpreted_string_literal", "raw_string_literal", "identifier", "selector_expression",
+                         "call_expression", "parenthesized_expression", "int_literal", "index_expression")
 
 
 def _listener_kind(fact: ClientFact) -> str:

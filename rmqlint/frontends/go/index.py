@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 import tree_sitter
 
 from rmqlint import flow
+from rmqlint.client_releases import GO_CLIENT
 from rmqlint.frontends.go import flow as go_flow
 from rmqlint.frontends.go.tree import FUNCTIONS, STRINGS, GoTree
+from rmqlint.spans import Slot
 from rmqlint.values import ConstRef, Dynamic, Lit, Param, Value, concat, one_of
 
-ROCKETMQ_MODULE = "github.com/apache/rocketmq-client-go/v2"
+ROCKETMQ_MODULE = GO_CLIENT
 # The names RocketMQ's packages declare (`package rocketmq` at the module's root).
 PACKAGE_NAMES = {ROCKETMQ_MODULE: "rocketmq"}
 MAX_EVAL_DEPTH = 64
@@ -137,6 +139,41 @@ class GoFile(GoTree):
                     name = spec.child_by_field_name("name")
                     if name is not None:
                         self.top.types[self.text(name)] = spec
+
+    def import_slot(self) -> Slot | None:
+        """Where one more import goes: after the last one of a parenthesized block (`\n\t"os"`), after a single
+        import (`\nimport "os"`), or after the package clause when there is none. None when no place is certain."""
+        last_block = last_single = package = None
+        for child in self.tree.root_node.named_children:
+            if child.type == "package_clause":
+                package = child
+            elif child.type == "import_declaration":
+                specs = [c for c in child.named_children if c.type == "import_spec_list"]
+                if specs:
+                    inner = [c for c in specs[0].named_children if c.type == "import_spec"]
+                    last_block = inner[-1] if inner else last_block
+                else:
+                    last_single = child
+        if last_block is not None:
+            span = self.span_of(last_block)
+            return Slot(span, "import", "\n\t") if span is not None else None
+        if last_single is not None or package is not None:
+            span = self.span_of(last_single or package)
+            return Slot(span, "import", "\nimport " if last_single is not None else "\n\nimport ") \
+                if span is not None else None
+        return None
+
+    def package_names(self) -> dict[str, int]:
+        """Each name an import or a package-level declaration binds: 0 when it is the standard package of that path
+        (`os` imported as "os"), -1 when it is something else."""
+        names = {name: (0 if path == name else -1) for name, path in self.imports.items()}
+        for table in (self.top.consts, self.top.vars, self.top.functions, self.top.types):
+            names.update({name: -1 for name in table})
+        return names
+
+    def local_names(self, node: tree_sitter.Node) -> list[str]:
+        """The names the functions enclosing `node` declare (their parameters and locals)."""
+        return sorted({name for function in self.functions(node) for name in self.locals_of(function)})
 
     def assigned_names(self) -> set[str]:
         """Names some statement of the file assigns (`x = ..`, `x += ..`, `x++`): a package-level variable among

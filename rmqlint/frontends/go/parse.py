@@ -68,6 +68,9 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
         for node in tree_sitter.QueryCursor(_COMMENTS).captures(go.tree.root_node).get("comment", []):
             add_suppressions(facts.suppressions, go.text(node), node.start_point[0] + 1)
     facts.constants = go.constants()
+    facts.module_names = go.package_names()
+    slot = go.import_slot()
+    facts.import_slots = [slot] if slot is not None else []
     facts.listener_classes = listener_functions(go)
     if may_use_clients(go.source):
         try:

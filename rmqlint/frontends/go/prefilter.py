@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from rmqlint.client_releases import GO_CLIENT
+
 # A Go file that makes a client, sends a message or writes a consume callback imports one of the client's packages.
-CLIENT_MODULE = b"github.com/apache/rocketmq-client-go/v2"
+CLIENT_MODULE = GO_CLIENT.encode()
 
 
 def may_use_clients(data: bytes) -> bool:
