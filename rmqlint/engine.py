@@ -24,6 +24,7 @@ from rmqlint.frontends import frontend_named
 from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.findings import Finding, finding_from_json, finding_to_json, severity_rank
 from rmqlint.fixes import Fix
+from rmqlint.profiles import profile_views, under_profiles, with_sources
 from rmqlint.project import Project
 from rmqlint.suppress import apply_suppressions
 
@@ -250,6 +251,14 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
     neither get findings nor cause findings elsewhere (a test consumer faking a production group); only the rules
     that speak in quiet test sources (`Rule.IN_QUIET_TESTS`, hard-coded credentials) see the whole project. Values
     are resolved before, so a test constant still resolves. "lint": test sources like any other."""
+    rules = list(rules)
+    # Values that Spring profiles set differently: the rules run once per profile (`rmqlint.profiles`).
+    runs = [(profile, _run_rules(view, rules, tests)) for profile, view in profile_views(project)]
+    kept = apply_suppressions(under_profiles(runs), project.files)
+    return sorted((_with_digests(f, project) for f in kept), key=Finding.sort_key)
+
+
+def _run_rules(project: Project, rules: list, tests: str) -> list[Finding]:
     without_tests = project
     if tests == "quiet":
         without_tests = Project(root=project.root, config=project.config,
@@ -258,6 +267,7 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
     findings: dict[tuple, Finding] = {}
     for rule in rules:
         for finding in rule.check(project if rule.IN_QUIET_TESTS else without_tests):
+            finding = with_sources(finding, project)
             # One problem at one place is one finding: clients that one method makes per call share the place of
             # what the method writes itself (its instanceName), and each call adds the places it cites.
             key = (finding.code, finding.severity, finding.parts, finding.location)
@@ -266,8 +276,7 @@ def run_rules(project: Project, rules: Iterable, tests: str = "lint") -> list[Fi
                 finding = dataclasses.replace(seen, related=seen.related + tuple(
                     r for r in finding.related if r not in seen.related), fix=_joined(seen.fix, finding.fix))
             findings[key] = finding
-    kept = apply_suppressions(list(findings.values()), project.files)
-    return sorted((_with_digests(f, project) for f in kept), key=Finding.sort_key)
+    return list(findings.values())
 
 
 def _joined(first: Fix | None, second: Fix | None) -> Fix | None:

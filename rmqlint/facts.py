@@ -192,6 +192,9 @@ class ConfigEntry:
     location: Location
     # the value as written, when it reads as written (no escapes, one line)
     span: Optional[Span] = field(default=None, compare=False)
+    # The profile expression under which it applies: its file's (`application-prod.yml`: "prod") or its
+    # document's (`spring.config.activate.on-profile`); "" for every profile.
+    profile: str = ""
 
 
 @dataclass
@@ -211,6 +214,10 @@ class FileFacts:
     # Constants this file defines, for references from other files.
     # Java: "Class.NAME" for every (nested) class's simple name; Python: module-level "NAME".
     constants: dict[str, Value] = field(default_factory=dict)
+    # Java: what Spring binds into the objects of this file's classes, for `Property` values of other files:
+    # "Class.path" (`MqProps.consumer.threadMin`) -> a `Placeholder` (a `@ConfigurationProperties` prefix and the
+    # property, its default the field's initializer) or a field's `@Value("${..}")`.
+    properties: dict[str, Value] = field(default_factory=dict)
     classes: list[str] = field(default_factory=list)  # Java: simple names of declared classes/interfaces/enums
     package: str = ""  # Java package, for fully qualified references
     # Java single-type imports: simple name -> qualified; Python module-level imports: bound name -> what it imports.

@@ -6,9 +6,16 @@
   are followed, and declarations that disagree make it Dynamic.
 - Spring `Placeholder`: the merged configuration of the Spring files of the referring file's module
   (`config_scope`: `svc/src/main/resources/application*.yml` configures `svc/`), keys compared in relaxed form
-  (lowercase, without '-' and '_'). A key set to different values in different files (profiles) is Dynamic: which
-  one applies depends on the deployment. Runtime-only keys (`random.*`, environment-style names such as
-  `HOSTNAME`) are Dynamic; a key set nowhere takes its default, else is Dynamic.
+  (lowercase, without '-' and '_'). A key that profiles set differently (`application-prod.yml`, a document of
+  `spring.config.activate.on-profile`) is one of its values, each literal marked with the file, line and profile
+  it comes from (`Lit.config`), so a finding can say in which profiles a value is wrong; files every profile reads
+  that disagree make it Dynamic (which one wins is not followed). Runtime-only keys (`random.*`,
+  environment-style names such as `HOSTNAME`) are Dynamic; a key set nowhere takes its default, else is Dynamic.
+- `Property` (`props.getConsumer().getThreadMin()` on an injected bean): the declaring file's binding
+  (`FileFacts.properties`), its placeholder read with the configuration of the reading file's module (else the
+  declaring file's), its default (the field's initializer) resolved where it is declared. A key set only in other
+  modules' configuration, bound in a module with none of its own (a starter, a common module), is Dynamic: the
+  application using it decides.
 - Listener classes of another file (`Listener.class_ref`: a Java class, a Python callback `module.function`):
   the frontend of the referring file finds the one declaring file (`Frontend.find_listener`); the placeholder
   listener is replaced by that file's `listener_classes` entry (locations in that file). Anything else (not
@@ -34,8 +41,8 @@ from rmqlint.facts import ClientFact, ConfigEntry, FileFacts, Listener, Produced
 from rmqlint.frontends import SourceFiles, frontend_named, frontend_of
 from rmqlint.project import Project
 from rmqlint.text import canonical_key, split_destination
-from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConstRef, Dynamic, Lit, OneOf, Param, Placeholder, Value,
-                            alternatives, concat, one_of, parse_spring_string, without_origins)
+from rmqlint.values import (MAX_ALTERNATIVES, Concat, ConfigSource, ConstRef, Dynamic, Lit, OneOf, Param, Placeholder,
+                            Property, Value, alternatives, concat, one_of, parse_spring_string, without_origins)
 
 # Constants and placeholders that refer to one another are followed this many steps deep (real code: a few); a
 # longer chain is unknown rather than a recursion as deep as the chain.
@@ -82,6 +89,7 @@ class Linker:
         # Files whose clients count: calls elsewhere (test sources the rules leave out) are not looked for.
         self.callers = callers
         self._config: dict[str, list[tuple[ConfigEntry, str]]] = {}
+        self._config_scopes: set[str] = set()  # the parts of the project some configuration file configures
         for path in sorted(files):
             self._add_config(files[path])
         self._const_memo: dict[tuple[str, str], Value] = {}
@@ -91,6 +99,8 @@ class Linker:
         self._templates_bound: set[str] = set()  # files whose templates `_bind_templates` looked for calls of
 
     def _add_config(self, facts: FileFacts) -> None:
+        if facts.config:
+            self._config_scopes.add(config_scope(facts.path))
         for entry in facts.config:
             self._config.setdefault(canonical_key(entry.key), []).append((entry, facts.path))
 
@@ -137,6 +147,8 @@ class Linker:
             return self._placeholder(value, ctx)
         if isinstance(value, ConstRef):
             return self._constant_ref(value, ctx)
+        if isinstance(value, Property):
+            return self._property(value, ctx)
         return Dynamic(f"unsupported value {value!r}")
 
     # --- facts ----------------------------------------------------------------------------------------------
@@ -251,18 +263,52 @@ class Linker:
 
     # --- Spring placeholders --------------------------------------------------------------------------------
 
-    def _placeholder(self, ph: Placeholder, ctx: FileFacts) -> Value:
+    def _placeholder(self, ph: Placeholder, ctx: FileFacts, declaring: str = "") -> Value:
+        """`${key:default}` as the configuration of `ctx`'s application sets it (of `declaring`'s, for a bound
+        property whose class is declared in another module of the project)."""
         key = canonical_key(ph.key)
-        entries = self._applicable(key, ctx.path)
+        entries = self._applicable(key, ctx.path) or (self._applicable(key, declaring) if declaring else [])
         if entries:
-            return self._config_entries_value(key, entries)
+            return self._profiled(ph, key, entries, ctx)
         if _is_runtime_key(ph.key):
             return Dynamic(f"${{{ph.key}}} is set at run time", _runtime_per(ph.key))
         if _ENV_STYLE.match(ph.key):
             return Dynamic(f"${{{ph.key}}} comes from the environment", "host" if ph.key == "HOSTNAME" else "")
+        if declaring and key in self._config and not self._configured(ctx.path) and not self._configured(declaring):
+            # A bound class of a library module (a starter, a common module) is configured by the applications
+            # that use it: which one's value applies is not known.
+            return Dynamic(f"${{{ph.key}}} is set only in the configuration of other modules")
         if ph.default is not None:
             return self.resolve(ph.default, ctx)
         return Dynamic(f"${{{ph.key}}} is not set in the project's configuration")
+
+    def _profiled(self, ph: Placeholder, key: str, entries: list[tuple[ConfigEntry, str]], ctx: FileFacts) -> Value:
+        """The value of a key that profiles may set differently: the value of the configuration every profile reads
+        (or the placeholder's default) where no profile's file sets another, and each profile's own; one of them,
+        each with the files and profiles it comes from (`Lit.config`), when they differ."""
+        base = [(entry, source) for entry, source in entries if not entry.profile]
+        by_profile: dict[str, list[tuple[ConfigEntry, str]]] = {}
+        for entry, source in entries:
+            if entry.profile:
+                by_profile.setdefault(entry.profile, []).append((entry, source))
+        if base:
+            base_value = self._config_entries_value(key, base)
+        elif ph.default is not None:
+            base_value = _sourced(self.resolve(ph.default, ctx), ConfigSource(ph.key))
+        else:
+            base_value = Dynamic(f"${{{ph.key}}} is set only under profile {', '.join(sorted(by_profile))}",
+                                 config=(ConfigSource(ph.key),))
+        if not by_profile:
+            return base_value
+        values = {profile: self._config_entries_value(key, found) for profile, found in by_profile.items()}
+        overridden = tuple(sorted(profile for profile, value in values.items() if value != base_value))
+        if not overridden:
+            return base_value
+        return _merged(_overridden(base_value, overridden), *(values[profile] for profile in overridden))
+
+    def _configured(self, path: str) -> bool:
+        """Whether any Spring configuration file configures the application `path` belongs to."""
+        return any(_in_scope(path, scope) for scope in self._config_scopes)
 
     def _applicable(self, key: str, path: str) -> list[tuple[ConfigEntry, str]]:
         """The entries of `key` that configure the application `path` belongs to (see `config_scope`)."""
@@ -286,7 +332,9 @@ class Linker:
         try:
             results = []
             for entry, path in entries:
-                results.append((self.resolve(entry.value, self.files.get(path) or FileFacts(path, "")), path))
+                value = self.resolve(entry.value, self.files.get(path) or FileFacts(path, ""))
+                source = ConfigSource(entry.key, path, entry.location.line, entry.location.column, entry.profile)
+                results.append((_sourced(value, source), path))
         finally:
             self._active.discard(marker)
         value = _agree(results, f"'{entries[0][0].key}'")
@@ -308,6 +356,33 @@ class Linker:
             # Spring reads placeholders in the constant's text, with the configuration of the referring file.
             value = self.resolve(_spring_text(value), ctx)
         return value
+
+    # --- properties of injected beans --------------------------------------------------------------------------
+
+    def _property(self, ref: Property, ctx: FileFacts) -> Value:
+        """What Spring binds into a property of a bean (`Property`): the declaring class's binding (a placeholder,
+        its default the field's initializer) resolved with the configuration of the application that reads it."""
+        frontend = frontend_of(ref.language)
+        match = frontend.find_property(ref, ctx, self.sources) if frontend is not None else None
+        if match is None:
+            return Dynamic(f"{ref.scopes[0] if ref.scopes else ''}.{'.'.join(ref.path)} is not bound by the project")
+        results = []
+        for facts, key in match.declarations:
+            self._adopt(facts)
+            results.append((self._bound(facts.properties[key], facts, ctx), facts.path))
+        return _agree(results, match.what)
+
+    def _bound(self, raw: Value, declaring: FileFacts, ctx: FileFacts) -> Value:
+        """A bound value: its placeholders read with the configuration of `ctx`'s application (else of the
+        declaring file's), anything else (a default's constants) resolved where it is declared."""
+        if isinstance(raw, Placeholder):
+            default = self._bound(raw.default, declaring, ctx) if raw.default is not None else None
+            return self._placeholder(Placeholder(raw.key, default), ctx, declaring.path)
+        if isinstance(raw, Concat):
+            return concat([self._bound(part, declaring, ctx) for part in raw.parts])
+        if isinstance(raw, OneOf):
+            return one_of(self._bound(alternative, declaring, ctx) for alternative in raw.alternatives)
+        return self.resolve(raw, declaring)
 
     # --- shared ---------------------------------------------------------------------------------------------
 
@@ -347,11 +422,45 @@ def _spring_text(value: Value) -> Value:
     return value
 
 
+def _sourced(value: Value, source: ConfigSource) -> Value:
+    """`value` with each literal alternative marked as coming from `source` (unless it names where it comes from
+    already: a key whose value is another key's placeholder keeps the inner key's file)."""
+    if isinstance(value, (Lit, Dynamic)):
+        return value if value.config else dataclasses.replace(value, config=(source,))
+    if isinstance(value, OneOf):
+        return OneOf(tuple(_sourced(alternative, source) for alternative in value.alternatives))
+    return value
+
+
+def _overridden(value: Value, profiles: tuple[str, ...]) -> Value:
+    """The value every profile reads, marked as overridden under `profiles`."""
+    if isinstance(value, (Lit, Dynamic)):
+        return dataclasses.replace(value, config=tuple(
+            dataclasses.replace(c, overridden=profiles) if not c.profile else c for c in value.config))
+    if isinstance(value, OneOf):
+        return OneOf(tuple(_overridden(alternative, profiles) for alternative in value.alternatives))
+    return value
+
+
+def _merged(*values: Value) -> Value:
+    """One of `values`, equal texts kept once with the configuration sources of each."""
+    merged: list[Value] = []
+    for alternative in (a for value in values for a in alternatives(value)):
+        same = next((i for i, m in enumerate(merged) if isinstance(m, (Lit, Dynamic)) and m == alternative), None)
+        if same is None:
+            merged.append(alternative)
+        else:
+            merged[same] = dataclasses.replace(merged[same], config=merged[same].config + alternative.config)
+    return one_of(merged)
+
+
 def _agree(results: list[tuple[Value, str]], what: str) -> Value:
     """One value when every source agrees; Dynamic when any is dynamic or they differ (which declaration or
     configuration file applies is not known, so none is picked)."""
     first = results[0][0]
     if all(value == first for value, _path in results):
+        if len(results) > 1:
+            first = _merged(*(value for value, _path in results))
         # Written alike in several places: a fix of one would leave the others, so none is claimed.
         return first if len({_path for _value, _path in results}) == 1 else without_origins(first)
     for value, _path in results:

@@ -3,8 +3,9 @@
 A frontend never guesses. It emits a `Lit` when the text is certain from the file alone, a `Dynamic` when it
 cannot be known statically (environment, hostname, pid, a method call, an f-string with a dynamic part), a
 `OneOf` when the program picks one of several values at run time (`c ? "A" : "B"`, a local assigned in the
-branches of an `if`), and a symbolic reference (`ConstRef`, `Placeholder`, `Concat` of parts) when another file or
-the Spring configuration decides it, or `Param` when the callers of the method holding it do. `rmqlint.linker` turns references into `Lit`, `OneOf` or `Dynamic` once the
+branches of an `if`, a key that Spring profiles set differently), and a symbolic reference (`ConstRef`,
+`Placeholder`, `Property` of an injected bean, `Concat` of parts) when another file or the Spring configuration
+decides it, or `Param` when the callers of the method holding it do. `rmqlint.linker` turns references into `Lit`, `OneOf` or `Dynamic` once the
 whole project is known.
 
 Values are plain frozen dataclasses so that per-file facts can be cached as JSON (see `to_json`/`from_json`).
@@ -29,6 +30,44 @@ class Lit:
 
     text: str
     origin: Optional[Span] = field(default=None, compare=False, repr=False)
+    # The configuration entries that gave this text (set by the linker where a placeholder or a bound property
+    # resolves): what a finding names as where the value comes from, and under which profiles. No part in
+    # comparisons either, and not cached (the linker sets it on every run).
+    config: tuple["ConfigSource", ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """Where a Spring configuration value is written, and when it applies.
+
+    `path`, `line`: the configuration file and the line of the value ("" and 0 for a default written in code, such
+    as `${key:10}` or a bound field's initializer, that applies because no file sets the key). `profile`: the
+    profile expression of the file or document (`prod` for `application-prod.yml`), "" for configuration that
+    applies under every profile. `overridden`: for such configuration, the profiles whose files set the key to
+    something else (so the value holds in every profile but these)."""
+
+    key: str
+    path: str = ""
+    line: int = 0
+    column: int = 1
+    profile: str = ""
+    overridden: tuple[str, ...] = ()
+
+    def applies(self, profile: str) -> bool:
+        """Whether this configuration gives the value when `profile` is active."""
+        return self.profile == profile if self.profile else profile not in self.overridden
+
+    def describe(self) -> str:
+        """`svc/src/main/resources/application-prod.yml:4 (profile prod)`, `application.yml:3 (every profile but
+        prod)`, `the default of rocketmq.consumer.thread-min (every profile but prod)`."""
+        where = f"{self.path}:{self.line}" if self.path else f"the default of {self.key}"
+        return f"{where} ({self.when()})" if self.when() else where
+
+    def when(self) -> str:
+        """"profile prod", "every profile but prod, staging", or "" (every profile)."""
+        if self.profile:
+            return f"profile {self.profile}"
+        return f"every profile but {', '.join(self.overridden)}" if self.overridden else ""
 
 
 @dataclass(frozen=True)
@@ -37,10 +76,14 @@ class Dynamic:
 
     `per` says what the value is unique per, when its source tells: "host" (the host's name or address: on host
     networking every replica on a node shares the node's), "pid" (a process id: unique on one host, but 1 in every
-    container), "process" (a random number or a start time: unique per process); "" when not known."""
+    container), "process" (a random number or a start time: unique per process), "none" (text not known here but
+    the same in every process: a class's name, `handler.getClass().getSimpleName()`); "" when not known."""
 
     reason: str
     per: str = ""
+    # As `Lit.config`: the configuration that leaves it unknown (a key a profile sets to `${random.uuid}`, or
+    # leaves unset): under which profiles it is the value.
+    config: tuple["ConfigSource", ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -77,6 +120,20 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Property:
+    """A property of an object Spring injects, read through getters or fields: `props.getConsumer().getThreadMin()`
+    where `props` is a field or parameter of class `scopes` (as `ConstRef.scopes`), `path` the property names
+    (`("consumer", "threadMin")`). The linker asks the declaring file what its class binds there
+    (`FileFacts.properties`: a `@ConfigurationProperties` prefix and the field's initializer, or a field's
+    `@Value("${..}")`), and resolves that with the configuration of the referring file's application. A class
+    that binds nothing there leaves the value Dynamic."""
+
+    language: str
+    scopes: tuple[str, ...]
+    path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Placeholder:
     """A Spring property placeholder `${key}` or `${key:default}`; `default` is None when there is none."""
 
@@ -103,11 +160,11 @@ class OneOf:
     alternatives: tuple["Value", ...]
 
 
-Value = Union[Lit, Dynamic, ConstRef, Param, Placeholder, Concat, OneOf]
+Value = Union[Lit, Dynamic, ConstRef, Param, Property, Placeholder, Concat, OneOf]
 
-PER = ("", "host", "pid", "process")  # what a `Dynamic` value may be unique per
+PER = ("", "host", "pid", "process", "none")  # what a `Dynamic` value may be unique per
 
-VALUE_KINDS = (Lit, Dynamic, ConstRef, Param, Placeholder, Concat, OneOf)
+VALUE_KINDS = (Lit, Dynamic, ConstRef, Param, Property, Placeholder, Concat, OneOf)
 _KINDS = {cls.__name__: cls for cls in VALUE_KINDS}
 
 # More alternatives than this (long switches, or concatenations multiplying small sets) are not followed: Dynamic.
@@ -183,7 +240,7 @@ def concat(parts: list[Value]) -> Value:
             if isinstance(item, Dynamic):
                 return _dynamic_whole(parts)
             if flat and isinstance(item, Lit) and isinstance(flat[-1], Lit):
-                flat[-1] = Lit(flat[-1].text + item.text)
+                flat[-1] = Lit(flat[-1].text + item.text, config=flat[-1].config + item.config)
             else:
                 flat.append(item)
     if not flat:
@@ -195,11 +252,13 @@ def concat(parts: list[Value]) -> Value:
 
 def _dynamic_whole(parts: list[Value]) -> Dynamic:
     """A concatenation with unknown parts: unknown, said as its first unknown part says it, and unique per what its
-    most distinctive part is unique per (an unknown part may be as distinctive as any)."""
+    most distinctive part is unique per (an unknown part may be as distinctive as any; parts that are the same in
+    every process leave it as unique as the others)."""
     unknown = [item for part in parts for item in (part.parts if isinstance(part, Concat) else (part,))
                if isinstance(item, Dynamic)]
     pers = {item.per for item in unknown}
-    per = "process" if "process" in pers else "" if "" in pers else "pid" if "pid" in pers else "host"
+    per = "process" if "process" in pers else "" if "" in pers else "pid" if "pid" in pers else \
+        "host" if "host" in pers else "none"
     return unknown[0] if unknown[0].per == per else Dynamic(unknown[0].reason, per)
 
 
@@ -299,7 +358,7 @@ def _placeholder(body: str, depth: int, origin: Optional[Span], base: int) -> Pl
 def without_origins(value: "Value | None") -> "Value | None":
     """`value` with no literal claiming a place (a value agreed on by several declarations is written in each)."""
     if isinstance(value, Lit):
-        return value if value.origin is None else Lit(value.text)
+        return value if value.origin is None else Lit(value.text, config=value.config)
     if isinstance(value, Concat):
         return Concat(tuple(without_origins(p) for p in value.parts))
     if isinstance(value, OneOf):
@@ -346,6 +405,8 @@ def to_json(value: "Value | None"):
     if isinstance(value, ConstRef):
         return {"k": "ConstRef", "language": value.language, "scopes": list(value.scopes), "name": value.name,
                 "spring": value.spring}
+    if isinstance(value, Property):
+        return {"k": "Property", "language": value.language, "scopes": list(value.scopes), "path": list(value.path)}
     if isinstance(value, Param):
         return {"k": "Param", "index": value.index, "name": value.name, "function": value.function,
                 **({"default": to_json(value.default)} if value.default is not None else {})}
@@ -376,6 +437,11 @@ def from_json(data) -> "Value | None":
         if type(spring) is not bool:
             raise TypeError("expected a boolean")
         return ConstRef(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), _str(data["name"]), spring)
+    if kind == "Property":
+        path = tuple(_str(x) for x in data["path"])
+        if not path:
+            raise ValueError("a property without a path")
+        return Property(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), path)
     if kind == "Param":
         index = data["index"]
         if type(index) is not int or index < 0:
@@ -404,6 +470,8 @@ __all__ = [
     "Dynamic",
     "ConstRef",
     "Param",
+    "Property",
+    "ConfigSource",
     "Placeholder",
     "Concat",
     "OneOf",
@@ -421,4 +489,4 @@ __all__ = [
     "to_json",
     "from_json",
 ]
-assert set(_KINDS) == {"Lit", "Dynamic", "ConstRef", "Param", "Placeholder", "Concat", "OneOf"}
+assert set(_KINDS) == {"Lit", "Dynamic", "ConstRef", "Param", "Property", "Placeholder", "Concat", "OneOf"}

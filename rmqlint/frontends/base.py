@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable, ClassVar, Optional, Protocol
 
 from rmqlint.facts import ClientFact, FileFacts, Listener, Location, Problem, Template
-from rmqlint.values import ConstRef
+from rmqlint.values import ConstRef, Property
 
 
 class SourceFiles(Protocol):
@@ -80,6 +80,11 @@ class Frontend:
 
     def find_constant(self, ref: ConstRef, ctx: FileFacts, files: SourceFiles) -> Optional[ConstantMatch]:
         """The declarations of the constant `ref` (written in `ctx`) names; None when none is in the project."""
+        return None
+
+    def find_property(self, ref: Property, ctx: FileFacts, files: SourceFiles) -> Optional[ConstantMatch]:
+        """The declarations of what Spring binds into the property `ref` (written in `ctx`) names: keys of the
+        declaring files' `FileFacts.properties`; None when no class of the project binds it."""
         return None
 
     def find_listener(self, written: str, ctx: FileFacts, files: SourceFiles) -> Optional[tuple[FileFacts,

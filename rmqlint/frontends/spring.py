@@ -18,7 +18,8 @@ UTF-8, and many keep comments in GBK: a file that is valid UTF-8 is read as UTF-
 never fails, so such a comment no longer costs the file its keys. YAML is read from PyYAML's event stream (marks
 carry line and column) without recursion, so deep nesting cannot exhaust the stack. Documents that apply under a
 profile (`spring.config.activate.on-profile`) are kept; a client setting that such a document changes is Dynamic,
-since it depends on the deployment.
+since it depends on the deployment. Each entry carries the profile it applies under (`ConfigEntry.profile`: its
+document's condition, else its file's name, `application-prod.yml`), for the linker's values per profile.
 
 Maven and Gradle fill in resource-filtering tokens at build time (`name: @project.artifactId@`, Spring Boot's
 Maven delimiter): such a value is unresolved (Dynamic), and an unquoted token, which YAML cannot read, is read as
@@ -116,7 +117,9 @@ def parse_properties(path: str, data: bytes) -> FileFacts:
     try:
         text, positions = _text(facts, data, fallback="iso-8859-1")
         if text is not None:
-            _clients(facts, _read_properties(facts, text, positions))
+            profiles = _read_properties(facts, text, positions)
+            _mark_profiles(facts, profiles)
+            _clients(facts, profiles)
     except Exception as err:  # never a traceback for a user's file
         facts.problems.append(Problem(f"could not analyse: {type(err).__name__}: {err}", _loc(path, 1, 1)))
     return facts
@@ -219,6 +222,7 @@ def parse_yaml(path: str, data: bytes) -> FileFacts:
         text, positions = _text(facts, data)
         if text is not None:
             profiles = _read_yaml(facts, text, positions)
+            _mark_profiles(facts, profiles)
             _yaml_suppressions(facts, text, scan=not facts.problems)
             _clients(facts, profiles)
     except RecursionError:
@@ -475,6 +479,21 @@ def _profiles(config: list[ConfigEntry], documents: list[int]) -> dict[int, str]
 
 
 _PROFILE_KEYS = {canonical_key("spring.config.activate.on-profile"), canonical_key("spring.profiles")}
+
+
+def file_profile(path: str) -> str:
+    """The profile a configuration file applies under, by its name: `application-prod.yml` -> "prod",
+    `bootstrap-dev.properties` -> "dev"; "" for `application.yml` (every profile)."""
+    match = _CONFIG_NAME.match(posixpath.basename(path.replace("\\", "/")))
+    suffix = match.group(2) if match is not None else None
+    return suffix[1:] if suffix and suffix.startswith("-") else ""
+
+
+def _mark_profiles(facts: FileFacts, documents: dict[int, str]) -> None:
+    """Each entry's `profile`: its document's condition, else its file's profile."""
+    named = file_profile(facts.path)
+    for entry in facts.config:
+        entry.profile = documents.get(id(entry), named)
 
 
 def _yaml_suppressions(facts: FileFacts, text: str, scan: bool) -> None:

@@ -228,9 +228,22 @@ def test_spring_placeholders_relaxed_binding_and_template_destination(tmp_path):
     assert "Publisher.java:10" in result.findings[0].message
 
 
-def test_spring_profiles_that_disagree_make_the_value_dynamic(tmp_path):
+def test_spring_profiles_that_disagree_are_judged_as_each_profile_sets_the_value(tmp_path):
+    """A key application-dev.yml overrides is judged as dev sets it, and as application.yml sets it under prod,
+    which does not override it; each finding names the file and the profile."""
     files = dict(SPRING_FILES, **{"src/main/resources/application-dev.yml": "shop:\n  listener_name: other\n"})
     root = write_project(tmp_path / "shop", files, git=True)
+    findings = run(root).findings
+    assert [f.code for f in findings] == ["RMQ002", "RMQ001", "RMQ001"]
+    dev, prod = sorted(findings[1:], key=lambda f: '"other"' not in f.message)
+    assert "shop.listener_name is set at src/main/resources/application-dev.yml:2 (profile dev)" in dev.message
+    assert dev.message.endswith("(under profile dev)")
+    assert "shop.listener-name is set at src/main/resources/application.yml:3 (every profile but dev)" in prod.message
+    assert prod.message.endswith("(under profile prod)")
+    # Where the only profile sets a name unique per process, nothing is said.
+    unique = dict(files, **{"src/main/resources/application-dev.yml": "shop:\n  listener_name: ${random.uuid}\n"})
+    del unique["src/main/resources/application-prod.properties"]
+    root = write_project(tmp_path / "unique", unique, git=True)
     assert [f.code for f in run(root).findings] == ["RMQ002"]
 
 

@@ -18,7 +18,8 @@ from typing import Callable, Optional
 from rmqlint.facts import ClientFact, FileFacts, Listener, Template
 from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
 from rmqlint.frontends.java.prefilter import may_use_clients
-from rmqlint.values import ConstRef
+from rmqlint.values import ConstRef, Property
+
 
 class JavaFrontend(Frontend):
     name = "java"
@@ -49,6 +50,15 @@ class JavaFrontend(Frontend):
             found = [(f, key) for f in self.classes(scope, ctx, files) if key in f.constants]
             if found:
                 return ConstantMatch(found, f"{scope}.{ref.name}")
+        return None
+
+    def find_property(self, ref: Property, ctx: FileFacts, files: SourceFiles) -> Optional[ConstantMatch]:
+        for written in ref.scopes:
+            scope = imported(written, ctx)
+            key = ".".join((last(scope), *ref.path))
+            found = [(f, key) for f in self.classes(scope, ctx, files) if key in f.properties]
+            if found:
+                return ConstantMatch(found, f"{scope}.{'.'.join(ref.path)}")
         return None
 
     def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,

@@ -17,7 +17,8 @@ import tree_sitter
 from rmqlint import flow
 from rmqlint.frontends.java import flow as java_flow
 from rmqlint.frontends.java.tree import CALLABLES, CLASS_BODIES, CLASS_DECLS, LANGUAGE, JavaTree
-from rmqlint.values import Concat, ConstRef, Dynamic, Lit, OneOf, Param, Value, concat, one_of, parse_spring_string
+from rmqlint.values import (Concat, ConstRef, Dynamic, Lit, OneOf, Param, Placeholder, Property, Value, concat, one_of,
+                            parse_spring_string)
 
 # Field types whose `static final` values are exported as constants.
 CONSTANT_TYPES = frozenset(
@@ -34,6 +35,13 @@ _CALLS_UNIQUE_PER = {
     ("System", "nanoTime"): "process", ("System", "currentTimeMillis"): "process", ("UUID", "randomUUID"): "process",
     ("", "randomUUID"): "process",
 }
+# Getters of a class's name (`Orders.class.getSimpleName()`, `getClass().getName()`).
+_CLASS_NAME_GETTERS = frozenset({"getSimpleName", "getName", "getCanonicalName", "getTypeName"})
+_ENVIRONMENT_TYPES = frozenset({"Environment", "ConfigurableEnvironment", "StandardEnvironment", "PropertyResolver",
+                                "ConfigurablePropertyResolver", "StandardServletEnvironment"})
+# Types whose getters are never a bound configuration property (messages, collections, the JDK's own).
+_NOT_BEANS = frozenset({"String", "Object", "Integer", "Long", "Boolean", "Map", "List", "Set", "Collection",
+                        "Optional", "Class", "Message", "MessageExt", "Thread", "Environment"})
 MAX_EVAL_DEPTH = 100  # deeper expressions or constant chains are Dynamic(TOO_DEEP_EXPRESSION), reported by java.parse
 TOO_DEEP_EXPRESSION = f"expression nested more than {MAX_EVAL_DEPTH} levels deep"
 
@@ -395,7 +403,7 @@ class JavaFile(JavaTree):
         if injected is not None:
             return injected, kind
         if info.value is None:
-            injected = self._constructor_injected(info) if info.final else None
+            injected = self.constructor_injected(info) if info.final else None
             if injected is not None:
                 return injected, kind
             return Dynamic(f"field {info.name} has no initializer"), kind
@@ -411,7 +419,7 @@ class JavaFile(JavaTree):
             self._in_progress.discard(key)
         return result, (kind if kind != "unknown" else value_kind)
 
-    def _constructor_injected(self, info: FieldInfo) -> Value | None:
+    def constructor_injected(self, info: FieldInfo) -> Value | None:
         """Spring constructor injection: a final field set once, in the one constructor of its class, from a
         parameter annotated `@Value("${..}")` (`this.name = name;`)."""
         body = info.declaration.parent
@@ -527,6 +535,16 @@ class JavaFile(JavaTree):
         written = _squash(self.text(target)) if target is not None else ""
         args = [a for a in node.child_by_field_name("arguments").named_children] \
             if node.child_by_field_name("arguments") is not None else []
+        if not args and name in _CLASS_NAME_GETTERS and target is not None:
+            named = self._class_name(target, name)
+            if named is not None:
+                return named, "str"
+        if name in ("getProperty", "getRequiredProperty") and 1 <= len(args) <= 3 and self._is_environment(target):
+            return self._environment_property(args, depth), "unknown"
+        if not args:
+            bound = self._bean_property(node)
+            if bound is not None:
+                return bound, "unknown"
         if name == "getenv" and written.rpartition(".")[2] == "System" and len(args) == 1:
             key, _kind = self._eval(args[0], depth + 1)
             if isinstance(key, Lit):
@@ -547,6 +565,135 @@ class JavaFile(JavaTree):
         if per is not None:
             return Dynamic(f"call of {name}()", per), "unknown"
         return Dynamic(f"call of {name or 'a method'}()"), "unknown"
+
+    def _class_name(self, target: tree_sitter.Node, method: str) -> Value | None:
+        """The name of a class (`getSimpleName()`, `getName()`...): its text for `Orders.class` and for
+        `getClass()` in a final class, else text not known here but the same in every process (`Dynamic.per`
+        "none"): `handler.getClass()`, a variable of type `Class`. None when `target` is not a class."""
+        if target.type == "class_literal":
+            written = _squash(self.text(target.named_children[0])) if target.named_children else ""
+            text = self._class_text(written, method)
+            return Lit(text) if text is not None else Dynamic(f"the name of class {written}", "none")
+        if target.type == "method_invocation":
+            called = target.child_by_field_name("name")
+            owner = target.child_by_field_name("object")
+            called_args = target.child_by_field_name("arguments")
+            if called is None or self.text(called) != "getClass" or (
+                    called_args is not None and called_args.named_children):
+                if called is not None and self.text(called) in ("getTargetClass", "getUserClass"):
+                    return Dynamic("the name of a bean's class", "none")  # Spring's AopUtils, ClassUtils
+                return None
+            if owner is None or owner.type == "this":
+                info = self.enclosing_class(target)
+                if info is not None and info.name and info.declaration is not None and _is_final(self, info):
+                    text = self._class_text(info.name, method)
+                    if text is not None:
+                        return Lit(text)
+                return Dynamic("the name of this object's class", "none")
+            return Dynamic("the name of an object's class", "none")
+        if target.type == "identifier":
+            found = self.lookup(self.text(target), target)
+            if found is not None and found[2].type_text.partition("<")[0].rpartition(".")[2] == "Class":
+                return Dynamic(f"the name of class {self.text(target)}", "none")
+        return None
+
+    def _class_text(self, written: str, method: str) -> str | None:
+        """What `method` gives for the class written `written` in this file, when that is certain: its simple name,
+        or for a top-level class of this file or an imported one, its qualified name."""
+        simple = written.rpartition(".")[2]
+        if method == "getSimpleName":
+            return simple
+        if "." in written:
+            return None  # a nested or qualified name: `getName()` writes `Outer$Inner`, not followed
+        if written in self.imports:
+            return self.imports[written]
+        info = self.classes_by_name.get(written)
+        if info is not None and info.declaration is not None and info.declaration.parent is not None \
+                and info.declaration.parent.type == "program":
+            return f"{self.package}.{written}" if self.package else written
+        return None
+
+    def _is_environment(self, target: tree_sitter.Node | None) -> bool:
+        """Is `target` Spring's `Environment` (a variable of that type, `context.getEnvironment()`)?"""
+        if target is None:
+            return False
+        if target.type == "method_invocation":
+            called = target.child_by_field_name("name")
+            return called is not None and self.text(called) == "getEnvironment"
+        name = self.text(target.child_by_field_name("field")) if target.type == "field_access" and \
+            target.child_by_field_name("field") is not None else self.text(target) if target.type == "identifier" \
+            else None
+        if name is None:
+            return False
+        found = self.lookup(name, target)
+        if found is None:
+            return name in ("environment", "env")  # a field of a superclass (EnvironmentAware)
+        return found[2].type_text.rpartition(".")[2] in _ENVIRONMENT_TYPES
+
+    def _environment_property(self, args: list, depth: int) -> Value:
+        """`environment.getProperty("key")`, `("key", "default")`, `("key", Integer.class, 10)`: the placeholder
+        `${key:default}` Spring resolves the same way."""
+        key, _kind = self._eval(args[0], depth + 1)
+        if not isinstance(key, Lit):
+            return Dynamic("a property whose key is not known")
+        default = None
+        if len(args) == 2 and args[1].type != "class_literal":
+            default = self._eval(args[1], depth + 1)[0]
+        elif len(args) == 3:
+            default = self._eval(args[2], depth + 1)[0]
+        return Placeholder(key.text, default)
+
+    def _bean_property(self, node: tree_sitter.Node) -> Property | None:
+        """`props.getConsumer().getThreadMin()` (getters, record accessors or fields) read from a field or
+        parameter Spring injects (a field without an initializer, a method's parameter): the `Property` its
+        class binds there, which the linker looks up. None for anything else."""
+        path: list[str] = []
+        current = node
+        root = None
+        while root is None:
+            if len(path) > 8:
+                return None
+            if current.type == "method_invocation":
+                args = current.child_by_field_name("arguments")
+                name_node = current.child_by_field_name("name")
+                target = current.child_by_field_name("object")
+                prop = property_name(self.text(name_node)) if name_node is not None else None
+                if (args is not None and args.named_children) or prop is None or target is None:
+                    return None
+                path.append(prop)
+                current = target
+            elif current.type == "field_access":
+                target, field_node = current.child_by_field_name("object"), current.child_by_field_name("field")
+                if target is None or field_node is None:
+                    return None
+                if target.type == "this":
+                    owner = self.enclosing_class(current)
+                    root = owner.fields.get(self.text(field_node)) if owner is not None else None
+                    if root is None:
+                        return None
+                    break
+                path.append(self.text(field_node))
+                current = target
+            elif current.type == "identifier":
+                found = self.lookup(self.text(current), current)
+                if found is None:
+                    return None
+                root = found[2]
+                break
+            else:
+                return None
+        if not path:
+            return None
+        if isinstance(root, FieldInfo):
+            if root.static or root.value is not None:
+                return None  # not injected: a constant, or an object the class makes itself
+        elif not (root.is_parameter and root.declaration.type == "formal_parameter"):
+            return None  # a local (an object made here), a loop variable
+        written = root.type_text.partition("<")[0]
+        simple = written.rpartition(".")[2]
+        if not simple or not simple[0].isupper() or "[" in written or simple in _NOT_BEANS:
+            return None
+        return Property("java", (written,), tuple(reversed(path)))
 
     def _literal_origin(self, node: tree_sitter.Node, text: str):
         """Where a string literal's text is written exactly as it reads (quotes left out): no escape, one line."""
@@ -716,6 +863,10 @@ class JavaFile(JavaTree):
             if owner is not None and name in owner.fields:
                 return self._field_value(owner.fields[name], depth)
             return Dynamic(f"this.{name} is not declared in this file"), "unknown"
+        if target.type in ("identifier", "field_access", "method_invocation"):
+            bound = self._bean_property(node)
+            if bound is not None:
+                return bound, "unknown"
         if target.type not in ("identifier", "field_access", "scoped_identifier"):
             return Dynamic(f"field {name} of an expression"), "unknown"
         qualifier = _squash(self.text(target))
@@ -739,6 +890,28 @@ class JavaFile(JavaTree):
         if not all(p in self.classes_by_name for p in parts):
             return None
         return self.classes_by_name[parts[-1]]
+
+
+def property_name(method: str) -> str | None:
+    """The property a getter reads, as JavaBeans names it: `getThreadMin` -> `threadMin`, `isOrderly` ->
+    `orderly`, `getURL` -> `URL`; a record's accessor (`threadMin()`) is its own name; None for `get()`."""
+    for head in ("get", "is"):
+        if method.startswith(head) and len(method) > len(head) and method[len(head)].isupper():
+            rest = method[len(head):]
+            return rest if len(rest) > 1 and rest[1].isupper() else rest[0].lower() + rest[1:]
+    if method in ("get", "is", "getClass", "hashCode", "toString"):
+        return None
+    return method
+
+
+def _is_final(java: JavaFile, info: ClassInfo) -> bool:
+    """A class no other class extends: declared `final`, a record or an enum."""
+    declaration = info.declaration
+    if declaration is None:
+        return False
+    if declaration.type in ("record_declaration", "enum_declaration"):
+        return True
+    return any(m.type == "modifiers" and any(c.type == "final" for c in m.children) for m in declaration.children)
 
 
 def _switch_results(node: tree_sitter.Node) -> list:

@@ -12,6 +12,7 @@ import gc
 import tree_sitter
 
 from rmqlint.facts import FileFacts, Location, Problem, Setting
+from rmqlint.frontends.java.bindings import bound_properties
 from rmqlint.frontends.java.prefilter import may_use_clients
 from rmqlint.frontends.java.identity import identity_uses
 from rmqlint.frontends.java.index import TOO_DEEP_EXPRESSION, JavaFile
@@ -70,6 +71,10 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     if b"rmqlint" in source:
         facts.suppressions = _suppressions(java)
     facts.constants = java.constants()
+    try:
+        facts.properties = bound_properties(java)
+    except Exception as error:  # noqa: BLE001
+        facts.problems.append(_internal_error(path, error))
     # Listener classes too, whether or not the file passes the prefilter: a consumer elsewhere may register one.
     try:
         facts.listener_classes = listener_classes(java)
