@@ -12,7 +12,7 @@ from rmqlint.project import Project
 from rmqlint.text import subscribed_tags
 from rmqlint.values import Lit, alternatives, known_texts
 from rmqlint.rules._consumers import describe_group, is_consumer
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._fixing import READ_ELSEWHERE, applicability_at, written_literal
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
@@ -399,6 +399,27 @@ public class Producer {
 _PYTHON2_EXACT = _PYTHON2_BOTH.replace('"STOCK_LOW"', '" stock_low "')
 
 
+
+_GO_PRODUCER = go_file("""\
+func publish(p rocketmq.Producer) error {
+	msg := primitive.NewMessage("OrderTopic", []byte("{}"))
+	msg.WithTag("OrderPaid")
+	_, err := p.SendSync(context.Background(), msg)
+	return err
+}
+""", package="orders")
+_GO_CONSUMER = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("billing_consumer"))
+	_ = c.Subscribe("OrderTopic", consumer.MessageSelector{Type: consumer.TAG, Expression: "orderpaid"},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+}
+""")
+_GO_CONSUMER_OK = _GO_CONSUMER.replace('"orderpaid"', '"OrderPaid"')
+
+
 class TagCaseDrift(Rule):
     CODE = "RMQ002"
     NAME = "tag-case-drift"
@@ -407,9 +428,10 @@ class TagCaseDrift(Rule):
     DOCS = """\
 ## What it does
 Collects every tag produced on each topic across the whole project (Java `new Message(topic, tags, body)` and
-`setTags`, Spring `RocketMQTemplate` destinations `"topic:tags"`, Python `set_tags` / `tag =`) and every TAG
-subscription (`subscribe(topic, "a || b")`, Spring `selectorExpression`, Python `subscribe`, 5.x
-`FilterExpression`), in every language, and reports a subscribed tag that equals a produced tag only when case or
+`setTags`, Spring `RocketMQTemplate` destinations `"topic:tags"`, Python `set_tags` / `tag =`, Go
+`primitive.NewMessage(topic, body).WithTag(tag)`) and every TAG subscription (`subscribe(topic, "a || b")`, Spring
+`selectorExpression`, Python `subscribe`, 5.x `FilterExpression`, Go `consumer.MessageSelector{Expression: ..}`), in
+every language, and reports a subscribed tag that equals a produced tag only when case or
 surrounding whitespace is ignored, for example `Aaaaa` against `aaaaa`, or `TagA` against `"TagA "`. A tag or an
 expression that is one of several (`refund ? "Refunded" : "settled"`, a variable set in the branches of an `if`) is
 checked alternative by alternative; a branch whose value is not known is skipped, never guessed.
@@ -530,6 +552,11 @@ above), a variable or a configuration key of the application's, other code may r
             expect=(("audit/ledger_audit.py", line_of(_PYTHON5_CONSUMER, "FilterExpression(")),),
             note="a Java producer and a Python 5.x SimpleConsumer's FilterExpression",
         ),
+        Example(
+            {"orders/producer.go": _GO_PRODUCER, "billing/main.go": _GO_CONSUMER},
+            expect=(("billing/main.go", line_of(_GO_CONSUMER, "c.Subscribe")),),
+            note="Go: WithTag on the producer's message, MessageSelector on the consumer",
+        ),
     ]
 
     VALID = [
@@ -578,6 +605,8 @@ above), a variable or a configuration key of the application's, other code may r
             },
             note="Spring Boot: the exact tag",
         ),
+        Example({"orders/producer.go": _GO_PRODUCER, "billing/main.go": _GO_CONSUMER_OK},
+                note="Go: the same spelling on both sides"),
     ]
 
     def looks_at(self, project: Project) -> bool:

@@ -9,7 +9,7 @@ from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.values import literal_texts
 from rmqlint.rules._consumers import BROADCASTING, describe_group, is_consumer, lit_text, message_model
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules.base import Example, Rule
 
 # Values that only restate the default, so they assume nothing: Spring's maxReconsumeTimes -1 ("use the client
@@ -283,6 +283,29 @@ everyone.subscribe("RefreshTopic", broadcast)
 """
 
 
+
+_GO_BROADCASTING = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(
+		consumer.WithGroupName("price_cache"),
+		consumer.WithConsumerModel(consumer.BroadCasting),
+	)
+	_ = c.Subscribe("PriceTopic", consumer.MessageSelector{},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			for _, msg := range msgs {
+				if err := refresh(msg.Body); err != nil {
+					return consumer.ConsumeRetryLater, err
+				}
+			}
+			return consumer.ConsumeSuccess, nil
+		})
+}
+
+func refresh(body []byte) error { return nil }
+""")
+_GO_CLUSTERING = _GO_BROADCASTING.replace("\t\tconsumer.WithConsumerModel(consumer.BroadCasting),\n", "")
+
+
 class BroadcastingRetry(Rule):
     CODE = "RMQ003"
     NAME = "broadcasting-retry"
@@ -291,7 +314,8 @@ class BroadcastingRetry(Rule):
     DOCS = """\
 ## What it does
 Finds BROADCASTING consumers that expect a failed message to come back: a concurrent listener that returns
-`RECONSUME_LATER` (Python 2.x: `ConsumeStatus.RECONSUME_LATER`), a Spring `RocketMQListener` that throws from
+`RECONSUME_LATER` (Python 2.x: `ConsumeStatus.RECONSUME_LATER`; Go: a callback returning
+`consumer.ConsumeRetryLater`, or any result but `ConsumeSuccess`, whatever error it returns beside it), a Spring `RocketMQListener` that throws from
 `onMessage` (or a Python 2.x callback that raises), or a consumer that sets `maxReconsumeTimes` or a delay level
 (`delayLevelWhenNextConsume`). One finding per consumer, at the most telling place (a `RECONSUME_LATER` return,
 else a throw, else the `maxReconsumeTimes` setting, else the delay level); the message lists the other places.
@@ -301,7 +325,8 @@ parameter of that type) is followed there: the finding is then in the listener's
 ## Why is this bad?
 Only clustering consumers retry: a failed message goes back to the broker, to `%RETRY%<group>` with a growing delay,
 and after `maxReconsumeTimes` (16 by default) to `%DLQ%<group>`. A broadcasting consumer has no retry topic and no
-dead-letter queue: the client logs `BROADCASTING, the message consume failed, drop it` and moves on.
+dead-letter queue: the client logs `BROADCASTING, the message consume failed, drop it` and moves on
+(rocketmq-client-go's push consumer does the same, word for word).
 Returning `RECONSUME_LATER` or throwing (the Spring container turns an exception into `RECONSUME_LATER`) therefore
 loses the message on that process, and `maxReconsumeTimes` or a delay level has no effect.
 
@@ -365,6 +390,11 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             ),
             note="the listener class is declared in another file; reported in its code, naming the consumer",
         ),
+        Example(
+            {"cache/main.go": _GO_BROADCASTING},
+            expect=(("cache/main.go", line_of(_GO_BROADCASTING, "return consumer.ConsumeRetryLater")),),
+            note="Go: a broadcasting consumer's callback returns ConsumeRetryLater",
+        ),
     ]
 
     VALID = [
@@ -392,6 +422,7 @@ by the broker, consume it in CLUSTERING mode with one consumer group per process
             },
             note="the listener class of another file is orderly: it retries locally (maxReconsumeTimes applies)",
         ),
+        Example({"cache/main.go": _GO_CLUSTERING}, note="Go: a clustering consumer retries"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -435,7 +466,8 @@ def _retry_evidence(client: ClientFact) -> list[tuple[str, Location]]:
     """Every sign that the code expects a retry, most telling first."""
     evidence: list[tuple[str, Location]] = []
     for listener in client.listeners:
-        evidence += [("returns RECONSUME_LATER", loc) for loc in _ordered(listener.reconsume_later)]
+        returns = "returns a result other than ConsumeSuccess" if client.api == "go" else "returns RECONSUME_LATER"
+        evidence += [(returns, loc) for loc in _ordered(listener.reconsume_later)]
     for listener in client.listeners:
         evidence += [("throws from its listener", loc) for loc in _ordered(listener.throws)]
     if client.max_reconsume_times is not None and not _restates(client.max_reconsume_times, _DEFAULT_MAX_RECONSUME):

@@ -11,7 +11,7 @@ from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
 from rmqlint.rules._consumers import GRPC_APIS
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
 
@@ -246,6 +246,20 @@ second.subscribe("PayTopic", on_paid, "Refunded || Paid")
 """
 
 
+
+_GO_SHOP = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("shop_consumer"))
+	_ = c.Subscribe("OrderTopic", consumer.MessageSelector{Expression: "Paid"},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+}
+""")
+_GO_SHOP_SAME = _GO_SHOP.replace('"OrderTopic", consumer.MessageSelector{Expression: "Paid"}',
+                                 '"StockTopic", consumer.MessageSelector{}')
+
+
 class GroupSubscriptionMismatch(Rule):
     CODE = "RMQ004"
     NAME = "group-subscription-mismatch"
@@ -325,6 +339,12 @@ every member of the group subscribe to the same topics with the same expressions
             ),
             note="a Spring listener and a plain consumer of one group: 'Daily' against '*'",
         ),
+        Example(
+            {"src/main/java/com/example/shop/StockListener.java": _SPRING_STOCK_LISTENER, "shop-go/main.go": _GO_SHOP},
+            expect=(("src/main/java/com/example/shop/StockListener.java",
+                     line_of(_SPRING_STOCK_LISTENER, "@RocketMQMessageListener")),),
+            note="one group in a Go service and a Spring listener, subscribed to different topics",
+        ),
     ]
 
     VALID = [
@@ -340,6 +360,9 @@ every member of the group subscribe to the same topics with the same expressions
             note="Spring: one group per subscription",
         ),
         Example({"consumer.py": _PYTHON_SAME}, note="Python: the same tags in another order"),
+        Example({"src/main/java/com/example/shop/StockListener.java": _SPRING_STOCK_LISTENER,
+                 "shop-go/main.go": _GO_SHOP_SAME},
+                note="Go and Spring: one group, the same subscription"),
     ]
 
     def looks_at(self, project: Project) -> bool:

@@ -21,7 +21,9 @@ from rmqlint.facts import Listener, Location, Setting
 from rmqlint.frontends.go.index import GoFile, ROCKETMQ_MODULE
 from rmqlint.frontends.go.tree import FUNCTIONS
 
-RETRY_RESULTS = frozenset({"ConsumeRetryLater", "SuspendCurrentQueueAMoment"})
+RETRY_RESULTS = frozenset({"ConsumeRetryLater", "SuspendCurrentQueueAMoment"})  # any result but success
+# An orderly consumer consumes again in place only for this one (ConsumeRetryLater is neither committed nor retried).
+ORDERLY_RETRY = frozenset({"SuspendCurrentQueueAMoment"})
 CONSUMER_PACKAGE = f"{ROCKETMQ_MODULE}/consumer"
 MAX_DELEGATION = 3
 MAX_INDIRECTIONS = 8
@@ -95,7 +97,7 @@ def scan(go: GoFile, function: tree_sitter.Node, kind: str, where: Location, _se
         elif own and kind_of == "return_statement" and node.named_children:
             values = node.named_children[0]
             first = values.named_children[0] if values.type == "expression_list" and values.named_children else values
-            if _result_name(go, first) in RETRY_RESULTS:
+            if _result_name(go, first) in (ORDERLY_RETRY if kind == "orderly" else RETRY_RESULTS):
                 listener.reconsume_later.append(go.location(node))
             elif first.type == "call_expression" and len(_seen) < MAX_DELEGATION:
                 helper = _helper(go, first)
