@@ -8,8 +8,9 @@ from rmqlint.facts import ClientFact
 from rmqlint.findings import Finding, Related
 from rmqlint.fixes import UNSAFE, Fix, in_slot
 from rmqlint.project import Project
+from rmqlint.values import literal_texts
 from rmqlint.rules._consumers import GRPC_APIS, describe_group
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
 
@@ -154,6 +155,29 @@ plain.subscribe("WorkflowTopic", on_step)
 """
 
 
+
+_GO = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(
+		consumer.WithGroupName("ledger_consumer"),
+		consumer.WithConsumerOrder(true),
+	)
+	_ = c.Subscribe("LedgerTopic", consumer.MessageSelector{},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			if err := apply(msgs); err != nil {
+				return consumer.SuspendCurrentQueueAMoment, err
+			}
+			return consumer.ConsumeSuccess, nil
+		})
+}
+
+func apply(msgs []*primitive.MessageExt) error { return nil }
+""")
+_GO_BOUNDED = _GO.replace("consumer.WithConsumerOrder(true),", "consumer.WithConsumerOrder(true),\\n\\t\\tconsumer.WithMaxReconsumeTimes(16),")
+# ConsumeRetryLater is neither committed nor consumed again by an orderly Go consumer: no retry in place.
+_GO_NEVER_SUSPENDS = _GO.replace("consumer.SuspendCurrentQueueAMoment", "consumer.ConsumeRetryLater")
+
+
 class OrderlyUnboundedRetry(Rule):
     CODE = "RMQ006"
     NAME = "orderly-unbounded-retry"
@@ -163,7 +187,10 @@ class OrderlyUnboundedRetry(Rule):
 ## What it does
 Finds orderly push consumers with no `maxReconsumeTimes`: Java consumers registering a `MessageListenerOrderly`,
 Spring `@RocketMQMessageListener(consumeMode = ConsumeMode.ORDERLY)` (the container applies its
-`maxReconsumeTimes`, default -1, and whatever `prepareStart` sets), and Python 2.x `PushConsumer(.., orderly=True)`.
+`maxReconsumeTimes`, default -1, and whatever `prepareStart` sets), Python 2.x `PushConsumer(.., orderly=True)`, and Go
+consumers made with `consumer.WithConsumerOrder(true)` whose callback returns `consumer.SuspendCurrentQueueAMoment`
+(rocketmq-client-go consumes a message again in place for that result only) with no `WithMaxReconsumeTimes`, or
+with `WithMaxReconsumeTimes(-1)`, the default written out.
 A maximum set to any value, or a listener that reads the message's retry count (`getReconsumeTimes()`,
 `msg.reconsume_times`) and so can give up on a message by itself, keeps the rule quiet; so does a consumer that
 other code may still configure (a factory returns it) and one whose mode is not known statically.
@@ -175,6 +202,8 @@ a message (and sends it to the dead-letter queue) only after `maxReconsumeTimes`
 consumption the default, -1, means `Integer.MAX_VALUE` (`ConsumeMessageOrderlyService.getMaxReconsumeTimes`).
 One message that always fails (a bug, a malformed payload, a row that no longer exists) then blocks its queue
 forever: every later message of that queue waits behind it, the consumer's lag grows, and nothing fails loudly.
+
+rocketmq-client-go does the same (`getOrderlyMaxReconsumeTimes`: -1 is `math.MaxInt32`).
 
 The C++ core behind the Python 2.x client retries a failed orderly message locally with no limit at all, and the
 2.x API has no setting for one: only the callback can stop it, by reading `msg.reconsume_times`.
@@ -195,7 +224,7 @@ In Spring, `@RocketMQMessageListener(consumeMode = ConsumeMode.ORDERLY, maxRecon
 return `CONSUME_SUCCESS` (after recording the message) once `msg.reconsume_times` passes a bound.
 
 `rmqlint --fix --unsafe-fixes` writes the bound of 16 on the line after the consumer is created (Java, a local
-variable) or after its `consumeMode` attribute (Spring). It is unsafe: a message that fails that often then leaves
+variable), after its `consumeMode` attribute (Spring) or after `consumer.WithConsumerOrder(true)` (Go). It is unsafe: a message that fails that often then leaves
 its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not be the bound the team wants.
 """
 
@@ -215,6 +244,11 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
             expect=(("workflow.py", line_of(_PYTHON2, "orderly=True")),),
             note="Python 2.x: orderly=True, and a callback that never looks at the retry count",
         ),
+        Example(
+            {"ledger/main.go": _GO},
+            expect=(("ledger/main.go", line_of(_GO, "WithConsumerOrder")),),
+            note="Go: WithConsumerOrder(true), a callback that suspends the queue, no WithMaxReconsumeTimes",
+        ),
     ]
 
     VALID = [
@@ -226,6 +260,8 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
                 note="Spring: maxReconsumeTimes set"),
         Example({"workflow.py": _PYTHON2_COUNTING},
                 note="Python 2.x: the callback stops retrying by the count; a concurrent consumer"),
+        Example({"ledger/main.go": _GO_BOUNDED}, note="Go: a bound"),
+        Example({"ledger/main.go": _GO_NEVER_SUSPENDS}, note="Go: the orderly callback never asks to consume again"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -236,8 +272,10 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
         for _facts, client in project.clients():
             if client.role != "push_consumer" or client.api in GRPC_APIS or client.configured_elsewhere:
                 continue
-            if client.max_reconsume_times is not None or consume_mode(client) != ORDERLY:
+            if (client.max_reconsume_times is not None and not _go_default(client)) or consume_mode(client) != ORDERLY:
                 continue
+            if client.api == "go" and not any(listener.reconsume_later for listener in client.listeners):
+                continue  # rocketmq-client-go consumes in place again only for SuspendCurrentQueueAMoment
             if any(listener.reconsume_times for listener in client.listeners):
                 continue
             at = client.consume_mode.location if client.consume_mode is not None else client.location
@@ -250,12 +288,23 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
     @staticmethod
     def _message(client: ClientFact) -> str:
         head = f"orderly consumer {describe_group(client)} sets no maxReconsumeTimes: "
+        if client.api == "go":
+            return head + ("rocketmq-client-go's default -1 means math.MaxInt32 retries in place for an orderly "
+                           "consumer, so one message its callback always answers with SuspendCurrentQueueAMoment "
+                           "blocks its queue and every later message of it forever; add "
+                           "consumer.WithMaxReconsumeTimes(n)")
         if client.api == "python2":
             return head + ("the C++ core behind the 2.x client retries a failed orderly message in place with no "
                            "limit, so one message that always fails blocks its queue and every later message of "
                            "it; stop retrying in the callback once msg.reconsume_times passes a bound")
         return head + ("for orderly consumption the default -1 means Integer.MAX_VALUE retries in place, so one "
                        "message that always fails blocks its queue and every later message of it forever")
+
+
+def _go_default(client: ClientFact) -> bool:
+    """A Go consumer's WithMaxReconsumeTimes(-1): the default written out, unbounded for an orderly consumer."""
+    texts = literal_texts(client.max_reconsume_times.value) if client.api == "go" else None
+    return texts is not None and all(text.strip() == "-1" for text in texts)
 
 
 # The bound the fix writes: the client's default for concurrent consumers, which the docs above advise.
@@ -270,6 +319,8 @@ def bound_fix(client: ClientFact) -> Fix | None:
     if client.api == "java" and client.group is not None and client.group.slot is not None \
             and client.group.slot.kind == "call":
         edit = in_slot(client.group.slot, "setMaxReconsumeTimes", bound)
+    elif client.api == "go" and client.consume_mode is not None and client.consume_mode.slot is not None:
+        edit = in_slot(client.consume_mode.slot, "WithMaxReconsumeTimes", bound)
     elif client.api == "spring-listener" and client.consume_mode is not None and client.consume_mode.slot is not None:
         edit = in_slot(client.consume_mode.slot, "maxReconsumeTimes", bound)
     else:
