@@ -8,7 +8,7 @@ from rmqlint.facts import ClientFact, Location, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
 from rmqlint.rules._consumers import CLUSTERING, GRPC_APIS, describe_group, message_model
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.rmq006_orderly_unbounded_retry import CONCURRENTLY, consume_mode
 from rmqlint.rules.base import Example, Rule
@@ -171,6 +171,29 @@ _PYTHON_OK = _PYTHON.replace("""    if not msg.body:
 """)
 
 
+
+_GO = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(
+		consumer.WithGroupName("invoice_consumer"),
+		consumer.WithConsumeMessageBatchMaxSize(10),
+	)
+	_ = c.Subscribe("InvoiceTopic", consumer.MessageSelector{},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			for _, msg := range msgs {
+				if err := store(msg); err != nil {
+					return consumer.ConsumeRetryLater, err
+				}
+			}
+			return consumer.ConsumeSuccess, nil
+		})
+}
+
+func store(msg *primitive.MessageExt) error { return nil }
+""")
+_GO_ONE_AT_A_TIME = _GO.replace("WithConsumeMessageBatchMaxSize(10)", "WithConsumeMessageBatchMaxSize(1)")
+
+
 class BatchRetry(Rule):
     CODE = "RMQ007"
     NAME = "batch-retry"
@@ -181,9 +204,10 @@ class BatchRetry(Rule):
     DOCS = f"""\
 ## What it does
 For clustering push consumers that consume concurrently with `consumeMessageBatchMaxSize` above 1 (Java
-`setConsumeMessageBatchMaxSize`, Spring `consumeMessageBatchMaxSize`, Python 2.x `set_message_batch_max_size`), it
-reports a listener that fails a batch (returns `RECONSUME_LATER`, or throws, or a Python callback that raises)
-without ever setting `context.setAckIndex(..)`. It also reports (warning) a `consumeMessageBatchMaxSize` above the
+`setConsumeMessageBatchMaxSize`, Spring `consumeMessageBatchMaxSize`, Python 2.x `set_message_batch_max_size`, Go
+`consumer.WithConsumeMessageBatchMaxSize`), it reports a listener that fails a batch (returns `RECONSUME_LATER`, or
+throws, or a Python callback that raises, or a Go callback that returns anything but `ConsumeSuccess`) without ever
+setting `context.setAckIndex(..)` (Go has none: the whole batch goes back). It also reports (warning) a `consumeMessageBatchMaxSize` above the
 `pullBatchSize` (default {PULL_BATCH_DEFAULT}), and (info) a `pullBatchSize` above {BROKER_PULL_CAP}, in Java,
 Spring listeners and Spring's `rocketmq.pull-consumer.pull-batch-size`.
 
@@ -254,6 +278,11 @@ or consume one message at a time (`consumeMessageBatchMaxSize` 1, the default), 
             expect=(("stock.py", line_of(_PYTHON, "RECONSUME_LATER")),),
             note="Python 2.x: a callback returning RECONSUME_LATER in batches of 8",
         ),
+        Example(
+            {"invoice/main.go": _GO},
+            expect=(("invoice/main.go", line_of(_GO, "return consumer.ConsumeRetryLater")),),
+            note="Go: a batch of 10 and a callback returning ConsumeRetryLater",
+        ),
     ]
 
     VALID = [
@@ -263,6 +292,7 @@ or consume one message at a time (`consumeMessageBatchMaxSize` 1, the default), 
         ),
         Example({"src/main/java/com/example/mail/MailListener.java": _SPRING_OK}, note="Spring: one at a time"),
         Example({"stock.py": _PYTHON_OK}, note="Python: a batch whose callback never fails"),
+        Example({"invoice/main.go": _GO_ONE_AT_A_TIME}, note="Go: one message at a time"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -293,7 +323,8 @@ or consume one message at a time (`consumeMessageBatchMaxSize` 1, the default), 
             return
         failures: list[tuple[str, Location]] = []
         for listener in client.listeners:
-            failures += [("returns RECONSUME_LATER", loc) for loc in listener.reconsume_later]
+            returns = "returns a result other than ConsumeSuccess" if client.api == "go" else "returns RECONSUME_LATER"
+            failures += [(returns, loc) for loc in listener.reconsume_later]
             failures += [("throws" if client.api != "python2" else "raises", loc) for loc in listener.throws]
         if not failures:
             return
@@ -301,7 +332,11 @@ or consume one message at a time (`consumeMessageBatchMaxSize` 1, the default), 
         size = client.consume_batch_max_size
         head = (f"consumer {describe_group(client)} {what} for a batch of up to {batch} messages "
                 "(consumeMessageBatchMaxSize)")
-        if client.api == "java":
+        if client.api == "go":
+            why = (": rocketmq-client-go sends every message of the batch back to be consumed again, the ones already "
+                   "handled included (it has no ack index); consume one message at a time "
+                   "(WithConsumeMessageBatchMaxSize(1), the default), or succeed and retry the failed ones yourself")
+        elif client.api == "java":
             why = (" without setting context.setAckIndex(..): every message of the batch is sent back and consumed "
                    "again, the ones already handled included")
         else:
