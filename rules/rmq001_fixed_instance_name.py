@@ -7,7 +7,7 @@ from typing import Iterable
 from rmqlint.findings import Finding, Related
 from rmqlint.fixes import UNSAFE, Fix, after, appended, removal
 from rmqlint.project import Project
-from rmqlint.values import Lit, literal_texts
+from rmqlint.values import Dynamic, Lit, alternatives, literal_texts
 from rmqlint.rules._consumers import CLUSTERING, REBALANCING_ROLES, describe_group, message_model
 from rmqlint.rules._deployed_names import deployed_collisions
 from rmqlint.rules._examples import line_of
@@ -462,6 +462,57 @@ _GO_POD_NAME = _GO_FIXED.replace('\t"context"\n', '\t"context"\n\t"os"\n').repla
     'consumer.WithInstance("orders-node")', 'consumer.WithInstance("orders-" + os.Getenv("POD_NAME"))')
 
 
+_JAVA_CLASS_NAME = """\
+package com.example.events;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public abstract class EventConsumer {
+    private DefaultMQPushConsumer consumer;
+
+    protected abstract String topic();
+
+    public void start() throws Exception {
+        consumer = new DefaultMQPushConsumer("events_consumer");
+        consumer.setInstanceName(getClass().getSimpleName());
+        consumer.subscribe(topic(), "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+                ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        consumer.start();
+    }
+}
+"""
+
+_JAVA_CLASS_NAME_UNIQUE = _JAVA_CLASS_NAME.replace(
+    "getClass().getSimpleName()", 'getClass().getSimpleName() + "@" + UtilAll.getPid() + "#" + System.nanoTime()').replace(
+    "import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;",
+    "import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;\n"
+    "import org.apache.rocketmq.common.UtilAll;")
+
+_PYTHON2_CLASS_NAME = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+
+class EventConsumer:
+    topic = "events"
+
+    def start(self):
+        consumer = PushConsumer("events_consumer")
+        consumer.set_name_server_address("127.0.0.1:9876")
+        consumer.set_instance_name(type(self).__name__)
+        consumer.subscribe(self.topic, self.handle)
+        consumer.start()
+
+    def handle(self, msg):
+        return ConsumeStatus.CONSUME_SUCCESS
+"""
+
+_PYTHON2_CLASS_NAME_UNIQUE = _PYTHON2_CLASS_NAME.replace(
+    "type(self).__name__", "type(self).__name__ + str(uuid.uuid4())").replace("from rocketmq", "import uuid\nfrom rocketmq")
+
+
 class FixedInstanceName(Rule):
     CODE = "RMQ001"
     NAME = "fixed-instance-name"
@@ -472,7 +523,10 @@ class FixedInstanceName(Rule):
 Finds clustering consumers (push consumers, lite pull consumers, Spring `@RocketMQMessageListener`s, Spring
 `rocketmq.consumer.*` configuration, Python 2.x `PushConsumer`s, Go `rocketmq.NewPushConsumer` /
 `NewPullConsumer` with `consumer.WithInstance(..)`) whose `instanceName` is fixed in code or
-configuration: a string literal, a constant, or a Spring property that resolves to the same text in every replica.
+configuration: a string literal, a constant, a Spring property that resolves to the same text in every replica
+(placed there by `@Value`, a `@ConfigurationProperties` bean's getter or `environment.getProperty`, as each profile
+sets it), or the name of a class (`getClass().getSimpleName()`, Python `type(self).__name__`), which is the same in
+every replica whatever it is.
 
 It also finds names no code writes, where the project's build and deployment files show the collision: a module
 whose build file (`pom.xml`, `build.gradle`, `requirements.txt`) names a release that gives consumers a name that is
@@ -581,6 +635,17 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             note="a literal instanceName on a push consumer",
         ),
         Example(
+            {"src/main/java/com/example/events/EventConsumer.java": _JAVA_CLASS_NAME},
+            expect=(("src/main/java/com/example/events/EventConsumer.java",
+                     line_of(_JAVA_CLASS_NAME, "setInstanceName")),),
+            note="the name of the subclass that runs: a fixed text, the same in every replica",
+        ),
+        Example(
+            {"events.py": _PYTHON2_CLASS_NAME},
+            expect=(("events.py", line_of(_PYTHON2_CLASS_NAME, "set_instance_name")),),
+            note="Python: type(self).__name__, the same in every replica",
+        ),
+        Example(
             {
                 "src/main/java/com/example/billing/MqNames.java": _JAVA_CONSTANTS,
                 "src/main/java/com/example/billing/BillingPuller.java": _JAVA_CONSTANT_USER,
@@ -655,6 +720,9 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             {"orders/src/main/java/com/example/orders/OrderConsumer.java": _JAVA_HOSTNAME},
             note="name from the environment, no deployment in the project",
         ),
+        Example({"src/main/java/com/example/events/EventConsumer.java": _JAVA_CLASS_NAME_UNIQUE},
+                note="a class's name followed by the pid and the start time: unique per process"),
+        Example({"events.py": _PYTHON2_CLASS_NAME_UNIQUE}, note="Python: a class's name and a random UUID"),
         Example(
             {"src/main/java/com/example/order/OrderClients.java": _JAVA_PRODUCER_AND_DEFAULT},
             note="a fixed name on a producer; an explicit DEFAULT on a consumer is replaced at start",
@@ -721,7 +789,9 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             # Every value the name may take (each branch of `c ? "a" : "b"`) must be fixed: one branch from the
             # environment may be the one that runs.
             names = literal_texts(client.instance_name.value)
-            if names is None or any(name == DEFAULT_INSTANCE_NAME or not name.strip() for name in names):
+            made_of = _same_in_every_process(client.instance_name.value) if names is None else None
+            if made_of is None and (names is None or any(name == DEFAULT_INSTANCE_NAME or not name.strip()
+                                                         for name in names)):
                 continue
             # A unitName that differs per replica still makes the client ids distinct.
             if client.unit_name is not None and literal_texts(client.unit_name.value) is None:
@@ -736,12 +806,28 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
             # Where the consumer is created, when the name is set elsewhere (a setter line, a config file).
             related = [] if client.location == at else [Related(client.location, f"clustering consumer "
                                                                                     f"{describe_group(client)}")]
+            if made_of is not None:
+                yield self.finding(self._made_of_message(client, made_of), at, related)
+                continue
             fix, refused = unique_name_fix(facts, client)
             message = self._message(client, names) + (f"; no fix is offered: {refused}" if refused else "")
             yield self.finding(message, at, related, fix=fix)
         # Names no code writes: what the client or framework release and the deployment make of them.
         for collision in deployed_collisions(project):
             yield self.finding(collision.message, collision.location, collision.related)
+
+    @staticmethod
+    def _made_of_message(client, made_of: str) -> str:
+        """A name made from a class's name: the same text in every replica, whatever the text is."""
+        if client.api == "python2":
+            who, unique = ("every replica sharing an IP and a pid (containers on host networking are all pid 1) "
+                           "reports the same client id"), "a random UUID (str(uuid.uuid4()))"
+        else:
+            who, unique = "every replica on one host reports the same client id", \
+                '"@" + UtilAll.getPid() + "#" + System.nanoTime()'
+        return (f"instanceName is made from {made_of} on clustering consumer {describe_group(client)}, the same text "
+                f"in every replica: {who}, so replicas consume the same queues and other queues are consumed by "
+                f"nobody; append what is unique per process: {unique}")
 
     @staticmethod
     def _message(client, names: list[str]) -> str:
@@ -777,6 +863,18 @@ there). The fix is unsafe because the client id changes, and with it what dashbo
         return (head + why + ", so replicas consume the same queues and other queues are consumed by nobody; remove "
                 f"the name, or, to keep several consumers of the group in one process apart, append what is unique "
                 f"per process: {unique}")
+
+
+def _same_in_every_process(value) -> str | None:
+    """What a name is made from when its text is not known here but is the same in every process (a class's
+    name: `Dynamic.per` "none"), in every alternative; else None."""
+    reasons = []
+    for alternative in alternatives(value):
+        if isinstance(alternative, Dynamic) and alternative.per == "none":
+            reasons.append(alternative.reason)
+        elif not isinstance(alternative, Lit):
+            return None
+    return " or ".join(dict.fromkeys(reasons)) or None
 
 
 # What is unique per process, after the fixed name (which keeps apart consumers of one group in one process):

@@ -584,6 +584,10 @@ class PythonIndex:
 
     def _attribute(self, node: cst.Attribute, scope: Scope) -> Value:
         attr = node.attr.value
+        if attr in ("__name__", "__qualname__"):
+            named = self._class_name(node.value, scope)
+            if named is not None:
+                return named
         api = self.rocketmq(node.value, scope)
         if api is not None:
             return Lit(attr)  # an enum constant of the client: MessageModel.BROADCASTING, FilterType.SQL
@@ -596,6 +600,19 @@ class PythonIndex:
         if owner is not None:
             return self._class_attribute(owner, attr)
         return Dynamic(f"attribute {attr}")
+
+    def _class_name(self, node: cst.BaseExpression, scope: Scope) -> Value | None:
+        """The `__name__` of a class: `Orders.__name__` is its text; `self.__class__` and `type(obj)` a text not
+        known here but the same in every process (`Dynamic.per` "none"). None when `node` is not a class."""
+        if isinstance(node, cst.Attribute) and node.attr.value == "__class__" or (
+                isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "type"
+                and len(node.args) == 1):
+            return Dynamic("the name of an object's class", "none")
+        if isinstance(node, cst.Name) and not (scope.kind == "function" and node.value == scope.self_name):
+            found = self.find(node.value, scope)
+            if found is not None and isinstance(found[1].definition, cst.ClassDef):
+                return Lit(found[1].definition.name.value)
+        return None
 
     def class_of(self, node: cst.BaseExpression, scope: Scope) -> Scope | None:
         """The class scope `self`/`cls`/`ClassName` denotes in `scope`."""
