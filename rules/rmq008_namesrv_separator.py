@@ -8,7 +8,7 @@ from rmqlint.facts import Location, Setting
 from rmqlint.findings import Finding
 from rmqlint.fixes import SAFE, UNSAFE, Fix, replace_parts
 from rmqlint.project import Project
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._fixing import READ_ELSEWHERE, applicability_at, written_literal
 from rmqlint.rules._known import wrong
 from rmqlint.rules.base import Example, Rule
@@ -38,6 +38,38 @@ def separator_edits(addresses: str) -> list[tuple[int, int, str]]:
 
 
 _SEPARATING = ", \t"
+
+
+def go_separator_edits(address: str) -> list[tuple[int, int, str]]:
+    """(first, last, '", "') for every run of `;`, `,` and blanks between two addresses of one element of a Go
+    list: the edits that make it elements of their own."""
+    edits = []
+    i = 0
+    while i < len(address):
+        if address[i] in _GO_SEPARATING and address[:i].strip(_GO_SEPARATING):
+            j = i
+            while j < len(address) and address[j] in _GO_SEPARATING:
+                j += 1
+            if address[j:].strip(_GO_SEPARATING):
+                edits.append((i, j, '", "'))
+            i = j
+        else:
+            i += 1
+    return edits
+
+
+_GO_SEPARATING = ";, \t"
+
+
+def _go_fix(setting: Setting, text: str) -> Fix | None:
+    """Safe where the element is the string literal itself (its text read nowhere else)."""
+    literal = written_literal(setting.value, text)
+    written = setting.written
+    if literal is None or written is None or literal.origin.path != written.path or \
+            (literal.origin.start - 1, literal.origin.end + 1) != (written.start, written.end):
+        return None
+    return Fix("write each address as an element of its own",
+               tuple(replace_parts(literal.origin, go_separator_edits(text))))
 
 
 def wrong_separator(addresses: str) -> str | None:
@@ -161,6 +193,22 @@ other.set_name_server_address(os.environ["NAMESRV_ADDR"])
 """
 
 
+
+_GO = go_file("""\
+func main() {
+	p, err := rocketmq.NewProducer(
+		producer.WithGroupName("order_producer"),
+		producer.WithNameServer(primitive.NamesrvAddr{"10.0.0.1:9876;10.0.0.2:9876"}),
+	)
+	if err != nil {
+		panic(err)
+	}
+	_ = p.Start()
+}
+""")
+_GO_ELEMENTS = _GO.replace('"10.0.0.1:9876;10.0.0.2:9876"', '"10.0.0.1:9876", "10.0.0.2:9876"')
+
+
 class NamesrvSeparator(Rule):
     CODE = "RMQ008"
     NAME = "namesrv-separator"
@@ -172,7 +220,9 @@ Checks every name server list and 5.x proxy endpoint list written in the project
 Spring placeholders and their defaults): `setNamesrvAddr(..)` on any client, Spring `rocketmq.name-server` and a
 listener's `nameServer`, Python 2.x `set_name_server_address(..)`, and the 5.x endpoints
 (`ClientConfiguration.newBuilder().setEndpoints(..)`, Python `ClientConfiguration(endpoints, ..)`, the v5
-starter's `endpoints`). It reports a list whose addresses are separated by `,` or by spaces.
+starter's `endpoints`). It reports a list whose addresses are separated by `,` or by spaces. In Go
+(`WithNameServer(primitive.NamesrvAddr{..})`, `WithNsResolver(primitive.NewPassthroughResolver([]string{..}))`) the
+list is a slice, and it reports an element that holds several addresses, whatever separates them.
 
 ## Why is this bad?
 The clients split such a list on `;` and on nothing else: the Java client (`MQClientAPIImpl`) and the 5.x
@@ -182,6 +232,10 @@ client splits on `;`. `"10.0.0.1:9876,10.0.0.2:9876"` is therefore one address w
 `connect to [10.0.0.1:9876,10.0.0.2:9876] failed` and a push consumer's `start()` throws it; older clients send
 nothing ("No route info of this topic") and their consumers start without ever getting a route. With a single
 address in the list the mistake stays hidden until a second name server is added.
+
+rocketmq-client-go takes each element of its list as one address and checks it when the client is made:
+`"10.0.0.1:9876;10.0.0.2:9876"` in one element makes `NewPushConsumer` and `NewProducer` return "multiple IP addr
+does not support", and with `,` or a space the client dials the whole text as one address.
 
 A value that comes from the environment, or a placeholder whose value is not in the project, is not checked.
 
@@ -198,7 +252,9 @@ producer.setNamesrvAddr("10.0.0.1:9876;10.0.0.2:9876");
 `rmqlint --fix` does it where the list is written: the literal, or the configuration value of a `rocketmq.` key (a
 placeholder's default too). Where the list is a constant, a variable or another configuration key, other code may
 read it too (and split it on `,`), so the fix is unsafe there (`--unsafe-fixes`). Each run of `,` and blanks
-between two addresses becomes one `;`; a list written in several places, or with escapes, is left to you.
+between two addresses becomes one `;`; a list written in several places, or with escapes, is left to you. In
+Go the fix splits the element into elements of their own (`"10.0.0.1:9876", "10.0.0.2:9876"`) where it is a string
+literal written in the list.
 """
 
     INVALID = [
@@ -233,6 +289,11 @@ between two addresses becomes one `;`; a list written in several places, or with
             expect=(("config.py", line_of(_PYTHON5, "ClientConfiguration(")),),
             note="Python 5.x endpoints",
         ),
+        Example(
+            {"orders/main.go": _GO},
+            expect=(("orders/main.go", line_of(_GO, "10.0.0.1:9876;10.0.0.2:9876")),),
+            note="Go: two addresses in one element of the list",
+        ),
     ]
 
     VALID = [
@@ -245,6 +306,7 @@ between two addresses becomes one `;`; a list written in several places, or with
         Example({"src/main/java/com/example/pay/PayListener.java": _SPRING_OK_LISTENER},
                 note="Spring: a listener's default separated by ';'"),
         Example({"producer.py": _PYTHON_OK}, note="Python: '; ' (the C++ core trims), the environment"),
+        Example({"orders/main.go": _GO_ELEMENTS}, note="Go: an element per address"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -255,8 +317,21 @@ between two addresses becomes one `;`; a list written in several places, or with
         for _facts, connection in project.connections():
             for setting, what in ((connection.name_server, "name server list"), (connection.endpoints,
                                                                                   "endpoint list")):
-                if setting is not None:
+                if setting is not None and connection.api == "go":
+                    yield from self._check_go(setting)
+                elif setting is not None:
                     yield from self._check(project, setting, what)
+
+    def _check_go(self, setting: Setting) -> Iterable[Finding]:
+        """rocketmq-client-go takes each element of its list as one address (`NamesrvAddr.Check` at the client's
+        creation): `;` in one is refused ("multiple IP addr does not support"), a `,` or a space is dialled as it is."""
+        for text in wrong(setting.value, lambda t: bool(go_separator_edits(t))):
+            failure = ('the client is not made: NewPushConsumer / NewProducer return "multiple IP addr does not '
+                       'support"') if ";" in text else "the client dials that one address and reaches no name server"
+            yield self.finding(
+                f'name server address "{text}" holds several addresses, but rocketmq-client-go takes each element of '
+                f"the list as one address: {failure}; write each address as an element of its own",
+                setting.location, fix=_go_fix(setting, text))
 
     def _check(self, project: Project, setting: Setting, what: str) -> Iterable[Finding]:
         for text in wrong(setting.value, lambda t: wrong_separator(t) is not None):
