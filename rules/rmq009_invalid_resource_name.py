@@ -9,7 +9,7 @@ from rmqlint.findings import Finding
 from rmqlint.printable import printable
 from rmqlint.project import Project
 from rmqlint.rules._consumers import is_consumer
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import wrong
 from rmqlint.rules.base import Example, Rule
 
@@ -68,6 +68,8 @@ def group_problem(name: str, client: ClientFact) -> str | None:
     """Why the client refuses `name` as its group when it starts, or None."""
     if not name.strip():
         return None
+    if client.api == "go":
+        return _go_group_problem(name, client)
     chars = bad_characters(name)
     if chars and client.api in _CHECKS_GROUP_CHARACTERS:
         return (f"contains {_shown(chars)}, but a group may only hold letters, digits, %, |, _ and -: the client "
@@ -80,6 +82,22 @@ def group_problem(name: str, client: ClientFact) -> str | None:
     kind = "producer" if client.role == "producer" else "consumer"
     if name == RESERVED_GROUPS[kind] and client.api in ("java", "spring-listener", "spring-config"):
         return f"is the name the client keeps for {kind}s created without a group: it refuses it when it starts"
+    return None
+
+
+def _go_group_problem(name: str, client: ClientFact) -> str | None:
+    """rocketmq-client-go checks a consumer's group when it starts (`internal.ValidateGroup`, and DEFAULT_CONSUMER),
+    refusing it from v2.1.2 on (earlier releases log the error and start); a producer's group is not checked."""
+    if client.role == "producer":
+        return None
+    refused = "rocketmq-client-go refuses it when the consumer starts (releases before v2.1.2 log it and start)"
+    chars = bad_characters(name)
+    if chars:
+        return f"contains {_shown(chars)}, but a group may only hold letters, digits, %, |, _ and -: {refused}"
+    if len(name) > GROUP_MAX_LENGTH:
+        return f"is {len(name)} characters long, over the {GROUP_MAX_LENGTH} a group may have: {refused}"
+    if name == RESERVED_GROUPS["consumer"]:
+        return f"is the name rocketmq-client-go keeps for consumers created without a group: {refused}"
     return None
 
 
@@ -237,6 +255,21 @@ consumer.start()
 """
 
 
+
+_GO_CONSUMER = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("mail.sender"))
+	_ = c.Subscribe("MailTopic", consumer.MessageSelector{},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+	p, _ := rocketmq.NewProducer(producer.WithGroupName("mail.producer"))
+	_ = p.Start()
+}
+""")
+_GO_CONSUMER_OK = _GO_CONSUMER.replace('"mail.sender"', '"mail_sender"')
+
+
 class InvalidResourceName(Rule):
     CODE = "RMQ009"
     NAME = "invalid-resource-name"
@@ -245,7 +278,8 @@ class InvalidResourceName(Rule):
     DOCS = f"""\
 ## What it does
 Checks every resolved group (of producers and consumers) and topic (subscribed, or messages built and sent) in
-Java, Spring and Python against the rules the client and the broker enforce:
+Java, Spring, Python and Go against the rules the client and the broker enforce (rocketmq-client-go checks a
+consumer's group only, and refuses it from v2.1.2 on):
 - only letters, digits, `%`, `|`, `_` and `-`: a `.`, a `:` or a space is the usual mistake;
 - a topic of at most {TOPIC_MAX_LENGTH} characters, a group of at most {GROUP_MAX_LENGTH} (clients after 5.3.3:
   {GROUP_MAX_LENGTH_NEXT});
@@ -330,6 +364,11 @@ the prefix RocketMQ reserves.
             expect=(("ledger.py", line_of(_PYTHON5, "SimpleConsumer(")),),
             note="Python 5.x: a '.' in the consumer group",
         ),
+        Example(
+            {"mail/main.go": _GO_CONSUMER},
+            expect=(("mail/main.go", line_of(_GO_CONSUMER, "mail.sender")),),
+            note="Go: a consumer group with a dot (rocketmq-client-go does not check a producer's group)",
+        ),
     ]
 
     VALID = [
@@ -352,6 +391,7 @@ the prefix RocketMQ reserves.
             note="Spring: constants of another class holding a placeholder that defaults to nothing",
         ),
         Example({"audit.py": _PYTHON2_OK}, note="Python 2.x: the C++ core does not check a group's characters"),
+        Example({"mail/main.go": _GO_CONSUMER_OK}, note="Go: a valid consumer group; the producer's is not checked"),
     ]
 
     def looks_at(self, project: Project) -> bool:
