@@ -12,7 +12,7 @@ from rmqlint.fixes import SAFE, UNSAFE, Fix, replace_parts
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
 from rmqlint.rules._consumers import describe_group, is_consumer
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._fixing import READ_ELSEWHERE, applicability_at, written_literal
 from rmqlint.rules._known import known, wrong
 from rmqlint.rules.base import Example, Rule
@@ -194,6 +194,33 @@ consumer.subscribe("StockTopic", on_stock, "Reserved || Released")
 """
 
 
+
+_GO = go_file("""\
+func publish(p rocketmq.Producer) error {
+	msg := primitive.NewMessage("OrderTopic", []byte("{}"))
+	msg.WithTag("Paid||Refunded")
+	_, err := p.SendSync(context.Background(), msg)
+	return err
+}
+
+func subscribe(c rocketmq.PushConsumer) error {
+	return c.Subscribe("OrderTopic", consumer.MessageSelector{Expression: "Paid,Refunded"},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+}
+
+func main() {
+	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("refund_consumer"))
+	_ = c.Subscribe("RefundTopic", consumer.MessageSelector{Expression: "Full|Partial"},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+}
+""")
+_GO_OK = _GO.replace('"Paid||Refunded"', '"Paid"').replace('"Full|Partial"', '"Full || Partial"')
+
+
 class TagSyntax(Rule):
     CODE = "RMQ010"
     NAME = "tag-syntax"
@@ -203,10 +230,10 @@ class TagSyntax(Rule):
 ## What it does
 Finds two spellings of a tag list that RocketMQ does not read as a list:
 - a tag a producer sends that contains `||` (Java `new Message(topic, tags, body)` and `setTags`, Spring
-  `RocketMQTemplate` destinations `"topic:tags"`, Python `set_tags` / `msg.tag =`);
+  `RocketMQTemplate` destinations `"topic:tags"`, Python `set_tags` / `msg.tag =`, Go `msg.WithTag(..)`);
 - a TAG subscription expression (`subscribe(topic, expression)`, Spring `selectorExpression` and
   `rocketmq.consumer.selector-expression`, Python `subscribe(topic, callback, expression)`, 5.x
-  `FilterExpression`) that puts `,`, `;`, `/` or a single `|` between tags, such as `"TagA,TagB"`.
+  `FilterExpression`, Go `consumer.MessageSelector{Expression: ..}`) that puts `,`, `;`, `/` or a single `|` between tags, such as `"TagA,TagB"`.
 
 ## Why is this bad?
 A message carries one tag. A subscription expression is split on `||` only (the client's `FilterAPI` splits it and
@@ -279,6 +306,12 @@ carry is a decision about the producer's code.
             expect=(("ledger.py", line_of(_PYTHON5, "FilterExpression(")),),
             note="Python 5.x: a filter expression separated by a comma",
         ),
+        Example(
+            {"orders/main.go": _GO},
+            expect=(("orders/main.go", line_of(_GO, 'WithTag("Paid||Refunded")')),
+                    ("orders/main.go", line_of(_GO, '"Full|Partial"'))),
+            note="Go: a tag sent with '||' in it, and a subscription separated by a single '|'",
+        ),
     ]
 
     VALID = [
@@ -288,6 +321,7 @@ carry is a decision about the producer's code.
         ),
         Example({"src/main/java/com/example/pay/PayResultListener.java": _SPRING_OK}, note="Spring: || between tags"),
         Example({"stock.py": _PYTHON2_OK}, note="Python: one tag sent, || between subscribed tags"),
+        Example({"orders/main.go": _GO_OK}, note="Go: one tag sent, tags separated by '||'"),
     ]
 
     def looks_at(self, project: Project) -> bool:

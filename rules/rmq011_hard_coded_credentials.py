@@ -9,7 +9,7 @@ from typing import Iterable
 from rmqlint.facts import Connection, Setting
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import alternatives, known, wrong
 from rmqlint.rules.base import Example, Rule
 
@@ -152,6 +152,23 @@ fake = Credentials("foo-bar-ak", "foo-bar-sk")
 """
 
 
+
+_GO = go_file("""\
+func main() {
+	p, _ := rocketmq.NewProducer(
+		producer.WithGroupName("order_producer"),
+		producer.WithCredentials(primitive.Credentials{
+			AccessKey: "LTAI5tQ7orders",
+			SecretKey: "x9PqK2mVn4Lr8sT1",
+		}),
+	)
+	_ = p.Start()
+}
+""")
+_GO_ENV = _GO.replace('"LTAI5tQ7orders"', 'os.Getenv("MQ_ACCESS_KEY")').replace(
+    '"x9PqK2mVn4Lr8sT1"', 'os.Getenv("MQ_SECRET_KEY")').replace('import (\\n', 'import (\\n\\t"os"\\n')
+
+
 class HardCodedCredentials(Rule):
     CODE = "RMQ011"
     NAME = "hard-coded-credentials"
@@ -165,7 +182,8 @@ Finds ACL credentials whose secret key is written into the repository, once cons
 are resolved: `new SessionCredentials(accessKey, secretKey)` (also inside `new AclClientRPCHook(..)`), 5.x
 `new StaticSessionCredentialsProvider(..)`, Spring `rocketmq.producer.secret-key`, `rocketmq.consumer.*`,
 `rocketmq.pull-consumer.*` (and the v5 starter's sections), a listener's `accessKey`/`secretKey`, Python 5.x
-`Credentials(ak, sk)` and 2.x `set_session_credentials(ak, sk, channel)`. Test sources are checked too (see the
+`Credentials(ak, sk)` and 2.x `set_session_credentials(ak, sk, channel)`, Go `WithCredentials(primitive.Credentials{{
+AccessKey: .., SecretKey: ..}})`. Test sources are checked too (see the
 `tests` setting).
 
 A value read from the environment, a placeholder whose value is not in the project, an empty string, and an
@@ -227,6 +245,11 @@ rocketmq:
             expect=(("config.py", line_of(_PYTHON5, "Credentials(")),),
             note="Python 5.x Credentials",
         ),
+        Example(
+            {"orders/main.go": _GO},
+            expect=(("orders/main.go", line_of(_GO, "SecretKey:")),),
+            note="Go: primitive.Credentials with literal keys",
+        ),
     ]
 
     VALID = [
@@ -239,6 +262,7 @@ rocketmq:
             note="Spring: environment variables, an empty default, an empty secret, a sample's stand-in access key",
         ),
         Example({"config.py": _PYTHON_OK}, note="Python: the environment, no credentials, a test's fake pair"),
+        Example({"orders/main.go": _GO_ENV}, note="Go: the keys from the environment"),
     ]
 
     def looks_at(self, project: Project) -> bool:

@@ -12,7 +12,7 @@ from rmqlint.project import Project
 from rmqlint.text import subscribed_tags as subscription_tags
 from rmqlint.values import literal_texts
 from rmqlint.rules._consumers import describe_group, is_consumer
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules.base import Example, Rule
 
 _JAVA_PRODUCER = """\
@@ -75,6 +75,24 @@ consumer.subscribe("StockEvents", on_stock, "Released")
 """
 
 
+
+_GO = go_file("""\
+func main() {
+	p, _ := rocketmq.NewProducer(producer.WithGroupName("order_producer"))
+	msg := primitive.NewMessage("OrderTopic", []byte("{}"))
+	msg.WithTag("Shipped")
+	_, _ = p.SendSync(context.Background(), msg)
+
+	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("notify_consumer"))
+	_ = c.Subscribe("OrderTopic", consumer.MessageSelector{Expression: "Paid"},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+}
+""")
+_GO_OK = _GO.replace('Expression: "Paid"', 'Expression: "Shipped"')
+
+
 class UnmatchedTag(Rule):
     CODE = "RMQ012"
     NAME = "unmatched-tag"
@@ -115,6 +133,12 @@ that no longer exist. `rmqlint graph` shows who sends and selects what.
                 expect=(("stock/producer.py", line_of(_PY_PRODUCER, "set_tags")),
                         ("warehouse/consumer.py", line_of(_PY_CONSUMER, "consumer.subscribe"))),
                 note="Reserved is sent but not selected; Released is selected but never sent"),
+        Example(
+            {"orders/main.go": _GO},
+            expect=(("orders/main.go", line_of(_GO, 'msg.WithTag("Shipped")')),
+                    ("orders/main.go", line_of(_GO, "c.Subscribe"))),
+            note="Go: the tag sent and the tag subscribed differ",
+        ),
     ]
     VALID = [
         Example({"orders/src/main/java/com/example/orders/OrderEvents.java": _JAVA_PRODUCER,
@@ -127,6 +151,7 @@ that no longer exist. `rmqlint graph` shows who sends and selects what.
                  "stock/producer.py": _PY_PRODUCER.replace('msg.set_tags("Reserved")',
                                                            'msg.set_tags(sku.tag)')},
                 note="a tag only known at run time: quiet"),
+        Example({"orders/main.go": _GO_OK}, note="Go: the tag sent is the one subscribed"),
     ]
 
     def looks_at(self, project: Project) -> bool:

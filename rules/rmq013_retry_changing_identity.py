@@ -7,7 +7,7 @@ from typing import Iterable
 
 from rmqlint.findings import Finding, Related
 from rmqlint.project import Project
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules.base import Example, Rule
 
 _JAVA_DEDUPE = """\
@@ -165,6 +165,28 @@ consumer.start()
 """
 
 
+
+_GO = go_file("""\
+var processed = map[string]bool{}
+
+func onPayment(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+	for _, msg := range msgs {
+		if processed[msg.OffsetMsgId] {
+			continue
+		}
+		processed[msg.OffsetMsgId] = true
+	}
+	return consumer.ConsumeSuccess, nil
+}
+
+func main() {
+	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("payment_consumer"))
+	_ = c.Subscribe("PaymentTopic", consumer.MessageSelector{}, onPayment)
+}
+""")
+_GO_MSG_ID = _GO.replace("msg.OffsetMsgId", "msg.MsgId")
+
+
 class RetryChangingIdentity(Rule):
     CODE = "RMQ013"
     NAME = "retry-changing-identity"
@@ -176,8 +198,9 @@ class RetryChangingIdentity(Rule):
 Finds code that keys messages by an identity the broker gives each stored copy: a consumed message's
 `getOffsetMsgId()` (the client hands listeners `MessageClientExt`s: `((MessageClientExt) msg).getOffsetMsgId()`;
 a `MessageExt` has no such method), `getCommitLogOffset()` or `getQueueOffset()` (Python 2.x `msg.commit_log_offset`,
-`msg.queue_offset`), a send result's `getOffsetMsgId()` or offset, or a 5.x message's `receipt_handle` (new on
-every delivery), when the value (directly, through a local variable, `String.valueOf`, a concatenation or an
+`msg.queue_offset`; Go `msg.OffsetMsgId`, `msg.CommitLogOffset`, `msg.QueueOffset` in a consume callback), a send
+result's `getOffsetMsgId()` (Go `OffsetMsgID`) or offset, or a 5.x message's `receipt_handle` (new on every
+delivery), when the value (directly, through a local variable, `String.valueOf`, a concatenation or an
 f-string) goes into a call that
 - deduplicates: adds to or asks a set, map or cache (`handled.add(..)`, `putIfAbsent`, `setIfAbsent`, Redis
   `setnx`, `set(.., nx=True)`, `sadd`, `x in seen`, `seen[x] = ..`);
@@ -236,12 +259,19 @@ Key messages by what stays across retries: the message id (`msg.getMsgId()`, Pyt
             expect=(("consumer.py", line_of(_PYTHON5, "receipt_handle")),),
             note="Python 5.x: the receipt handle stored as the message id",
         ),
+        Example(
+            {"payments/main.go": _GO},
+            expect=(("payments/main.go", line_of(_GO, "if processed[msg.OffsetMsgId]")),
+                    ("payments/main.go", line_of(_GO, "processed[msg.OffsetMsgId] = true"))),
+            note="Go: a map keyed by the offset message id in a consume callback",
+        ),
     ]
 
     VALID = [
         Example({"src/main/java/com/example/pay/PaymentConsumer.java": _JAVA_OK},
                 note="deduplicated by the message id; offsets logged and kept under their own name"),
         Example({"consumer.py": _PYTHON2_OK}, note="Python 2.x: msg.id (the producer's id) as the key; offsets logged"),
+        Example({"payments/main.go": _GO_MSG_ID}, note="Go: keyed by the message id, which retries keep"),
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -253,7 +283,7 @@ Key messages by what stays across retries: the message id (`msg.getMsgId()`, Pyt
             whose = "the send result's" if use.sent else "the consumed message's"
             what = {"dedupe": "to deduplicate messages", "store": "as the message's id in a record",
                     "lookup": "to look messages up"}[use.use]
-            stable = {"java": "getMsgId() or getKeys()", "python2": "msg.id or the keys",
+            stable = {"java": "getMsgId() or getKeys()", "python2": "msg.id or the keys", "go": "MsgId or GetKeys()",
                       "python5": "message.message_id or the keys"}.get(use.api, "the message id or the keys")
             if use.identity.endswith("receipt_handle"):
                 text = (f"{whose} {use.identity} is used {what} ({use.call}): every delivery of a message, a retry "

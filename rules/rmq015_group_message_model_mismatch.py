@@ -9,7 +9,7 @@ from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.rules._consumers import BROADCASTING, CLUSTERING, GRPC_APIS, REBALANCING_ROLES, message_model
-from rmqlint.rules._examples import line_of
+from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
 
@@ -98,6 +98,22 @@ def _model_place(client: ClientFact) -> Location:
     return client.message_model.location if client.message_model is not None else client.location
 
 
+
+_GO_CACHE = go_file("""\
+func main() {
+	c, _ := rocketmq.NewPushConsumer(
+		consumer.WithGroupName("shop_consumer"),
+		consumer.WithConsumerModel(consumer.BroadCasting),
+	)
+	_ = c.Subscribe("OrderTopic", consumer.MessageSelector{},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+}
+""")
+_GO_CACHE_OWN_GROUP = _GO_CACHE.replace('"shop_consumer"', '"shop_cache"')
+
+
 class GroupMessageModelMismatch(Rule):
     CODE = "RMQ015"
     NAME = "group-message-model-mismatch"
@@ -106,7 +122,8 @@ class GroupMessageModelMismatch(Rule):
     DOCS = """\
 ## What it does
 Collects the consumers that take part in a group's rebalance (push and lite pull consumers in Java, Spring
-`@RocketMQMessageListener`s, Python 2.x `PushConsumer`s) across the whole project, groups them by consumer
+`@RocketMQMessageListener`s, Python 2.x `PushConsumer`s, Go `NewPushConsumer` / `NewPullConsumer`) across the
+whole project, groups them by consumer
 group, and reports each broadcasting one in a group that also has clustering members (the default model),
 citing the first of those. Consumers whose group or model is not known exactly, and the gRPC (5.x)
 clients, whose proxy assigns messages, are left out.
@@ -154,6 +171,11 @@ every member, and the clustering group keeps all of its queues.
             expect=(("consumer.py", line_of(_PYTHON, "set_message_model")),),
             note="Python 2.x: the same group, clustering and broadcasting",
         ),
+        Example(
+            {"src/main/java/com/example/shop/OrderListener.java": _SPRING_ORDERS, "cache-go/main.go": _GO_CACHE},
+            expect=(("cache-go/main.go", line_of(_GO_CACHE, "WithConsumerModel")),),
+            note="a broadcasting Go consumer in a group a Spring listener consumes in clustering",
+        ),
     ]
 
     VALID = [
@@ -166,6 +188,9 @@ every member, and the clustering group keeps all of its queues.
         ),
         Example({"consumer.py": _PYTHON_OK},
                 note="Python: a group per model; a model chosen at run time is not known"),
+        Example({"src/main/java/com/example/shop/OrderListener.java": _SPRING_ORDERS,
+                 "cache-go/main.go": _GO_CACHE_OWN_GROUP},
+                note="the Go cache consumer in a group of its own"),
     ]
 
     def looks_at(self, project: Project) -> bool:
