@@ -1,7 +1,7 @@
 """The rule API, in the Fixit style: a rule is a small class with its code, its docs and its own examples.
 
 A rule reads a resolved `Project` (facts, not syntax) and yields `Finding`s. Its `VALID` and `INVALID` examples are
-small projects (path -> source text) in Java and Python; the test suite lints each one and checks that VALID ones
+small projects (path -> source text) in Java, Python and Go; the test suite lints each one and checks that VALID ones
 give no finding of this rule and INVALID ones give exactly the expected findings.
 """
 
@@ -42,6 +42,9 @@ class Rule:
     # Why no Java code can make it (a mistake only one Python client allows): then its INVALID examples need not
     # include Java.
     NO_JAVA_MISTAKE: ClassVar[str] = ""
+    # Why no Go code can make it (rocketmq-client-go has no such setting, or its compiler refuses the mistake): then
+    # its examples need not include Go.
+    NO_GO_MISTAKE: ClassVar[str] = ""
     # Whether the rule also speaks in test sources when the `tests` setting is "quiet" (the default): test code
     # fakes groups, names and failures on purpose, but a committed secret is leaked wherever it is.
     IN_QUIET_TESTS: ClassVar[bool] = False

@@ -260,6 +260,7 @@ class ConsumeThreadBounds(Rule):
     SEVERITY = "error"
     OTHER_SEVERITIES = ("warning",)
     NO_PYTHON_MISTAKE = "the Python clients take one thread count: a fixed pool"
+    NO_GO_MISTAKE = "rocketmq-client-go takes one goroutine count (WithConsumeGoroutineNums): no bounds to disagree"
     SUMMARY = ("consumeThreadMin above consumeThreadMax makes start() throw; a consumeThreadMax above the min is "
                "never used")
     DOCS = f"""\

@@ -113,6 +113,8 @@ class CallbackStatus(Rule):
     SEVERITY = "error"
     NO_JAVA_MISTAKE = ("the Java client takes a null or failed status as a failure and retries the message: only "
                        "the Python 2.x binding turns a wrong return into an error raised through ctypes")
+    NO_GO_MISTAKE = ("a Go callback returns a consumer.ConsumeResult, which the compiler checks; the client acts on "
+                     "that result whatever error is returned beside it")
     SUMMARY = ("A Python 2.x consume callback can return something other than a ConsumeStatus (falling off its "
                "end returns None), and the client raises on every such message")
     DOCS = """\

@@ -64,6 +64,15 @@ def test_examples_cover_java_and_python():
             assert any(p.endswith(".py") for p in paths), (rule.CODE, kind)
 
 
+def test_examples_cover_go():
+    """Every rule with a Go form shows it: a Go file among its INVALID and its VALID examples."""
+    for rule in ALL_RULES:
+        if rule.NO_GO_MISTAKE:
+            continue
+        for kind in ("VALID", "INVALID"):
+            assert any(p.endswith(".go") for example in getattr(rule, kind) for p in example.files), (rule.CODE, kind)
+
+
 # --- rule logic on hand-built facts ---------------------------------------------------------------------------
 
 
