@@ -21,7 +21,7 @@ from rmqplan.engines.cpus import usable_cpus
 from rmqplan.engines.heap import keep_freed_memory
 from rmqplan.model.fleet import DETAIL_LIMIT, GenerateSpec
 from rmqplan.model.simulation import OutRequest
-from rmqlint.interrupts import sigint_blocked
+from rmqlint.interrupts import deferred, sigint_blocked
 
 MIN_CHUNKS_PER_PROCESS = 2  # a helper costs about 0.3 s to start: below this it would not pay for itself
 HELPER_POLL_SECONDS = 0.5  # how often a wait for helpers checks that they are still alive
@@ -109,7 +109,10 @@ def _start_helpers(job: ChunkJob, helpers: int):
         context = multiprocessing.get_context("spawn")
         counter = context.Value("q", 0)
         results = context.Queue()
-        with sigint_blocked():  # Ctrl-C reaches the whole process group: this process stops its helpers
+        # Ctrl-C reaches the whole process group: the helpers start with it blocked, and this process stops them.
+        # Another thread of this process may take the signal, so it is also held (deferred) until every helper has
+        # been sent its orders: one interrupted half-way read an empty pipe and printed a traceback.
+        with deferred(), sigint_blocked():
             for i in range(helpers):
                 processes.append(context.Process(target=_helper, args=(job, counter, results, i + 1), daemon=True,
                                                  name=f"rmqplan-chunks-{i + 1}"))
@@ -118,6 +121,9 @@ def _start_helpers(job: ChunkJob, helpers: int):
         _stop(processes)
         _remove_parts(job, len(processes))  # a helper that started may have begun a part file
         return None
+    except BaseException:  # the interrupt held above: the helpers are stopped before it goes on
+        _stop(processes)
+        raise
     return counter, results, processes
 
 
