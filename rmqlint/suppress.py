@@ -32,7 +32,7 @@ def apply_suppressions(findings: list[Finding], files: dict[str, FileFacts]) -> 
 # --- writing them: --add-suppressions -------------------------------------------------------------------------
 
 # The comment each kind of file writes; `rmqlint.text.suppression_codes` reads it back in every one of them.
-COMMENT_MARKERS = {".java": "//", ".py": "#", ".properties": "#", ".yml": "#", ".yaml": "#"}
+COMMENT_MARKERS = {".java": "//", ".go": "//", ".py": "#", ".properties": "#", ".yml": "#", ".yaml": "#"}
 
 
 def suppression_edits(root, findings: list[Finding]) -> tuple[list[Fix], list[str]]:
@@ -105,6 +105,8 @@ def _no_comment_lines(path: str, data: bytes, lines: list[bytes]) -> set[int]:
         return _java_string_lines(data)
     if path.endswith(".py"):
         return _python_string_lines(data)
+    if path.endswith(".go"):
+        return _go_string_lines(data)
     if path.endswith(".properties"):
         # After a line that continues (an odd number of trailing backslashes, not a comment), the next line is
         # part of the value.
@@ -130,6 +132,25 @@ def _java_string_lines(data: bytes) -> set[int]:
         if node.start_point[0] == node.end_point[0]:
             continue
         if node.type in ("string_literal", "block_comment", "text_block"):
+            blocked.update(range(node.start_point[0] + 2, node.end_point[0] + 2))
+            continue
+        stack.extend(node.children)
+    return blocked
+
+
+def _go_string_lines(data: bytes) -> set[int]:
+    """Lines inside a raw string (`...` across lines) or a block comment."""
+    import tree_sitter
+
+    from rmqlint.frontends.go.tree import LANGUAGE
+
+    blocked = set()
+    stack = [tree_sitter.Parser(LANGUAGE).parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.start_point[0] == node.end_point[0]:
+            continue
+        if node.type in ("raw_string_literal", "comment"):
             blocked.update(range(node.start_point[0] + 2, node.end_point[0] + 2))
             continue
         stack.extend(node.children)

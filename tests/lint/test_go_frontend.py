@@ -361,3 +361,29 @@ func main() {
     (client,) = facts.clients
     assert client.group.value == Lit("prod%orders")
     assert client.subscriptions[0].topic == Lit("prod%OrderTopic")
+
+
+def test_suppression_comments_are_written_and_read_in_go(tmp_path, capsys):
+    """`--add-suppressions` writes `// rmqlint: disable=..` above a Go line with findings, in its indentation, and the
+    next run reads it."""
+    from rmqlint.cli import main
+
+    body = """\
+const banner = `orders
+consumer`
+
+func main() {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("orders_consumer"), consumer.WithInstance("node"))
+\t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{}, nil)
+}
+"""
+    source = HEAD.replace('\t"context"\n\t"fmt"\n\t"os"\n\t"strconv"\n\t"time"\n\n', "").replace(
+        '\t"github.com/apache/rocketmq-client-go/v2/primitive"\n\t"github.com/apache/rocketmq-client-go/v2/producer"\n',
+        "") + body
+    root = write_project(tmp_path / "p", {"svc/main.go": source})
+    assert main([str(root), "--no-cache", "--add-suppressions"]) == 0
+    capsys.readouterr()
+    written = (root / "svc/main.go").read_text()
+    assert "\t// rmqlint: disable=RMQ001\n\tc, _ := rocketmq.NewPushConsumer(" in written
+    assert not parse_go("svc/main.go", written.encode()).problems
+    assert lint(LintOptions(paths=[root], use_cache=False)).findings == []
