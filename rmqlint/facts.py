@@ -75,8 +75,9 @@ class Listener:
     delay_level: Optional[Setting] = None  # context.setDelayLevelWhenNextConsume(n) in the listener's code
     # context.setAckIndex(n) in the listener's code: a batch acknowledged up to a message, the rest sent back.
     ack_index: list[Location] = field(default_factory=list)
-    # Reads of a message's retry count (Java `getReconsumeTimes()`, Python `msg.reconsume_times`): the listener
-    # can stop retrying a message by itself.
+    # Reads of a message's retry count (Java `getReconsumeTimes()`, Python `msg.reconsume_times`) in the condition
+    # of a branch that lets the message go (returns a success status, or leaves before one): the listener can stop
+    # retrying a message by itself. A read only logged, in a listener that retries on every path, is not one.
     reconsume_times: list[Location] = field(default_factory=list)
     # Python 2.x callbacks: returns of something other than a `ConsumeStatus` (a bare `return`, `return None`, a
     # string...), and the last statement after which the function can end without a return (it returns None).

@@ -6,9 +6,9 @@ from typing import Iterable
 
 from rmqlint.facts import ClientFact
 from rmqlint.findings import Finding, Related
-from rmqlint.fixes import UNSAFE, Fix, in_slot
+from rmqlint.fixes import UNSAFE, Fix, in_slot, replace
 from rmqlint.project import Project
-from rmqlint.values import literal_texts
+from rmqlint.values import Lit, literal_texts
 from rmqlint.rules._consumers import GRPC_APIS, describe_group
 from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import fully_known
@@ -178,6 +178,82 @@ _GO_BOUNDED = _GO.replace("consumer.WithConsumerOrder(true),", "consumer.WithCon
 _GO_NEVER_SUSPENDS = _GO.replace("consumer.SuspendCurrentQueueAMoment", "consumer.ConsumeRetryLater")
 
 
+_JAVA_MINUS_ONE = """\
+package com.example.ledger;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+public class SettlementConsumer {
+    private static final Logger LOG = LoggerFactory.getLogger(SettlementConsumer.class);
+
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("settlement_consumer");
+        consumer.setMaxReconsumeTimes(-1);
+        consumer.subscribe("SettlementTopic", "*");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
+            try {
+                settle(msgs);
+                return ConsumeOrderlyStatus.SUCCESS;
+            } catch (RuntimeException e) {
+                if (msgs.get(0).getReconsumeTimes() > 3) {
+                    LOG.error("settlement keeps failing", e);
+                }
+                return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+            }
+        });
+        consumer.start();
+    }
+
+    private void settle(Object msgs) {
+    }
+}
+"""
+
+# Giving up once the count passes a bound: the read decides a success return.
+_JAVA_GIVES_UP = _JAVA_MINUS_ONE.replace("        consumer.setMaxReconsumeTimes(-1);\n", "").replace(
+    """                    LOG.error("settlement keeps failing", e);
+                }""", """                    LOG.error("settlement keeps failing, parked", e);
+                    return ConsumeOrderlyStatus.SUCCESS;
+                }""")
+
+_PYTHON2_LOGGED_COUNT = """\
+import logging
+
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+log = logging.getLogger(__name__)
+
+
+def on_settle(msg):
+    try:
+        settle(msg.body)
+        return ConsumeStatus.CONSUME_SUCCESS
+    except ValueError:
+        if msg.reconsume_times > 3:
+            log.error("settlement keeps failing: %s", msg.id)
+        return ConsumeStatus.RECONSUME_LATER
+
+
+def settle(body):
+    print(body)
+
+
+consumer = PushConsumer("CID_SETTLE", orderly=True)
+consumer.subscribe("SettlementTopic", on_settle)
+consumer.start()
+"""
+
+_PYTHON2_GIVES_UP = _PYTHON2_LOGGED_COUNT.replace(
+    """            log.error("settlement keeps failing: %s", msg.id)
+""", """            log.error("settlement keeps failing: %s", msg.id)
+            return ConsumeStatus.CONSUME_SUCCESS
+""")
+
+
 class OrderlyUnboundedRetry(Rule):
     CODE = "RMQ006"
     NAME = "orderly-unbounded-retry"
@@ -191,9 +267,13 @@ Spring `@RocketMQMessageListener(consumeMode = ConsumeMode.ORDERLY)` (the contai
 consumers made with `consumer.WithConsumerOrder(true)` whose callback returns `consumer.SuspendCurrentQueueAMoment`
 (rocketmq-client-go consumes a message again in place for that result only) with no `WithMaxReconsumeTimes`, or
 with `WithMaxReconsumeTimes(-1)`, the default written out.
-A maximum set to any value, or a listener that reads the message's retry count (`getReconsumeTimes()`,
-`msg.reconsume_times`) and so can give up on a message by itself, keeps the rule quiet; so does a consumer that
-other code may still configure (a factory returns it) and one whose mode is not known statically.
+A maximum of -1 written out (a setter, an attribute, or a configuration value bound to it: `props.getMaxReconsume()`
+reading `mq.max-reconsume: -1`) is the same default, and is reported where it is set. A maximum set to any other
+value, or a listener that reads the message's retry count (`getReconsumeTimes()`, `msg.reconsume_times`) in the
+condition of a branch that lets the message go (returns a success status, or leaves before one), and so can give up
+on a message by itself, keeps the rule quiet; reading the count only to log it, in a listener that suspends on every
+path, bounds nothing. So does a consumer that other code may still configure (a factory returns it) and one whose
+mode is not known statically.
 
 ## Why is this bad?
 An orderly consumer retries a failed message in place: it suspends the queue for a moment and hands the same
@@ -245,6 +325,17 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
             note="Python 2.x: orderly=True, and a callback that never looks at the retry count",
         ),
         Example(
+            {"src/main/java/com/example/ledger/SettlementConsumer.java": _JAVA_MINUS_ONE},
+            expect=(("src/main/java/com/example/ledger/SettlementConsumer.java",
+                     line_of(_JAVA_MINUS_ONE, "setMaxReconsumeTimes")),),
+            note="-1 written out is the unbounded default; the count is read only to log, the queue always suspends",
+        ),
+        Example(
+            {"settlement.py": _PYTHON2_LOGGED_COUNT},
+            expect=(("settlement.py", line_of(_PYTHON2_LOGGED_COUNT, "orderly=True")),),
+            note="Python 2.x: the retry count read only to log it; every failure is retried",
+        ),
+        Example(
             {"ledger/main.go": _GO},
             expect=(("ledger/main.go", line_of(_GO, "WithConsumerOrder")),),
             note="Go: WithConsumerOrder(true), a callback that suspends the queue, no WithMaxReconsumeTimes",
@@ -260,6 +351,10 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
                 note="Spring: maxReconsumeTimes set"),
         Example({"workflow.py": _PYTHON2_COUNTING},
                 note="Python 2.x: the callback stops retrying by the count; a concurrent consumer"),
+        Example({"src/main/java/com/example/ledger/SettlementConsumer.java": _JAVA_GIVES_UP},
+                note="the listener lets the message go once its count passes a bound"),
+        Example({"settlement.py": _PYTHON2_GIVES_UP},
+                note="Python 2.x: the callback acknowledges the message once its count passes a bound"),
         Example({"ledger/main.go": _GO_BOUNDED}, note="Go: a bound"),
         Example({"ledger/main.go": _GO_NEVER_SUSPENDS}, note="Go: the orderly callback never asks to consume again"),
     ]
@@ -272,18 +367,25 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
         for _facts, client in project.clients():
             if client.role != "push_consumer" or client.api in GRPC_APIS or client.configured_elsewhere:
                 continue
-            if (client.max_reconsume_times is not None and not _go_default(client)) or consume_mode(client) != ORDERLY:
+            unbounded = client.max_reconsume_times is not None and _unbounded_default(client)
+            if (client.max_reconsume_times is not None and not unbounded) or consume_mode(client) != ORDERLY:
                 continue
             if client.api == "go" and not any(listener.reconsume_later for listener in client.listeners):
                 continue  # rocketmq-client-go consumes in place again only for SuspendCurrentQueueAMoment
             if any(listener.reconsume_times for listener in client.listeners):
                 continue
             at = client.consume_mode.location if client.consume_mode is not None else client.location
+            fix = bound_fix(client)
+            if unbounded and client.api != "go":
+                at, fix = client.max_reconsume_times.location, _raised_bound(client)
             related = [Related(client.location, f"orderly consumer {describe_group(client)}")] \
                 if at != client.location else []
             related += [Related(listener.location, "its orderly listener") for listener in client.listeners
                         if listener.location.path != at.path or listener.location.line != at.line]
-            yield self.finding(self._message(client), at, related, fix=bound_fix(client))
+            message = self._message(client)
+            if unbounded and client.api != "go":
+                message = message.replace("sets no maxReconsumeTimes", "sets maxReconsumeTimes to -1, the default")
+            yield self.finding(message, at, related, fix=fix)
 
     @staticmethod
     def _message(client: ClientFact) -> str:
@@ -301,10 +403,23 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
                        "message that always fails blocks its queue and every later message of it forever")
 
 
-def _go_default(client: ClientFact) -> bool:
-    """A Go consumer's WithMaxReconsumeTimes(-1): the default written out, unbounded for an orderly consumer."""
-    texts = literal_texts(client.max_reconsume_times.value) if client.api == "go" else None
+def _unbounded_default(client: ClientFact) -> bool:
+    """maxReconsumeTimes -1 (Java `setMaxReconsumeTimes(-1)`, Spring's attribute, Go's WithMaxReconsumeTimes(-1),
+    or a bound configuration value of -1): the default written out, unbounded for an orderly consumer. Other
+    negative numbers are no default: the Java client sends such a message to the dead-letter queue at its first
+    failure (`reconsumeTimes >= maxReconsumeTimes`)."""
+    texts = literal_texts(client.max_reconsume_times.value)
     return texts is not None and all(text.strip() == "-1" for text in texts)
+
+
+def _raised_bound(client: ClientFact) -> Fix | None:
+    """-1 written as a literal: the bound written in its place (unsafe, as `bound_fix`)."""
+    setting = client.max_reconsume_times
+    if setting.written is None or not isinstance(setting.value, Lit) or setting.value.text.strip() != "-1":
+        return None
+    bound = str(SUGGESTED_MAX_RECONSUME_TIMES)
+    return Fix(f"give up on a message after {bound} attempts (it goes to %DLQ%<group>)",
+               (replace(setting.written, bound),), UNSAFE)
 
 
 # The bound the fix writes: the client's default for concurrent consumers, which the docs above advise.

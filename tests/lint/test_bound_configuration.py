@@ -247,3 +247,49 @@ def test_a_starter_module_bound_by_the_applications_that_use_it_is_unknown(tmp_p
                  "package com.shop.mq;", "package com.shop.starter;"),
              "app/src/main/resources/application.yml": "shop:\n  mq:\n    instance-name: app-node\n"}
     assert findings(tmp_path, files) == []
+
+
+ORDERLY_LISTENER = """\
+package com.shop.mq;
+
+import java.util.List;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.springframework.stereotype.Component;
+
+@Component
+public class OrderListener implements MessageListenerOrderly {
+    @Override
+    public ConsumeOrderlyStatus consumeMessage(List<MessageExt> msgs, ConsumeOrderlyContext context) {
+        try {
+            return ConsumeOrderlyStatus.SUCCESS;
+        } catch (RuntimeException e) {
+            if (msgs.get(0).getReconsumeTimes() > 5) {
+                System.err.println("still failing");
+            }
+            return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+        }
+    }
+}
+"""
+
+
+def test_an_orderly_bound_of_minus_one_bound_from_configuration_is_the_unbounded_default(tmp_path):
+    properties = PROPERTIES.replace("        private int threadMax = 20;\n",
+                                    "        private int threadMax = 20;\n        private int maxReconsume = 16;\n")
+    config = CONFIG.replace("        consumer.subscribe(",
+                            "        consumer.setMaxReconsumeTimes(props.getConsumer().getMaxReconsume());\n"
+                            "        consumer.subscribe(")
+    files = shop(application_yml="shop:\n  mq:\n    consumer:\n      max-reconsume: -1\n", java_MqProperties=properties,
+                 java_MqConfig=config, java_OrderListener=ORDERLY_LISTENER)
+    found = findings(tmp_path, files)
+    assert [(f.code, f.location.line) for f in found] == [("RMQ006", at(files, "MqConfig.java", "setMaxReconsume")[1])]
+    assert "sets maxReconsumeTimes to -1, the default" in found[0].message
+    assert f"shop.mq.consumer.max-reconsume is set at {RES}/application.yml:4" in found[0].message
+    # A positive bound in the configuration: quiet; so is the class's own default of 16.
+    files[f"{RES}/application.yml"] = "shop:\n  mq:\n    consumer:\n      max-reconsume: 3\n"
+    assert findings(tmp_path / "bounded", files) == []
+    del files[f"{RES}/application.yml"]
+    assert findings(tmp_path / "default", files) == []

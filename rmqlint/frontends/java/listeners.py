@@ -4,7 +4,7 @@ A listener can be an anonymous class, a lambda (maybe cast), a method reference,
 holds one of these, or a class of the same file. Its body is searched (without entering nested lambdas or classes,
 whose returns are not the listener's) for `RECONSUME_LATER`, `throw` statements that escape it, and
 `context.setDelayLevelWhenNextConsume(n)`; and (lambdas over the batch included) for `context.setAckIndex(n)` and
-reads of `getReconsumeTimes()`.
+reads of `getReconsumeTimes()` that decide to let a message go (`lets_go`).
 
 A listener class of another file (`new CacheRefreshListener()`, or a field, variable or parameter of that type) is
 recorded by name (`Listener.class_ref`); every file publishes its own listener classes (`listener_classes`) and the
@@ -223,7 +223,8 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
     # Anywhere in the body, lambdas over the batch included (`msgs.forEach(m -> ...)`).
     listener.ack_index = [java.location(n) for n in sorted(captures.get("ack", []), key=lambda n: n.start_byte)]
     listener.reconsume_times = [java.location(n)
-                                for n in sorted(captures.get("count", []), key=lambda n: n.start_byte)]
+                                for n in sorted(captures.get("count", []), key=lambda n: n.start_byte)
+                                if lets_go(java, n, body)]
     for node in sorted(captures.get("delay", []), key=lambda n: n.start_byte):
         args = node.child_by_field_name("arguments")
         if args is not None and len(args.named_children) == 1 and _inside(java, node, body) is not None:
@@ -247,6 +248,92 @@ def scan_body(java: JavaFile, body: tree_sitter.Node, kind: str, where: Location
     if code.delay_levels:
         listener.delay_level = code.delay_levels[-1]
     return code
+
+
+# Statuses that let a message go (acknowledged, its offset moves on), whatever the listener did with it.
+_LET_GO = frozenset({"CONSUME_SUCCESS", "SUCCESS", "COMMIT"})
+_EXITS = frozenset({"return_statement", "continue_statement", "break_statement", "throw_statement"})
+
+
+def lets_go(java: JavaFile, read: tree_sitter.Node, body: tree_sitter.Node) -> bool:
+    """Does this read of a message's retry count decide a return that lets the message go? It does when it is in
+    the condition of an `if` (or `?:`), directly or through a local assigned from it, whose branches return a
+    success status, or whose branch leaves (return, continue, break, throw) before a success return that follows
+    it. A count read only to be logged, or a listener that suspends on every path, bounds nothing."""
+    conditions = _conditions_reading(java, read, body)
+    for statement in conditions:
+        branches = [statement.child_by_field_name(f) for f in ("consequence", "alternative")]
+        branches = [b for b in branches if b is not None]
+        if any(_returns_let_go(java, b) for b in branches):
+            return True
+        if statement.type == "if_statement" and branches and _leaves(branches[0]) and _returns_let_go(
+                java, body, after=statement.end_byte):
+            return True
+    return False
+
+
+def _conditions_reading(java: JavaFile, read: tree_sitter.Node, body: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The `if` statements and `?:` expressions whose condition holds `read`, or a local assigned from it."""
+    found = []
+    names = []
+    child, node = read, read.parent
+    while node is not None and node.id != body.id:
+        if node.type in ("if_statement", "ternary_expression") and node.child_by_field_name("condition") is not None \
+                and node.child_by_field_name("condition").id == child.id:
+            found.append(node)
+        elif node.type == "variable_declarator" and node.child_by_field_name("value") is not None \
+                and node.child_by_field_name("value").id == child.id and node.child_by_field_name("name") is not None:
+            names.append(java.text(node.child_by_field_name("name")))
+        elif node.type == "assignment_expression" and node.child_by_field_name("left") is not None \
+                and node.child_by_field_name("left").type == "identifier":
+            names.append(java.text(node.child_by_field_name("left")))
+        child, node = node, node.parent
+    if names:
+        stack = [body]
+        while stack:
+            current = stack.pop()
+            if current.type in ("if_statement", "ternary_expression"):
+                condition = current.child_by_field_name("condition")
+                if condition is not None and current.start_byte > read.start_byte and any(
+                        n.type == "identifier" and java.text(n) in names for n in _descendants(condition)):
+                    found.append(current)
+            stack.extend(current.named_children)
+    return found
+
+
+def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.named_children)
+    return out
+
+
+def _returns_let_go(java: JavaFile, node: tree_sitter.Node, after: int = -1) -> bool:
+    """Whether `node` holds (after byte `after`) a return of a status that lets the message go, or is such a
+    status itself (a branch of `?:`); nested lambdas and classes left out."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("lambda_expression", "class_body"):
+            continue
+        if current.start_byte > after and (
+                (current.type == "return_statement" and current.named_children and
+                 java.text(current.named_children[0]).rpartition(".")[2] in _LET_GO) or
+                (current.type in ("identifier", "field_access") and current.parent is not None and
+                 current.parent.type == "ternary_expression" and java.text(current).rpartition(".")[2] in _LET_GO)):
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+def _leaves(branch: tree_sitter.Node) -> bool:
+    """A branch that ends by leaving: its last statement returns, continues, breaks or throws."""
+    last = branch
+    while last.type == "block" and last.named_children:
+        last = last.named_children[-1]
+    return last.type in _EXITS
 
 
 def _status_helper(java: JavaFile, call: tree_sitter.Node) -> tree_sitter.Node | None:

@@ -1,6 +1,6 @@
 """Listeners in Python code: 2.x callbacks returning `ConsumeStatus`, 5.x `MessageListener` classes whose
 `consume` returns `ConsumeResult`, and what their code returns (RECONSUME_LATER / FAILURE) or raises, and whether
-it reads a message's retry count (`msg.reconsume_times`).
+it reads a message's retry count (`msg.reconsume_times`) to decide to let a message go (`deciding_reads`).
 
 A callback of this module that a consumer of another module subscribes with is published in
 `FileFacts.listener_classes` (the linker joins them); one imported from another module is a `Listener.class_ref`.
@@ -187,19 +187,79 @@ def scan_returns(index: PythonIndex, function: cst.CSTNode, status: str, listene
         else:
             listener.reconsume_later.extend(index.loc(h) for h in hits)  # a branch of `a if c else b`
     listener.throws.extend(index.loc(r) for r in collector.raises)
-    listener.reconsume_times.extend(index.loc(node) for node in _attribute_reads(function.body, "reconsume_times"))
+    listener.reconsume_times.extend(index.loc(node) for node in deciding_reads(function.body, "reconsume_times"))
 
 
-def _attribute_reads(body: cst.CSTNode, attribute: str) -> list[cst.Attribute]:
-    """`<anything>.<attribute>` inside a function body, in source order."""
-    found: list[cst.Attribute] = []
-    work: list[cst.CSTNode] = [body]
-    while work:
-        node = work.pop()
-        if isinstance(node, cst.Attribute) and node.attr.value == attribute:
-            found.append(node)
-        work.extend(reversed(node.children))
-    return found
+_LET_GO = frozenset({"CONSUME_SUCCESS", "SUCCESS"})  # statuses that let a message go
+_LEAVES = (cst.Return, cst.Continue, cst.Break, cst.Raise)
+
+
+def deciding_reads(body: cst.CSTNode, attribute: str) -> list[cst.Attribute]:
+    """The reads of `<msg>.<attribute>` (the retry count) that decide to let a message go: in the test of an `if`
+    (or `a if c else b`), directly or through a name assigned from them, whose branches return a success status,
+    or whose body leaves (return, continue, break, raise) before a success return that follows it. A count only
+    logged, in a callback that retries on every path, bounds nothing."""
+    nodes: list[cst.CSTNode] = []
+    order: dict[int, int] = {}
+    last: dict[int, int] = {}  # a node -> the order of its last descendant
+    stack: list[tuple[cst.CSTNode, bool]] = [(body, False)]
+    while stack:  # pre-order, nested definitions left out; a node's end is set once its subtree is done
+        node, done = stack.pop()
+        if done:
+            last[id(node)] = len(nodes) - 1
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not body:
+            continue
+        order[id(node)] = len(nodes)
+        nodes.append(node)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(node.children))
+    reads = [n for n in nodes if isinstance(n, cst.Attribute) and n.attr.value == attribute]
+    if not reads:
+        return []
+    read_ids = {id(n) for n in reads}
+
+    def within(node: cst.CSTNode) -> list[cst.CSTNode]:
+        return nodes[order[id(node)]:last[id(node)] + 1] if id(node) in order else []
+
+    feeding: dict[str, list[cst.Attribute]] = {}  # a name assigned from reads -> those reads
+    for node in nodes:
+        if isinstance(node, cst.Assign):
+            found = [n for n in within(node.value) if id(n) in read_ids]
+            for target in node.targets:
+                if found and isinstance(target.target, cst.Name):
+                    feeding.setdefault(target.target.value, []).extend(found)
+    decided: list[cst.Attribute] = []
+    for node in nodes:
+        if not isinstance(node, (cst.If, cst.IfExp)):
+            continue
+        test = within(node.test)
+        used = [n for n in test if id(n) in read_ids] + [r for n in test if isinstance(n, cst.Name)
+                                                   for r in feeding.get(n.value, ())]
+        if not used:
+            continue
+        branches = [b for b in (node.body, node.orelse) if b is not None]
+        success_after = [n for n in nodes[last[id(node)] + 1:] if _returns_let_go(n)]
+        if any(_returns_let_go(n) or (isinstance(b, cst.Attribute) and b.attr.value in _LET_GO)
+               for b in branches for n in within(b)) or (
+                isinstance(node, cst.If) and _leaves(node.body) and success_after):
+            decided.extend(r for r in used if all(r is not d for d in decided))
+    return sorted(decided, key=lambda r: order[id(r)])
+
+
+def _returns_let_go(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Return) and isinstance(node.value, cst.Attribute) and node.value.attr.value in _LET_GO
+
+
+def _leaves(block: cst.BaseSuite) -> bool:
+    """A block whose last statement returns, continues, breaks or raises."""
+    statements = getattr(block, "body", ())
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine) and last.body:
+        return isinstance(last.body[-1], _LEAVES)
+    return isinstance(last, _LEAVES)
 
 
 def statuses(index: PythonIndex, node: cst.BaseExpression, status: str, scope: Scope,
