@@ -26,7 +26,7 @@ from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting
 from rmqlint.spans import Slot
 from rmqlint.frontends.go import listeners
 from rmqlint.frontends.go.index import ROCKETMQ_MODULE, GoFile, _composite, single_return
-from rmqlint.frontends.go.tree import LANGUAGE
+from rmqlint.frontends.go.tree import FUNCTIONS, LANGUAGE, walk
 from rmqlint.values import Dynamic, Lit, Value, concat, map_literals, one_of, without_origins
 
 API = "go"
@@ -208,9 +208,8 @@ class ClientExtractor:
             body = function.child_by_field_name("body")
             if name in self._returned or body is None:
                 continue
-            for node in _descendants(body):
-                if node.type == "return_statement" and node.named_children and \
-                        go.enclosing_function(node).id == function.id:
+            for node in walk(body, skip=FUNCTIONS):
+                if node.type == "return_statement" and node.named_children:
                     values = node.named_children[0]
                     first = values.named_children[0] if values.type == "expression_list" else values
                     fact = self._client_of(first) if first.type == "identifier" else None
@@ -219,7 +218,7 @@ class ClientExtractor:
                         break
         if not self._returned:
             return
-        for node in _descendants(go.tree.root_node):
+        for node in walk(go.tree.root_node):
             if node.type == "call_expression":
                 package, name = go.called(node)
                 if not package and name in self._returned:
@@ -530,16 +529,9 @@ def _returns(go: GoFile, function: tree_sitter.Node) -> list[tree_sitter.Node]:
         return [single]
     found = []
     body = function.child_by_field_name("body")
-    for node in _descendants(body) if body is not None else ():
-        if node.type == "return_statement" and node.named_children and go.enclosing_function(node).id == function.id:
+    for node in walk(body, skip=FUNCTIONS) if body is not None else ():
+        if node.type == "return_statement" and node.named_children:
             values = node.named_children[0]
             found.append(values.named_children[0] if values.type == "expression_list" else values)
     return found
 
-
-def _descendants(node: tree_sitter.Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.named_children))

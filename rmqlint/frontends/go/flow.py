@@ -12,7 +12,7 @@ from __future__ import annotations
 import tree_sitter
 
 from rmqlint import flow
-from rmqlint.frontends.go.tree import FUNCTIONS, STATEMENT_LISTS, GoTree
+from rmqlint.frontends.go.tree import FUNCTIONS, STATEMENT_LISTS, GoTree, specs, walk
 
 # The value of an assignment that is not a plain `=` (`name += "x"`, `n++`, one of several results of a call).
 NOT_PLAIN = object()
@@ -20,14 +20,6 @@ _ASSIGNING = frozenset({"assignment_statement", "inc_statement", "dec_statement"
                         "var_spec", "range_clause"})
 _COMPOUND = frozenset({"block", "statement_list", "if_statement", "for_statement", "expression_switch_statement",
                        "type_switch_statement", "select_statement", "labeled_statement"})
-
-
-def _descendants(node: tree_sitter.Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.named_children)
 
 
 def _contains(outer: tree_sitter.Node, inner: tree_sitter.Node) -> bool:
@@ -53,7 +45,7 @@ def assignments_in(go: GoTree, function: tree_sitter.Node) -> dict[str, list[tre
     if found is None:
         found = {}
         body = function.child_by_field_name("body")
-        for node in _descendants(body) if body is not None else ():
+        for node in walk(body) if body is not None else ():
             if node.type in _ASSIGNING:
                 for target in targets(node):
                     found.setdefault(go.text(target), []).append(node)
@@ -77,6 +69,10 @@ def reaching_values(go: GoTree, function: tree_sitter.Node, name: str, use: tree
     if not translation.use_seen:
         raise flow.Unsupported("the read is not in a statement of the function")
     return [assign.value for assign in at_use]
+
+
+def _holds_statements(kind: str) -> bool:
+    return kind.endswith(("_statement", "_case", "_clause")) or kind in STATEMENT_LISTS
 
 
 class _Translation:
@@ -120,7 +116,7 @@ class _Translation:
         if kind in ("goto_statement", "fallthrough_statement"):
             raise flow.Unsupported(kind.replace("_", " "))
         if kind == "var_declaration":
-            return flow.Seq([self.statement(c) for c in _descendants(node) if c.type == "var_spec"])
+            return flow.Seq([self.statement(c) for c in specs(node, "var_spec")])
         return self._reads(node)
 
     def _assignment(self, node: tree_sitter.Node) -> flow.Node:
@@ -169,8 +165,8 @@ class _Translation:
                 continue
             if kind in ("goto_statement", "fallthrough_statement"):
                 raise flow.Unsupported(kind.replace("_", " "))
-            if kind in FUNCTIONS:
-                continue
+            if kind in FUNCTIONS or not _holds_statements(kind):
+                continue  # a jump is a statement: expressions (a 100,000-element literal) hold none
             loop = in_loop or kind == "for_statement"
             switch = in_switch or kind in ("expression_switch_statement", "type_switch_statement", "select_statement")
             stack.extend((child, loop, switch) for child in current.named_children)

@@ -9,32 +9,37 @@ import tree_sitter
 
 from rmqlint.facts import IdentityUse
 from rmqlint.frontends.go.index import GoFile
+from rmqlint.frontends.go.tree import LANGUAGE, walk
 from rmqlint.identity_uses import ID_NAMES, classify
 
 _CONSUMED = ("OffsetMsgId", "CommitLogOffset", "QueueOffset")
 _SENT = ("OffsetMsgID",)
 _CONVERSIONS = frozenset({"Sprint", "Sprintf", "Itoa", "FormatInt", "String"})
+_READS = tree_sitter.Query(LANGUAGE, f"""(selector_expression field: (field_identifier) @name
+    (#any-of? @name {" ".join(f'"{n}"' for n in _CONSUMED + _SENT)})) @read""")
 
 
 def identity_uses(go: GoFile) -> list[IdentityUse]:
     if not any(name.encode() in go.source for name in _CONSUMED + _SENT):
         return []
     found = []
-    stack = [(go.tree.root_node, False)]
-    while stack:
-        node, in_callback = stack.pop()
-        if node.type in ("func_literal", "function_declaration", "method_declaration"):
-            result = node.child_by_field_name("result")
-            in_callback = in_callback or (result is not None and "ConsumeResult" in go.text(result))
-        if node.type == "selector_expression":
-            member = node.child_by_field_name("field")
-            name = go.text(member) if member is not None else ""
-            sent = name in _SENT
-            if sent or (name in _CONSUMED and in_callback and (name != "QueueOffset" or _message_like(go, node))):
-                for use, call, where in _uses(go, node):
-                    found.append(IdentityUse(name, use, call, go.location(node), where, "go", sent=sent))
-        stack.extend((child, in_callback) for child in node.named_children)
+    for read in tree_sitter.QueryCursor(_READS).captures(go.tree.root_node).get("read", []):
+        name = go.text(read.child_by_field_name("field"))
+        sent = name in _SENT
+        if not sent and not (_in_callback(go, read) and (name != "QueueOffset" or _message_like(go, read))):
+            continue
+        for use, call, where in _uses(go, read):
+            found.append(IdentityUse(name, use, call, go.location(read), where, "go", sent=sent))
     return sorted(found, key=lambda u: (u.location.line, u.location.column, u.call_location.line))
+
+
+def _in_callback(go: GoFile, node: tree_sitter.Node) -> bool:
+    """In a function returning a `ConsumeResult` (a consume callback, or a helper it delegates to)."""
+    for function in go.functions(node):
+        result = function.child_by_field_name("result")
+        if result is not None and "ConsumeResult" in go.text(result):
+            return True
+    return False
 
 
 def _message_like(go: GoFile, read: tree_sitter.Node) -> bool:
@@ -57,7 +62,7 @@ def _uses(go: GoFile, read: tree_sitter.Node):
         if index < len(targets) and targets[index].type == "identifier":
             variable = go.text(targets[index])
             function = go.enclosing_function(holder)
-            for current in _descendants(function) if function is not None else ():
+            for current in walk(function) if function is not None else ():
                 if current.type == "identifier" and go.text(current) == variable and \
                         current.start_byte > holder.end_byte:
                     yield from _use_at(go, _passed_on(go, current))
@@ -103,10 +108,3 @@ def _passed_on(go: GoFile, node: tree_sitter.Node) -> tree_sitter.Node:
                 continue
         return node
 
-
-def _descendants(node: tree_sitter.Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.named_children)

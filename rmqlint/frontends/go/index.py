@@ -30,7 +30,7 @@ import tree_sitter
 from rmqlint import flow
 from rmqlint.client_releases import GO_CLIENT
 from rmqlint.frontends.go import flow as go_flow
-from rmqlint.frontends.go.tree import FUNCTIONS, STRINGS, GoTree
+from rmqlint.frontends.go.tree import FUNCTIONS, LANGUAGE, STRINGS, GoTree, specs, walk
 from rmqlint.spans import Slot
 from rmqlint.values import ConstRef, Dynamic, Lit, Param, Value, concat, one_of
 
@@ -47,6 +47,14 @@ _CALLS_UNIQUE_PER = {
     ("github.com/google/uuid", "NewRandom"): "process", ("github.com/satori/go.uuid", "NewV4"): "process",
     ("github.com/gofrs/uuid", "NewV4"): "process", ("github.com/rs/xid", "New"): "process",
 }
+_ASSIGNED = tree_sitter.Query(LANGUAGE, """
+    (assignment_statement left: (expression_list (identifier) @name))
+    (assignment_statement left: (expression_list (selector_expression field: (field_identifier) @field)))
+    (inc_statement (identifier) @name)
+    (dec_statement (identifier) @name)
+    (inc_statement (selector_expression field: (field_identifier) @field))
+    (dec_statement (selector_expression field: (field_identifier) @field))
+""")
 _SPRINTF_VERB = re.compile(r"%(?:[-+# 0]*\d*(?:\.\d+)?)?([a-zA-Z%])")
 
 
@@ -107,7 +115,7 @@ class GoFile(GoTree):
                 name = next((c for c in child.named_children if c.type == "package_identifier"), None)
                 self.package = self.text(name) if name is not None else ""
             elif kind == "import_declaration":
-                for spec in (n for n in _descendants(child) if n.type == "import_spec"):
+                for spec in specs(child, "import_spec"):
                     path_node = spec.child_by_field_name("path")
                     text = self.string_text(path_node) if path_node is not None else None
                     if not text:
@@ -118,7 +126,7 @@ class GoFile(GoTree):
                         self.imports[name] = text
             elif kind in ("const_declaration", "var_declaration"):
                 table = self.top.consts if kind == "const_declaration" else self.top.vars
-                for spec in (n for n in _descendants(child) if n.type in ("const_spec", "var_spec")):
+                for spec in specs(child, "const_spec" if kind == "const_declaration" else "var_spec"):
                     names = spec.children_by_field_name("name")
                     value = spec.child_by_field_name("value")
                     values = value.named_children if value is not None else []
@@ -179,22 +187,9 @@ class GoFile(GoTree):
         """Names some statement of the file assigns (`x = ..`, `x += ..`, `x++`): a package-level variable among
         them is not a constant."""
         if self._assigned is None:
-            self._assigned, self._fields_assigned = set(), set()
-            for node in _descendants(self.tree.root_node):
-                if node.type not in ("assignment_statement", "inc_statement", "dec_statement"):
-                    continue
-                left = node.child_by_field_name("left") if node.type == "assignment_statement" else \
-                    (node.named_children[0] if node.named_children else None)
-                targets = left.named_children if left is not None and left.type == "expression_list" else [left]
-                for target in targets:
-                    if target is None:
-                        continue
-                    if target.type == "identifier":
-                        self._assigned.add(self.text(target))
-                    elif target.type == "selector_expression":
-                        field_node = target.child_by_field_name("field")
-                        if field_node is not None:
-                            self._fields_assigned.add(self.text(field_node))
+            captures = tree_sitter.QueryCursor(_ASSIGNED).captures(self.tree.root_node)
+            self._assigned = {self.text(n) for n in captures.get("name", [])}
+            self._fields_assigned = {self.text(n) for n in captures.get("field", [])}
         return self._assigned
 
     def assigned_fields(self) -> set[str]:
@@ -213,7 +208,7 @@ class GoFile(GoTree):
             if name in assigned or value is None:
                 continue
             literal = _composite(value)
-            if literal is not None:
+            if literal is not None and _struct_type(literal):
                 for key, element in self.keyed_elements(literal).items():
                     if key not in self.assigned_fields():
                         result[f"{name}.{key}"] = self.value(element)
@@ -270,18 +265,12 @@ class GoFile(GoTree):
         for param in receiver.named_children if receiver is not None else ():
             for name in param.children_by_field_name("name"):
                 found.setdefault(self.text(name), []).append(Declared(self.text(name), param, function))
-        stack = [body] if body is not None else []
-        while stack:
-            node = stack.pop()
-            for child in node.named_children:
-                if child.type in FUNCTIONS:
-                    continue  # a function literal's names are its own
-                if child.type in ("short_var_declaration", "range_clause") or (
-                        child.type == "var_spec" and child.parent is not None):
-                    scope = _block_of(child)
-                    for target in go_flow.targets(child):
-                        found.setdefault(self.text(target), []).append(Declared(self.text(target), child, scope))
-                stack.append(child)
+        # A function literal's names are its own: not entered.
+        for child in walk(body, skip=FUNCTIONS) if body is not None else ():
+            if child.type in ("short_var_declaration", "range_clause", "var_spec"):
+                scope = _block_of(child)
+                for target in go_flow.targets(child):
+                    found.setdefault(self.text(target), []).append(Declared(self.text(target), child, scope))
         self._locals[function.id] = found
         return found
 
@@ -462,7 +451,7 @@ class GoFile(GoTree):
             holder = self.local_value_node(operand) if self.lookup(qualifier, node) is not None else (
                 self.top.vars.get(qualifier) if qualifier not in self.assigned_names() else None)
             literal = _composite(holder) if holder is not None else None
-            if literal is not None:
+            if literal is not None and _struct_type(literal):
                 if member in self.assigned_fields():
                     return Dynamic(f"field {qualifier}.{member} is assigned at run time"), "unknown"
                 element = self.keyed_elements(literal).get(member)
@@ -619,6 +608,12 @@ def _composite(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
     return node if node is not None and node.type == "composite_literal" else None
 
 
+def _struct_type(literal: tree_sitter.Node) -> bool:
+    """A literal of a named (struct) type, whose keys are field names: not a slice, array or map literal."""
+    kind = literal.child_by_field_name("type")
+    return kind is not None and kind.type in ("type_identifier", "qualified_type", "struct_type", "generic_type")
+
+
 def _unwrap_element(node: tree_sitter.Node) -> tree_sitter.Node:
     """A literal element's expression (`literal_element` wraps it in tree-sitter-go)."""
     while node.type == "literal_element" and node.named_children:
@@ -636,11 +631,3 @@ def _block_of(node: tree_sitter.Node) -> tree_sitter.Node:
                                                      "source_file", "communication_case", "expression_case"):
         parent = parent.parent
     return parent if parent is not None else node
-
-
-def _descendants(node: tree_sitter.Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.named_children))

@@ -19,7 +19,7 @@ import tree_sitter
 
 from rmqlint.facts import Listener, Location, Setting
 from rmqlint.frontends.go.index import GoFile, ROCKETMQ_MODULE
-from rmqlint.frontends.go.tree import FUNCTIONS
+from rmqlint.frontends.go.tree import FUNCTIONS, walk
 
 RETRY_RESULTS = frozenset({"ConsumeRetryLater", "SuspendCurrentQueueAMoment"})  # any result but success
 # An orderly consumer consumes again in place only for this one (ConsumeRetryLater is neither committed nor retried).
@@ -88,16 +88,12 @@ def scan(go: GoFile, function: tree_sitter.Node, kind: str, where: Location, _se
     if body is None:
         return listener
     delays: list[Setting] = []
-    stack = [(body, True)]
-    while stack:
-        node, own = stack.pop()
-        kind_of = node.type
-        if kind_of in FUNCTIONS:
-            own = False  # a function literal's returns are its own; its reads still count
-        elif own and kind_of == "return_statement" and node.named_children:
+    retries = ORDERLY_RETRY if kind == "orderly" else RETRY_RESULTS
+    for node in walk(body, skip=FUNCTIONS):  # a function literal's returns are its own
+        if node.type == "return_statement" and node.named_children:
             values = node.named_children[0]
             first = values.named_children[0] if values.type == "expression_list" and values.named_children else values
-            if _result_name(go, first) in (ORDERLY_RETRY if kind == "orderly" else RETRY_RESULTS):
+            if _result_name(go, first) in retries:
                 listener.reconsume_later.append(go.location(node))
             elif first.type == "call_expression" and len(_seen) < MAX_DELEGATION:
                 helper = _helper(go, first)
@@ -107,7 +103,9 @@ def scan(go: GoFile, function: tree_sitter.Node, kind: str, where: Location, _se
                     listener.reconsume_times += found.reconsume_times
                     if found.delay_level is not None:
                         delays.append(found.delay_level)
-        elif kind_of == "selector_expression":
+    for node in walk(body):  # its reads count, function literals included (`for _, m := range msgs { .. }`)
+        kind_of = node.type
+        if kind_of == "selector_expression":
             member = node.child_by_field_name("field")
             if member is not None and go.text(member) == "ReconsumeTimes":
                 listener.reconsume_times.append(go.location(node))
@@ -119,7 +117,6 @@ def scan(go: GoFile, function: tree_sitter.Node, kind: str, where: Location, _se
                 member = target.child_by_field_name("field") if target.type == "selector_expression" else None
                 if member is not None and go.text(member) == "DelayLevelWhenNextConsume" and len(values) == len(targets):
                     delays.append(Setting(go.value(values[index]), go.location(node)))
-        stack.extend((child, own) for child in reversed(node.named_children))
     listener.reconsume_later.sort(key=lambda loc: (loc.path, loc.line, loc.column))
     listener.reconsume_times.sort(key=lambda loc: (loc.path, loc.line, loc.column))
     if delays:

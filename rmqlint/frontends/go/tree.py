@@ -23,6 +23,38 @@ _SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "
                    '"': '"', "'": "'"}
 
 
+def walk(node: tree_sitter.Node, skip: frozenset = frozenset()):
+    """The named nodes under `node` (itself included), in source order, one at a time: a cursor's walk holds only
+    the path to the current node, where a stack of children would hold every element of a 100,000-element literal.
+    A node whose type is in `skip` is yielded but not entered."""
+    cursor = node.walk()
+    depth = 0
+    while True:
+        current = cursor.node
+        if current.is_named:
+            yield current
+        if (current.type not in skip or depth == 0) and cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if depth == 0 or not cursor.goto_parent():
+                return
+            depth -= 1
+            if depth == 0:
+                return
+
+
+def specs(declaration: tree_sitter.Node, kind: str) -> list[tree_sitter.Node]:
+    """The specs of a declaration (`const X = 1`, or each of `const ( .. )`), without entering their values."""
+    found = []
+    for child in declaration.named_children:
+        if child.type == kind:
+            found.append(child)
+        elif child.type.endswith("_spec_list"):
+            found += [c for c in child.named_children if c.type == kind]
+    return found
+
+
 class GoTree(SourceTree):
     def __init__(self, path: str, source: bytes, tree: tree_sitter.Tree) -> None:
         super().__init__(path, source, tree)
