@@ -10,7 +10,7 @@ from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding, Related, message
 from rmqlint.project import Project
 from rmqlint.topology import subscription_tags
-from rmqlint.rules._consumers import GRPC_APIS
+from rmqlint.rules._consumers import BROADCASTING, CLUSTERING, GRPC_APIS, message_model
 from rmqlint.rules._examples import go_file, line_of
 from rmqlint.rules._known import fully_known
 from rmqlint.rules.base import Example, Rule
@@ -260,6 +260,49 @@ _GO_SHOP_SAME = _GO_SHOP.replace('"OrderTopic", consumer.MessageSelector{Express
                                  '"StockTopic", consumer.MessageSelector{}')
 
 
+_JAVA_MIXED_MODELS = """\
+package com.example.shop;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+public class ShopConsumers {
+    public void start() throws Exception {
+        DefaultMQPushConsumer workers = new DefaultMQPushConsumer("shop_consumer");
+        workers.subscribe("OrderTopic", "Paid");
+        workers.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        workers.start();
+
+        DefaultMQPushConsumer cache = new DefaultMQPushConsumer("shop_consumer");
+        cache.setMessageModel(MessageModel.BROADCASTING);
+        cache.subscribe("OrderTopic", "*");
+        cache.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+            ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        cache.start();
+    }
+}
+"""
+
+_PYTHON_MIXED_MODELS = """\
+from rocketmq.client import ConsumeStatus, MessageModel, PushConsumer
+
+
+def on_order(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+workers = PushConsumer("order_consumer")
+workers.subscribe("OrderTopic", on_order, "Paid")
+
+cache = PushConsumer("order_consumer")
+cache.set_message_model(MessageModel.BROADCASTING)
+cache.subscribe("OrderTopic", on_order, "*")
+"""
+
+
 class GroupSubscriptionMismatch(Rule):
     CODE = "RMQ004"
     NAME = "group-subscription-mismatch"
@@ -280,7 +323,7 @@ known exactly are left out, as are the gRPC (5.x) clients, which get messages fr
 request by its own expression, and Spring Boot's configured pull consumer (`rocketmq.consumer.*` or
 `rocketmq.pull-consumer.*`, depending on the starter's release).
 Members of one group registered with different message models (clustering and broadcasting) are RMQ015's, whatever
-their subscriptions.
+their subscriptions: in such a group a member is compared only with the members of its own model.
 
 ## Why is this bad?
 The broker keeps one subscription per consumer group and topic: each member's heartbeat replaces it, so it flips
@@ -360,6 +403,9 @@ every member of the group subscribe to the same topics with the same expressions
             note="Spring: one group per subscription",
         ),
         Example({"consumer.py": _PYTHON_SAME}, note="Python: the same tags in another order"),
+        Example({"src/main/java/com/example/shop/ShopConsumers.java": _JAVA_MIXED_MODELS},
+                note="a clustering and a broadcasting member of one group: RMQ015's, whatever they subscribe to"),
+        Example({"consumer.py": _PYTHON_MIXED_MODELS}, note="Python: a group of both models is RMQ015's"),
         Example({"src/main/java/com/example/shop/StockListener.java": _SPRING_STOCK_LISTENER,
                  "shop-go/main.go": _GO_SHOP_SAME},
                 note="Go and Spring: one group, the same subscription"),
@@ -377,6 +423,16 @@ every member of the group subscribe to the same topics with the same expressions
                 groups[found.group].append(found)
         for group, registrations in sorted(groups.items()):
             registrations.sort(key=lambda r: (r.location.path, r.location.line, r.location.column))
+            models = [message_model(r.client) for r in registrations]
+            if {CLUSTERING, BROADCASTING} <= set(models):
+                # A group of clustering and broadcasting members is RMQ015's: each member is compared only with
+                # the members of its own model.
+                firsts: dict[str, Registration] = {}
+                for later, model in zip(registrations, models):
+                    first = firsts.setdefault(model, later) if model is not None else later
+                    if first is not later:
+                        yield from self._compare(group, first, later)
+                continue
             first = registrations[0]
             for later in registrations[1:]:
                 yield from self._compare(group, first, later)
