@@ -11,11 +11,12 @@
   it comes from (`Lit.config`), so a finding can say in which profiles a value is wrong; files every profile reads
   that disagree make it Dynamic (which one wins is not followed). Runtime-only keys (`random.*`,
   environment-style names such as `HOSTNAME`) are Dynamic; a key set nowhere takes its default, else is Dynamic.
+  A module with no configuration of its own (a library or starter module of a multi-module build) runs in the
+  applications that use it: a key only one application's configuration sets is that application's value; one
+  that several set is Dynamic (which application runs the code is not known).
 - `Property` (`props.getConsumer().getThreadMin()` on an injected bean): the declaring file's binding
   (`FileFacts.properties`), its placeholder read with the configuration of the reading file's module (else the
-  declaring file's), its default (the field's initializer) resolved where it is declared. A key set only in other
-  modules' configuration, bound in a module with none of its own (a starter, a common module), is Dynamic: the
-  application using it decides.
+  declaring file's), its default (the field's initializer) resolved where it is declared.
 - Listener classes of another file (`Listener.class_ref`: a Java class, a Python callback `module.function`):
   the frontend of the referring file finds the one declaring file (`Frontend.find_listener`); the placeholder
   listener is replaced by that file's `listener_classes` entry (locations in that file). Anything else (not
@@ -268,16 +269,22 @@ class Linker:
         property whose class is declared in another module of the project)."""
         key = canonical_key(ph.key)
         entries = self._applicable(key, ctx.path) or (self._applicable(key, declaring) if declaring else [])
+        if not entries and key in self._config and not self._configured(ctx.path) and not (
+                declaring and self._configured(declaring)):
+            # A module with no configuration of its own (a library, a starter) runs in the applications that use
+            # it: the one application of the project that sets the key decides; of several, which one is not known.
+            elsewhere = [(e, s) for e, s in self._config[key] if not _is_test_scope(config_scope(s))]
+            applications = {config_scope(s) for _e, s in elsewhere}
+            if len(applications) > 1:
+                return Dynamic(f"${{{ph.key}}} is set by several applications of the project: "
+                               f"{', '.join(sorted(a or '.' for a in applications))}")
+            entries = elsewhere
         if entries:
             return self._profiled(ph, key, entries, ctx)
         if _is_runtime_key(ph.key):
             return Dynamic(f"${{{ph.key}}} is set at run time", _runtime_per(ph.key))
         if _ENV_STYLE.match(ph.key):
             return Dynamic(f"${{{ph.key}}} comes from the environment", "host" if ph.key == "HOSTNAME" else "")
-        if declaring and key in self._config and not self._configured(ctx.path) and not self._configured(declaring):
-            # A bound class of a library module (a starter, a common module) is configured by the applications
-            # that use it: which one's value applies is not known.
-            return Dynamic(f"${{{ph.key}}} is set only in the configuration of other modules")
         if ph.default is not None:
             return self.resolve(ph.default, ctx)
         return Dynamic(f"${{{ph.key}}} is not set in the project's configuration")
@@ -486,6 +493,10 @@ def config_scope(config_path: str) -> str:
     if parts and parts[-1] == "config":
         parts.pop()
     return "/".join(parts)
+
+
+def _is_test_scope(scope: str) -> bool:
+    return scope == "src/test" or scope.endswith("/src/test")
 
 
 def _in_scope(path: str, scope: str) -> bool:

@@ -238,15 +238,20 @@ STARTER_PROPERTIES = PROPERTIES.replace("package com.shop.mq;", "package com.sho
 STARTER_CONFIG = CONFIG.replace("package com.shop.mq;", "package com.shop.starter;")
 
 
-def test_a_starter_module_bound_by_the_applications_that_use_it_is_unknown(tmp_path):
-    """The properties class and the consumer of an in-house starter module, configured only by an application
-    module: which application's value applies is not known there."""
+def test_a_starter_module_runs_with_the_configuration_of_the_application_that_uses_it(tmp_path):
+    """The properties class and the consumer of an in-house starter module with no configuration of its own: the
+    one application module of the project configures it; where two applications set the key, which one runs the
+    consumer is not known, and nothing is said."""
     files = {"starter/src/main/java/com/shop/starter/MqProperties.java": STARTER_PROPERTIES,
              "starter/src/main/java/com/shop/starter/MqConfig.java": STARTER_CONFIG,
              "starter/src/main/java/com/shop/starter/OrderListener.java": LISTENER.replace(
                  "package com.shop.mq;", "package com.shop.starter;"),
              "app/src/main/resources/application.yml": "shop:\n  mq:\n    instance-name: app-node\n"}
-    assert findings(tmp_path, files) == []
+    found = findings(tmp_path, files)
+    assert [(f.code, f.location.path) for f in found] == [("RMQ001", "starter/src/main/java/com/shop/starter/MqConfig.java")]
+    assert "shop.mq.instance-name is set at app/src/main/resources/application.yml:3" in found[0].message
+    files["billing/src/main/resources/application.yml"] = "shop:\n  mq:\n    instance-name: ${random.uuid}\n"
+    assert findings(tmp_path / "two", files) == []
 
 
 ORDERLY_LISTENER = """\

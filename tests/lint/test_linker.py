@@ -233,7 +233,18 @@ class TestConfigScopes:
         value = lambda path: project.files[path].clients[0].instance_name.value  # noqa: E731
         assert value(user_a.path) == Lit("alpha")
         assert value(user_b.path) == Lit("beta")
-        assert value(user_c.path) == Lit("fallback")  # another service's key is not this one's
+        # c has no configuration of its own: a library the applications run, and a and b set the key differently.
+        assert isinstance(value(user_c.path), Dynamic)
+        services = Linker({f.path: f for f in (a, tests, user_c, spring("c/src/main/resources/application.yml",
+                                                                        other="1"))}).link()
+        assert services.files[user_c.path].clients[0].instance_name.value == Lit("fallback")  # a's key is not c's
+
+    def test_a_library_module_runs_with_the_configuration_of_the_one_application_setting_the_key(self):
+        app = spring("app/src/main/resources/application.yml", name="alpha")
+        tests = spring("lib/src/test/resources/application.yml", name="test-only")
+        user = consumer_with("lib/src/main/java/C.java", parse_spring_string("${name:fallback}"))
+        project = Linker({f.path: f for f in (app, tests, user)}).link()
+        assert project.files[user.path].clients[0].instance_name.value == Lit("alpha")
 
 
 def test_every_setting_of_a_client_is_resolved_whatever_its_name():
