@@ -51,6 +51,7 @@ MAX_CHAIN = 64
 _TOO_LONG = f"more than {MAX_CHAIN} constants or configuration keys refer to one another in a chain"
 SETTING_FIELDS = tuple(name for name, hint in typing.get_type_hints(ClientFact).items()
                        if Setting in typing.get_args(hint))  # every `Setting | None` field of a client
+SPRING_LISTENER = "RocketMQMessageListener"
 _ENV_STYLE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 # Keys Spring (Cloud) fills in at run time: never a fixed value even though they look like configuration.
 _RUNTIME_PREFIXES = ("random.", "spring.cloud.client.", "local.server.", "local.management.")
@@ -114,6 +115,12 @@ class Linker:
         while pending := sorted(set(self.files) - set(resolved)):
             for path in pending:
                 resolved[path] = self.resolve_file(self.files[path])
+        if any(SPRING_LISTENER in f.classes for f in resolved.values() if f.language == "java"):
+            # The project declares its own @RocketMQMessageListener (a fork of the starter): its container, not
+            # the starter's, applies the listeners' settings, so what an absent one means is not known.
+            resolved = {path: dataclasses.replace(facts, clients=[
+                dataclasses.replace(c, configured_elsewhere=True) if c.api == "spring-listener" else c
+                for c in facts.clients]) for path, facts in resolved.items()}
         config = {}
         for key in sorted(self._config):
             value = self.config_value(key)

@@ -54,10 +54,18 @@ def _number(setting: Setting | None) -> int | None | bool:
         return False
 
 
+def _called(setting: Setting | None) -> bool:
+    """A setting written by a setter call (`consumer.setConsumeThreadMin(1)`), not an annotation's attribute."""
+    return setting is not None and setting.slot is not None and setting.slot.kind == "call"
+
+
 def bounds(client: ClientFact, module: Module | None = None) -> tuple[Bound, Bound] | None:
     """The pool's (min, max) as the client applies them, when both are known: with the defaults of the releases
     the module's build file names (the current ones when it names none)."""
-    spring = client.api == "spring-listener"
+    # Both bounds set by setter calls on a Spring listener's consumer (its `prepareStart`, which the container
+    # calls after applying the annotation): the client's own pool, whatever the starter made of the annotation.
+    spring = client.api == "spring-listener" and not (_called(client.consume_thread_min)
+                                                       and _called(client.consume_thread_max))
     low, high = _number(client.consume_thread_min), _number(client.consume_thread_max)
     if low is False or high is False:
         return None
@@ -254,6 +262,31 @@ consumer.start()
 """
 
 
+_SPRING_PREPARE_START = """\
+package com.example.mail;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.spring.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.core.RocketMQListener;
+import org.apache.rocketmq.spring.core.RocketMQPushConsumerLifecycleListener;
+import org.springframework.stereotype.Component;
+
+@Component
+@RocketMQMessageListener(topic = "MailTopic", consumerGroup = "mail_consumer")
+public class DigestListener implements RocketMQListener<String>, RocketMQPushConsumerLifecycleListener {
+    @Override
+    public void onMessage(String message) {
+    }
+
+    @Override
+    public void prepareStart(DefaultMQPushConsumer consumer) {
+        consumer.setConsumeThreadMin(1);
+        consumer.setConsumeThreadMax(10);
+    }
+}
+"""
+
+
 class ConsumeThreadBounds(Rule):
     CODE = "RMQ005"
     NAME = "consume-thread-bounds"
@@ -347,6 +380,13 @@ its minimum), the minimum to the maximum when the maximum is never used (the adv
             expect=(("src/main/java/com/example/mail/SmsListener.java",
                      line_of(_SPRING_MAX_ONLY, "consumeThreadMax")),),
             note="Spring: starter 2.2.2 does not read consumeThreadMax (consumeThreadNumber sets both bounds)",
+        ),
+        Example(
+            {"pom.xml": _SPRING_222_POM.replace("2.2.2", "2.2.1"),
+             "src/main/java/com/example/mail/DigestListener.java": _SPRING_PREPARE_START},
+            expect=(("src/main/java/com/example/mail/DigestListener.java",
+                     line_of(_SPRING_PREPARE_START, "setConsumeThreadMax")),),
+            note="Spring: prepareStart sets both bounds on the consumer, after the starter applied the annotation",
         ),
     ]
 

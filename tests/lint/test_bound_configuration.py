@@ -298,3 +298,38 @@ def test_an_orderly_bound_of_minus_one_bound_from_configuration_is_the_unbounded
     assert findings(tmp_path / "bounded", files) == []
     del files[f"{RES}/application.yml"]
     assert findings(tmp_path / "default", files) == []
+
+
+def test_listeners_of_a_starter_the_project_forks_are_configured_by_its_own_container(tmp_path):
+    """A project that declares its own @RocketMQMessageListener (a fork of the starter, whose container retries
+    an orderly message as it pleases): an orderly listener without maxReconsumeTimes is not known to retry
+    forever."""
+    listener = """\
+package com.shop.mq;
+
+import org.apache.rocketmq.spring.starter.annotation.ConsumeMode;
+import org.apache.rocketmq.spring.starter.annotation.RocketMQMessageListener;
+import org.apache.rocketmq.spring.starter.core.RocketMQListener;
+
+@RocketMQMessageListener(topic = "orders", consumerGroup = "order_consumer", consumeMode = ConsumeMode.ORDERLY)
+public class OrderListener implements RocketMQListener<String> {
+    @Override
+    public void onMessage(String message) {
+    }
+}
+"""
+    annotation = """\
+package org.apache.rocketmq.spring.starter.annotation;
+
+public @interface RocketMQMessageListener {
+    String consumerGroup();
+    String topic();
+    ConsumeMode consumeMode() default ConsumeMode.CONCURRENTLY;
+    int reconsumeTimes() default 0;
+}
+"""
+    files = {"app/src/main/java/com/shop/mq/OrderListener.java": listener}
+    assert [f.code for f in findings(tmp_path / "starter", files)] == ["RMQ006"]
+    files["starter/src/main/java/org/apache/rocketmq/spring/starter/annotation/RocketMQMessageListener.java"] = \
+        annotation
+    assert findings(tmp_path / "fork", files) == []
