@@ -254,6 +254,41 @@ _PYTHON2_GIVES_UP = _PYTHON2_LOGGED_COUNT.replace(
 """)
 
 
+_JAVA_BASE_CLASS = """\
+package com.example.ledger;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.common.message.MessageExt;
+
+public abstract class OrderedHandler {
+    protected DefaultMQPushConsumer consumer;
+
+    protected void startOrderly(String group, String topic) throws Exception {
+        consumer = new DefaultMQPushConsumer(group);
+        consumer.subscribe(topic, "*");
+        consumer.registerMessageListener((MessageListenerOrderly) (msgs, context) -> {
+            try {
+                handle(msgs.get(0));
+            } catch (RuntimeException e) {
+                return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+            }
+            return ConsumeOrderlyStatus.SUCCESS;
+        });
+        consumer.start();
+    }
+
+    protected abstract void handle(MessageExt message);
+}
+"""
+
+# A hook the subclass overrides between creation and start() may set the bound.
+_JAVA_BASE_CLASS_HOOK = _JAVA_BASE_CLASS.replace("        consumer.start();", "        customize(consumer);\n        consumer.start();").replace(
+    "    protected abstract void handle(MessageExt message);",
+    "    protected abstract void handle(MessageExt message);\n\n    protected void customize(DefaultMQPushConsumer consumer) {\n    }")
+
+
 class OrderlyUnboundedRetry(Rule):
     CODE = "RMQ006"
     NAME = "orderly-unbounded-retry"
@@ -331,6 +366,12 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
             note="-1 written out is the unbounded default; the count is read only to log, the queue always suspends",
         ),
         Example(
+            {"src/main/java/com/example/ledger/OrderedHandler.java": _JAVA_BASE_CLASS},
+            expect=(("src/main/java/com/example/ledger/OrderedHandler.java",
+                     line_of(_JAVA_BASE_CLASS, "new DefaultMQ")),),
+            note="a base class's protected consumer, created and started in one method: no subclass can bound it",
+        ),
+        Example(
             {"settlement.py": _PYTHON2_LOGGED_COUNT},
             expect=(("settlement.py", line_of(_PYTHON2_LOGGED_COUNT, "orderly=True")),),
             note="Python 2.x: the retry count read only to log it; every failure is retried",
@@ -355,6 +396,8 @@ its queue for `%DLQ%<group>`, where someone has to look for it, and 16 may not b
                 note="the listener lets the message go once its count passes a bound"),
         Example({"settlement.py": _PYTHON2_GIVES_UP},
                 note="Python 2.x: the callback acknowledges the message once its count passes a bound"),
+        Example({"src/main/java/com/example/ledger/OrderedHandler.java": _JAVA_BASE_CLASS_HOOK},
+                note="a hook subclasses override runs before start(): it may set the bound"),
         Example({"ledger/main.go": _GO_BOUNDED}, note="Go: a bound"),
         Example({"ledger/main.go": _GO_NEVER_SUSPENDS}, note="Go: the orderly callback never asks to consume again"),
     ]

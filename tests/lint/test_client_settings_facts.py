@@ -111,7 +111,7 @@ PYTHON = """\
 import os
 
 from rocketmq import ClientConfiguration, Credentials
-from rocketmq.client import Producer, PushConsumer
+from rocketmq.client import ConsumeStatus, Producer, PushConsumer
 
 producer = Producer("PID")
 producer.set_name_server_address("a:9876,b:9876")
@@ -121,7 +121,7 @@ config = ClientConfiguration("x:8081", Credentials("ak5", "sk5"))
 
 def on_message(msg):
     if msg.reconsume_times > 3:
-        return None
+        return ConsumeStatus.CONSUME_SUCCESS  # gives up on the message: the read bounds the retries
     return None
 
 

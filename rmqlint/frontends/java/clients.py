@@ -293,10 +293,35 @@ class ClientExtractor:
         for key, created in self._clients.items():
             if key[0] == "field" and self._subclasses_may_configure(key):
                 for client in created:
+                    if self._started_where_created(client, key[2]):
+                        continue  # complete before any other code could reach it
                     client.fact.configured_elsewhere = True
                     if client.fact.message_model is None and client.fact.role != "producer":
                         client.fact.message_model = Setting(
                             Dynamic("a field subclasses may configure"), client.fact.location)
+
+    def _started_where_created(self, client: _Client, field: str) -> bool:
+        """The method creating the field's client starts it (`consumer.start()`, `this.consumer.start()`) and calls
+        none of its class's own methods (which a subclass may override to configure it) on the way."""
+        java = self.java
+        method = java.enclosing_callable(client.node)
+        body = method.child_by_field_name("body") if method is not None else None
+        stack = [body] if body is not None else []
+        start = None
+        own_calls = []
+        while stack:
+            node = stack.pop()
+            if node.type in ("class_body", "lambda_expression"):
+                continue  # a listener's code runs later, not on the way to start()
+            if node.type == "method_invocation" and node.start_byte > client.node.start_byte:
+                name, target = node.child_by_field_name("name"), node.child_by_field_name("object")
+                if target is None or target.type == "this":
+                    own_calls.append(node.start_byte)
+                elif name is not None and java.text(name) == "start" and (
+                        java.text(target) in (field, f"this.{field}")):
+                    start = node.start_byte if start is None else min(start, node.start_byte)
+            stack.extend(node.named_children)
+        return start is not None and not any(at < start for at in own_calls)
 
     def _subclasses_may_configure(self, key: Key) -> bool:
         """A `protected` field, or a non-private field of an abstract class: subclasses in other files may set
