@@ -28,6 +28,7 @@ Handler = Callable[[Command, socket.socket], Optional[bytes]]  # the frame to se
 # The request and response codes the fake cluster answers (RequestCode, ResponseCode)
 GET_BROKER_CONFIG, GET_ROUTEINFO_BY_TOPIC, GET_BROKER_CLUSTER_INFO = 26, 105, 106
 GET_ALL_SUBSCRIPTIONGROUP_CONFIG, GET_CONSUMER_CONNECTION_LIST, GET_CONSUME_STATS = 201, 203, 208
+GET_ALL_TOPIC_LIST_FROM_NAMESERVER = 206
 TOPIC_NOT_EXIST, CONSUMER_NOT_ONLINE = 17, 206
 
 
@@ -193,6 +194,8 @@ class FakeCluster:
             return self.connections(self.group) or b""
         if code == GET_CONSUME_STATS:
             return b'{"offsetTable":{}}'
+        if code == GET_ALL_TOPIC_LIST_FROM_NAMESERVER:
+            return json.dumps({"topicList": sorted(self.topics)}).encode()
         return b""
 
     def _answer(self, request: Command, name: str) -> bytes:

@@ -14,14 +14,32 @@ import argparse
 import random
 import signal
 import sys
+from dataclasses import replace
 
 from fake_rocketmq import FakeCluster, FakeGroup
 from rmqplan.model.fleet import Queue
+from rmqplan.sources.remoting.frame import Command, decode, encode
+
+
+class Recorded(FakeCluster):
+    """A cluster whose facts do not change: each answer is made once, then served as recorded (its `opaque`
+    set to the request's), so that the time measured is the reader's, not this server's."""
+
+    def __init__(self, *args, **kwargs):
+        self._recorded: dict[tuple, Command] = {}
+        super().__init__(*args, **kwargs)
+
+    def _answer(self, request: Command, name: str) -> bytes:
+        key = (name, request.code, tuple(sorted(request.ext_fields.items())))
+        response = self._recorded.get(key)
+        if response is None:
+            response = self._recorded[key] = decode(super()._answer(request, name)[4:])
+        return encode(replace(response, opaque=request.opaque))
 
 
 def large_cluster(groups: int = 2000, brokers: int = 2, queues: int = 5, seed: int = 7) -> FakeCluster:
     rng = random.Random(seed)
-    cluster = FakeCluster(brokers=brokers, topic="T0000", queues=queues, group="g0000", clients=("10.0.0.1@1",))
+    cluster = Recorded(brokers=brokers, topic="T0000", queues=queues, group="g0000", clients=("10.0.0.1@1",))
     cluster.groups.clear()
     cluster.topics.clear()
     names = list(cluster.brokers)

@@ -95,6 +95,7 @@ class StatusReport:
     disconnected: list[Disconnected] = field(default_factory=list)
     # `rmqplan watch`: an earlier read's progress, `interval` seconds before the snapshot's, which is then the last
     earlier: Optional[dict[str, ConsumeProgress]] = None
+    _results: Optional[dict[str, list[GroupTopicResult]]] = field(default=None, repr=False, compare=False)
 
     def progress(self, group: str) -> tuple[Optional[ConsumeProgress], Optional[ConsumeProgress]]:
         if self.earlier is not None:
@@ -112,7 +113,13 @@ class StatusReport:
         return list(dict.fromkeys(d.group for d in self.disconnected))
 
     def results(self, group: str) -> list[GroupTopicResult]:
-        return [r for r in self.sim.results if r.group == group] if self.sim is not None else []
+        if self.sim is None:
+            return []
+        if self._results is None:  # by group, once: thousands of groups ask
+            self._results = {}
+            for r in self.sim.results:
+                self._results.setdefault(r.group, []).append(r)
+        return self._results.get(group, [])
 
 
 def _ago(ms: int, now: float) -> str:

@@ -23,7 +23,9 @@ What it asks, read-only (the name server first, then each broker's master):
    consumed; for a group with no connection, on the topics of 5. `LiveCluster.progress` reads them again (the
    second read of `rmqplan status`);
 7. with `dead_letters`: the same for each group's dead-letter topic `%DLQ%<group>` where it has a route, whose
-   queues no client reads (the messages that exhausted their retries: `rmqplan watch` counts them).
+   queues no client reads (the messages that exhausted their retries: `rmqplan watch` counts them); the name
+   server's list of topics (GET_ALL_TOPIC_LIST_FROM_NAMESERVER, one answer) says which groups have one, so that
+   thousands of groups without dead letters cost no request each.
 
 Several name servers (`a:9876;b:9876`) are tried in turn; the first that answers is asked first from then on.
 Any failure (refused, no answer in time, a malformed frame, an error code where an answer was expected, an answer
@@ -174,8 +176,9 @@ class LiveCluster:
         for topic in wanted:
             self._route(topic, snap)
         if dead_letters:
+            listed = self._topic_list()
             for group, consumer in snap.consumers.items():
-                if _clustering(consumer):
+                if _clustering(consumer) and (listed is None or DLQ_PREFIX + group in listed):
                     self._route(DLQ_PREFIX + group, snap)
         if progress:
             snap.progress = self._progress(snap, dead_letters)
@@ -233,6 +236,14 @@ class LiveCluster:
             return self._body(bodies.consumer_connection, self._broker_where(broker), response.body, group, origin)
         origin = Origin(f"{';'.join(self.masters[b] for b in candidates) or self.namesrv[0]} connections of {group}")
         return ConsumerConnection(group, [], [], None, None, origin, not_online=True)
+
+    def _topic_list(self) -> Optional[set[str]]:
+        """Every topic the name server knows, in one answer; None when it does not list them
+        (`enableAllTopicList=false`): then each dead-letter topic's route is asked."""
+        address, response = self._ask_namesrv(codes.GET_ALL_TOPIC_LIST_FROM_NAMESERVER)
+        if response.code != codes.SUCCESS:
+            return None
+        return self._body(bodies.topic_list, f"name server {address}", response.body)
 
     def _committed_topics(self, group: str, snap: ClusterSnapshot) -> list[str]:
         route = snap.routes.get(RETRY_PREFIX + group)

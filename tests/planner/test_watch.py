@@ -142,6 +142,17 @@ def test_dead_letters_and_retries_are_counted_and_new_dead_letters_said(cluster)
     assert value(s, "rmqplan_group_retry_messages", group="orders") == 2
     cluster.written[Queue("%DLQ%orders", "broker-1", 0)] = 2
     assert any(line.endswith("orders: 2 new dead letters in %DLQ%orders (5 there)") for line in service.read())
+    asked = [r.ext_fields.get("topic") for r in cluster.namesrv_server.requests if r.code == 105]
+    assert "%DLQ%orders" in asked
+    del cluster.topics["%DLQ%orders"]  # a group without dead letters: the name server's list says so, no route asked
+    cluster.namesrv_server.requests.clear()
+    service.read()
+    assert "%DLQ%orders" not in [r.ext_fields.get("topic") for r in cluster.namesrv_server.requests]
+    assert value(service.samples(), "rmqplan_group_dead_letter_messages", group="orders") == 0
+    cluster.topics["%DLQ%orders"] = 1
+    cluster.answers[206] = lambda request, name: answer(request, 1, remark="disabled")  # enableAllTopicList=false
+    service.read()
+    assert value(service.samples(), "rmqplan_group_dead_letter_messages", group="orders") == 5  # asked by route
 
 
 def test_a_fault_is_one_line_keeps_the_last_read_stale_and_recovers(cluster):

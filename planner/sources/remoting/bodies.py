@@ -13,6 +13,7 @@ configuration, which is properties text. Shapes (the Java classes' fields):
 - consume stats: `offsetTable` {{topic, brokerName, queueId}: {brokerOffset, consumerOffset, pullOffset,
   lastTimestamp}}, `consumeTps`;
 - subscription groups: `subscriptionGroupTable` {group: {groupName, ...}};
+- topic list: `topicList` [topic, ...];
 - broker configuration: `brokerPermission=6`, `brokerName=...`, one `key=value` a line.
 
 Each function raises `BodyError` (one line) for a body that is not what it should be, `ClaimError` for one that
@@ -201,6 +202,12 @@ def committed_topics(body: bytes, group: str) -> list[str]:
             raise BodyError(f"{what}: an offsetTable entry is not {{topic, brokerName, queueId}}: {{offsets}}")
         topics.add(fields["topic"])
     return sorted(topics)
+
+
+def topic_list(body: bytes) -> set[str]:
+    """The topics a name server lists (`topicList`)."""
+    return {t for t in _list(_document(body, "topic list", codes.GET_ALL_TOPIC_LIST_FROM_NAMESERVER), "topicList",
+                             "topic list") if isinstance(t, str)}
 
 
 def subscription_groups(body: bytes) -> list[str]:

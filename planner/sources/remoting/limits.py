@@ -38,6 +38,7 @@ MAX_ANSWER_BYTES = {
     codes.GET_CONSUMER_CONNECTION_LIST: 8 * _MB,  # 50,000 connections
     codes.GET_CONSUME_STATS: 4 * _MB,  # MAX_QUEUES_PER_BROKER entries take under 1 MB
     codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: MAX_FRAME,
+    codes.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: MAX_FRAME,  # 30 bytes a topic: 500,000 topics
 }
 
 # JSON values (objects, arrays, strings, numbers: 50 to 150 bytes each once parsed) one body may hold: more than a
@@ -49,6 +50,7 @@ MAX_VALUES = {
     codes.GET_CONSUMER_CONNECTION_LIST: 512 * 1024,  # 50,000 connections of 6 values and their subscriptions
     codes.GET_CONSUME_STATS: MAX_QUEUES_PER_BROKER * 16,  # 11 values a queue
     codes.GET_ALL_SUBSCRIPTIONGROUP_CONFIG: 1024 * 1024,  # 40,000 groups of about 20 values (what 16 MB holds)
+    codes.GET_ALL_TOPIC_LIST_FROM_NAMESERVER: 1024 * 1024,  # a value a topic
 }
 
 
