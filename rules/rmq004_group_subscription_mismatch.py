@@ -210,12 +210,14 @@ public class BillingWorkers {
         first.subscribe("AuditTopic", MessageSelector.bySql("amount > 100"));
         first.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
             ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        first.start();
 
         DefaultMQPushConsumer second = new DefaultMQPushConsumer("billing_consumer");
         second.subscribe("AuditTopic", MessageSelector.bySql("amount  >  100"));
         second.subscribe("PayTopic", "Refunded||Paid||");
         second.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
             ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        second.start();
 
         DefaultMQProducer producer = new DefaultMQProducer("billing_consumer");
         producer.start();
@@ -224,6 +226,7 @@ public class BillingWorkers {
         dynamic.subscribe(System.getenv("EXTRA_TOPIC"), "*");
         dynamic.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
             ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        dynamic.start();
     }
 }
 """

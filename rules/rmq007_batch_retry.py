@@ -69,10 +69,12 @@ public class BulkConsumers {
         DefaultMQPushConsumer bulk = new DefaultMQPushConsumer("bulk_consumer");
         bulk.setConsumeMessageBatchMaxSize(100);
         bulk.subscribe("BulkTopic", "*");
+        bulk.start();
 
         DefaultLitePullConsumer puller = new DefaultLitePullConsumer("bulk_puller");
         puller.setPullBatchSize(256);
         puller.subscribe("BulkTopic", "*");
+        puller.start();
     }
 }
 """
@@ -141,12 +143,14 @@ public class StockConsumers {
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
+        acking.start();
 
         DefaultMQPushConsumer single = new DefaultMQPushConsumer("stock_auditor");
         single.setConsumeMessageBatchMaxSize(1);
         single.subscribe("StockTopic", "*");
         single.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
             ConsumeConcurrentlyStatus.RECONSUME_LATER);
+        single.start();
 
         DefaultMQPushConsumer orderly = new DefaultMQPushConsumer("stock_ledger");
         orderly.setConsumeMessageBatchMaxSize(16);
@@ -154,6 +158,7 @@ public class StockConsumers {
         orderly.subscribe("StockTopic", "*");
         orderly.registerMessageListener((MessageListenerOrderly) (msgs, context) ->
             ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT);
+        orderly.start();
     }
 
     private boolean reserve(MessageExt msg) {
