@@ -131,7 +131,7 @@ class IdentityUse:
     5.x receipt handle) used as a key to deduplicate, store or look up messages (`rmqlint.identity_uses`)."""
 
     identity: str  # as the code reads it: `getOffsetMsgId()`, `msg.commit_log_offset`, `msg.receipt_handle`
-    use: str  # "dedupe" | "store" | "lookup"
+    use: str  # "dedupe" | "store" | "lookup" | "key" (handed to other code, which can only keep or look it up)
     call: str  # the call that takes it, as written: `processed.add`, `repository.save`, `msg_id=`
     location: Location  # the read of the identity
     call_location: Location  # the call that uses it

@@ -11,8 +11,11 @@ A retried message is a new copy in `%RETRY%<group>`: a new offset message id, co
   `save`/`insert`/`persist`/`upsert` call;
 - lookup: a `find..By`, `select..By`, `query..By`, `get..By`, `exists..By`, `count..By`, `delete..By` call, or a
   SQL statement executed with it.
-Anything else (logging, printing, formatting, a setter named after the identity itself such as
-`setOffsetMsgId`) is not a use, and a call that cannot be judged leaves the rule quiet."""
+The offset message id and the commit log offset name nothing but a stored copy of a message: code that hands one
+to any other call (`orderService.markPaid(offsetMsgId)`, `processed(commitLogOffset)`) keeps or looks up by it
+("key"), unless the call only shows it: logging, printing, formatting, comparing, converting, a tracing or logging
+context (`MDC.put`), or a setter named after the identity itself (`setOffsetMsgId`). The queue offset counts only
+in the calls above (it is also an offset to commit, on purpose)."""
 
 from __future__ import annotations
 
@@ -40,9 +43,24 @@ _OFFSET_NAMES = re.compile(r"(?i)offset|commit_?log")
 _KEYWORD_LOOKUPS = frozenset({"get", "get_or_create", "exclude", "exists", "count", "delete"})  # ORM queries
 
 
-def classify(method: str, receiver_type: str = "", keyword: str = "") -> str | None:
-    """"dedupe", "store" or "lookup" for a call `method` (on a receiver declared `receiver_type`, the value passed
-    as `keyword` in Python) that takes a message identity; None when the call is not such a use."""
+# Calls that only show a value (log, print, format, compare, convert, check) or put it in a logging or tracing
+# context: by method name, or by the receiver as written.
+_SHOWING_METHODS = re.compile(
+    r"^(trace|debug|info|warn|warning|error|fatal|critical|exception|log|print|println|printf|format|append|join|"
+    r"concat|equals|equalsIgnoreCase|compareTo|compare|startsWith|endsWith|matches|valueOf|toString|str|repr|"
+    r"parseLong|parseInt|hash|hashCode|isEmpty|isBlank|isNotBlank|isNotEmpty|hasText|hasLength|notNull|"
+    r"requireNonNull|checkArgument|checkNotNull|assert\w*|setAttribute|setTag|tag|addEvent|set_tag|"
+    r"setOffsetMsgId|setCommitLogOffset|setQueueOffset)$")
+_SHOWING_RECEIVERS = re.compile(r"(?i)(^|\.)(log|logger|_?logger|mdc|tracer|span|out|err|metrics?|counter|"
+                                r"assert\w*|objects|strings|stringutils|string|long|integer|math)$")
+
+
+def classify(method: str, receiver_type: str = "", keyword: str = "", distinct: bool = False,
+             receiver: str = "") -> str | None:
+    """"dedupe", "store", "lookup" or "key" for a call `method` (on a receiver declared `receiver_type` and
+    written `receiver`, the value passed as `keyword` in Python) that takes a message identity; None when the call
+    is not such a use. `distinct`: the identity is the offset message id or the commit log offset, which any call
+    but one that only shows it keeps or looks up by ("key")."""
     if method in ROCKETMQ_LOOKUPS:
         return None
     if keyword:
@@ -61,4 +79,7 @@ def classify(method: str, receiver_type: str = "", keyword: str = "") -> str | N
         return "store"
     if LOOKUP_METHODS.match(method):
         return "lookup"
+    if distinct and not _SHOWING_METHODS.match(method) and not _SHOWING_RECEIVERS.search(receiver) \
+            and not _OFFSET_NAMES.search(method):
+        return "key"
     return None

@@ -187,6 +187,51 @@ func main() {
 _GO_MSG_ID = _GO.replace("msg.OffsetMsgId", "msg.MsgId")
 
 
+_JAVA_HANDED_ON = """\
+package com.example.pay;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.apache.rocketmq.common.message.MessageExt;
+import org.slf4j.MDC;
+
+public class SettlementConsumer {
+    private SettlementService settlements;
+
+    public void start() throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("settlement_consumer");
+        consumer.subscribe("SettlementTopic", "*");
+        consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) -> {
+            for (MessageExt msg : msgs) {
+                MDC.put("commitLogOffset", String.valueOf(msg.getCommitLogOffset()));
+                settlements.settleOnce(msg.getCommitLogOffset(), new String(msg.getBody()));
+            }
+            return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
+        });
+        consumer.start();
+    }
+}
+"""
+
+_PYTHON2_HANDED_ON = """\
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+from ledger import settle_once
+
+
+def on_settlement(msg):
+    print("settling", msg.commit_log_offset)
+    settle_once(msg.commit_log_offset, msg.body)
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+consumer = PushConsumer("settlement_consumer")
+consumer.subscribe("SettlementTopic", on_settlement)
+consumer.start()
+"""
+
+
 class RetryChangingIdentity(Rule):
     CODE = "RMQ013"
     NAME = "retry-changing-identity"
@@ -207,8 +252,11 @@ f-string) goes into a call that
 - stores it as the message's id or key (`setMsgId(..)`, `setMessageId(..)`, `msg_id=..`, `save(..)`,
   `insert(..)`);
 - looks messages up by it (`findByMessageId(..)`, `selectByMsgId(..)`, an ORM query `message_id=..`).
-Logging or printing these values, storing them under their own name (`setOffsetMsgId`, `offset=`), and RocketMQ's
-own lookups (`viewMessage`, which takes an offset message id on purpose) are not reported.
+The offset message id and the commit log offset name nothing but one stored copy, so handing one to any other call
+(`orderService.markPaid(offsetMsgId)`, Python `mark_done(msg.commit_log_offset)`) is reported too: the called code
+can only keep it or look it up. Logging, printing, formatting or comparing these values, a logging or tracing
+context (`MDC.put`), storing them under their own name (`setOffsetMsgId`, `offset=`), and RocketMQ's own lookups
+(`viewMessage`, which takes an offset message id on purpose) are not reported.
 
 ## Why is this bad?
 A message the consumer fails to process (RECONSUME_LATER, an exception, a timeout) is sent back to the broker
@@ -260,6 +308,17 @@ Key messages by what stays across retries: the message id (`msg.getMsgId()`, Pyt
             note="Python 5.x: the receipt handle stored as the message id",
         ),
         Example(
+            {"src/main/java/com/example/pay/SettlementConsumer.java": _JAVA_HANDED_ON},
+            expect=(("src/main/java/com/example/pay/SettlementConsumer.java",
+                     line_of(_JAVA_HANDED_ON, "settleOnce")),),
+            note="the commit log offset handed to the project's own code (put in the logging context: no use)",
+        ),
+        Example(
+            {"settlement.py": _PYTHON2_HANDED_ON},
+            expect=(("settlement.py", line_of(_PYTHON2_HANDED_ON, "settle_once(msg")),),
+            note="Python 2.x: the commit log offset handed to a function of the project (printed: no use)",
+        ),
+        Example(
             {"payments/main.go": _GO},
             expect=(("payments/main.go", line_of(_GO, "if processed[msg.OffsetMsgId]")),
                     ("payments/main.go", line_of(_GO, "processed[msg.OffsetMsgId] = true"))),
@@ -282,7 +341,7 @@ Key messages by what stays across retries: the message id (`msg.getMsgId()`, Pyt
         for _facts, use in project.identity_uses():
             whose = "the send result's" if use.sent else "the consumed message's"
             what = {"dedupe": "to deduplicate messages", "store": "as the message's id in a record",
-                    "lookup": "to look messages up"}[use.use]
+                    "lookup": "to look messages up", "key": "as a key the called code keeps or looks up by"}[use.use]
             stable = {"java": "getMsgId() or getKeys()", "python2": "msg.id or the keys", "go": "MsgId or GetKeys()",
                       "python5": "message.message_id or the keys"}.get(use.api, "the message id or the keys")
             if use.identity.endswith("receipt_handle"):

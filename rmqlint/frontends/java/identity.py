@@ -48,7 +48,9 @@ def identity_uses(java: JavaFile) -> list[IdentityUse]:
         if side is None or (side == "consumed" and not _in_listener(java, read)):
             continue
         for call, method, receiver_type, where in _uses(java, read):
-            use = classify(method, receiver_type)
+            target = call.child_by_field_name("object")
+            use = classify(method, receiver_type, distinct=getter in _DISTINCT,
+                           receiver=java.text(target) if target is not None else "")
             if use is not None:
                 found.append(IdentityUse(f"{getter}()", use, where, java.location(read), java.location(call), "java",
                                          sent=side == "sent"))

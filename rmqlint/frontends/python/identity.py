@@ -45,7 +45,8 @@ def identity_uses(index: PythonIndex, text: str) -> list[IdentityUse]:
             stack.append((child, scope))
     found = []
     for read, api, sent in reads:
-        for use, call, where in _uses(index, read, scopes[id(read)], parents):
+        distinct = not sent and read.attr.value == "commit_log_offset"  # nothing else is named by it
+        for use, call, where in _uses(index, read, scopes[id(read)], parents, distinct):
             found.append(IdentityUse(f"{_written(read)}", use, call, index.loc(read), index.loc(where), api, sent))
     return found
 
@@ -83,20 +84,21 @@ def _passed_on(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> cst.CSTNod
         return node
 
 
-def _uses(index: PythonIndex, read: cst.Attribute, scope: Scope, parents: dict[int, cst.CSTNode]):
+def _uses(index: PythonIndex, read: cst.Attribute, scope: Scope, parents: dict[int, cst.CSTNode],
+          distinct: bool = False):
     """(use, the call as written, the node to locate it at) for each place the value reaches."""
     node = _passed_on(read, parents)
     parent = parents.get(id(node))
     if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Assign) and parent.value is node):
         targets = parent.targets if isinstance(parent, cst.Assign) else []
         if len(targets) == 1 and isinstance(targets[0].target, cst.Name):
-            yield from _name_uses(index, targets[0].target.value, parent, scope, parents)
+            yield from _name_uses(index, targets[0].target.value, parent, scope, parents, distinct)
         return
-    yield from _use_at(index, node, scope, parents)
+    yield from _use_at(index, node, scope, parents, distinct)
 
 
 def _name_uses(index: PythonIndex, name: str, assignment: cst.Assign, scope: Scope,
-               parents: dict[int, cst.CSTNode]):
+               parents: dict[int, cst.CSTNode], distinct: bool = False):
     """The uses of a name assigned (once) from the identity, in the same function."""
     found = index.find(name, scope)
     if found is None or found[0] is not scope or len(found[1].values) != 1 or found[1].other:
@@ -106,11 +108,12 @@ def _name_uses(index: PythonIndex, name: str, assignment: cst.Assign, scope: Sco
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Name) and current.value == name and current is not assignment.targets[0].target:
-            yield from _use_at(index, _passed_on(current, parents), scope, parents)
+            yield from _use_at(index, _passed_on(current, parents), scope, parents, distinct)
         stack.extend(children(current))
 
 
-def _use_at(index: PythonIndex, node: cst.CSTNode, scope: Scope, parents: dict[int, cst.CSTNode]):
+def _use_at(index: PythonIndex, node: cst.CSTNode, scope: Scope, parents: dict[int, cst.CSTNode],
+            distinct: bool = False):
     parent = parents.get(id(node))
     if isinstance(parent, cst.Arg):
         call = parents.get(id(parent))
@@ -119,7 +122,8 @@ def _use_at(index: PythonIndex, node: cst.CSTNode, scope: Scope, parents: dict[i
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value
         keyword = parent.keyword.value if parent.keyword is not None else ""
         receiver = _container(index, call.func.value, scope) if isinstance(call.func, cst.Attribute) else ""
-        use = classify(method, receiver, keyword)
+        use = classify(method, receiver, keyword, distinct=distinct,
+                       receiver=_name(call.func.value) if isinstance(call.func, cst.Attribute) else "")
         if use is None and not keyword and method == "set" and any(
                 a.keyword is not None and a.keyword.value == "nx" for a in call.args):
             use = "dedupe"  # redis `set(key, value, nx=True)`: set only if absent
