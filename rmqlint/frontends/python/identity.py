@@ -122,11 +122,13 @@ def _use_at(index: PythonIndex, node: cst.CSTNode, scope: Scope, parents: dict[i
         method = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value
         keyword = parent.keyword.value if parent.keyword is not None else ""
         receiver = _container(index, call.func.value, scope) if isinstance(call.func, cst.Attribute) else ""
-        use = classify(method, receiver, keyword, distinct=distinct,
-                       receiver=_name(call.func.value) if isinstance(call.func, cst.Attribute) else "")
+        use = classify(method, receiver, keyword)
         if use is None and not keyword and method == "set" and any(
                 a.keyword is not None and a.keyword.value == "nx" for a in call.args):
             use = "dedupe"  # redis `set(key, value, nx=True)`: set only if absent
+        if use is None and distinct:
+            use = classify(method, receiver, keyword, distinct=True,
+                           receiver=_name(call.func.value) if isinstance(call.func, cst.Attribute) else "")
         if use is not None:
             shown = f"{keyword}=" if keyword else (f"{_name(call.func.value)}.{method}"
                                                   if isinstance(call.func, cst.Attribute) else method)
