@@ -101,3 +101,88 @@ def test_a_consumer_of_a_class_no_code_can_instantiate_is_not_reported(tmp_path)
     managed = HOLDER.replace("\npublic class", "\nimport org.springframework.stereotype.Component;\n\n@Component\n"
                                                "public class", 1)
     assert len(findings(tmp_path / "c", {"src/main/java/com/shop/mq/LegacyConsumerHolder.java": managed})) == 2
+
+
+ROUTER = """\
+package com.shop.mq;
+
+import java.util.Map;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+
+public class OrderedRouter {
+    private final Map<String, MessageListenerOrderly> handlers;
+
+    public OrderedRouter(Map<String, MessageListenerOrderly> handlers) {
+        this.handlers = handlers;
+    }
+
+    public void start(String topic) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger_router");
+        consumer.subscribe(topic, "*");
+        consumer.registerMessageListener(handlers.get(topic));
+        consumer.start();
+    }
+}
+"""
+
+STRATEGY = """\
+package com.shop.mq;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public class ChannelConsumers {
+    public void start(Channel channel) throws Exception {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("channel_" + channel.name().toLowerCase());
+        consumer.subscribe("channels", "*");
+        consumer.registerMessageListener(Channel.LEDGER.listener());
+        consumer.start();
+    }
+
+    enum Channel {
+        LEDGER(new LedgerListener());
+
+        private final LedgerListener listener;
+
+        Channel(LedgerListener listener) {
+            this.listener = listener;
+        }
+
+        LedgerListener listener() {
+            return listener;
+        }
+    }
+}
+"""
+
+LEDGER = """\
+package com.shop.mq;
+
+import java.util.List;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyContext;
+import org.apache.rocketmq.client.consumer.listener.ConsumeOrderlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerOrderly;
+import org.apache.rocketmq.common.message.MessageExt;
+
+public class LedgerListener implements MessageListenerOrderly {
+    @Override
+    public ConsumeOrderlyStatus consumeMessage(List<MessageExt> msgs, ConsumeOrderlyContext context) {
+        return ConsumeOrderlyStatus.SUSPEND_CURRENT_QUEUE_A_MOMENT;
+    }
+}
+"""
+
+
+def test_a_listener_picked_from_a_map_or_an_enum_constant_is_of_its_declared_kind(tmp_path):
+    """An orderly listener attached through a map of handlers, or an enum constant's getter returning a listener
+    class of another file, is orderly: RMQ006 applies."""
+    files = {"src/main/java/com/shop/mq/OrderedRouter.java": ROUTER,
+             "src/main/java/com/shop/mq/ChannelConsumers.java": STRATEGY,
+             "src/main/java/com/shop/mq/LedgerListener.java": LEDGER}
+    found = findings(tmp_path / "a", files)
+    assert sorted((f.code, f.location.path.rpartition("/")[2], f.location.line) for f in found) == [
+        ("RMQ006", "ChannelConsumers.java", line_of(STRATEGY, "new DefaultMQ")),
+        ("RMQ006", "OrderedRouter.java", line_of(ROUTER, "new DefaultMQ"))]
+    bounded = {path: text.replace('consumer.subscribe(', 'consumer.setMaxReconsumeTimes(16);\n        consumer.subscribe(')
+               for path, text in files.items()}
+    assert findings(tmp_path / "b", bounded) == []

@@ -1,7 +1,9 @@
 """Message listeners in Java: find the code a listener expression stands for and what that code does on failure.
 
 A listener can be an anonymous class, a lambda (maybe cast), a method reference, `this`, a variable or field that
-holds one of these, or a class of the same file. Its body is searched (without entering nested lambdas or classes,
+holds one of these, or a class of the same file; one picked at run time (from a map or list of handlers, an enum
+constant's or a strategy's getter) is of the type the container or method declares (a listener interface's kind,
+or a listener class the linker finds). Its body is searched (without entering nested lambdas or classes,
 whose returns are not the listener's) for `RECONSUME_LATER`, `throw` statements that escape it, and
 `context.setDelayLevelWhenNextConsume(n)`; and (lambdas over the batch included) for `context.setAckIndex(n)` and
 reads of `getReconsumeTimes()` that decide to let a message go (`lets_go`).
@@ -99,6 +101,12 @@ def analyze_listener(java: JavaFile, expression: tree_sitter.Node, flavor: Liste
             owner = java.enclosing_class(node)
             if owner is not None:
                 return _from_class(java, owner, kind_hint, expression, flavor)
+            break
+        if kind == "method_invocation":
+            # A listener picked at run time: from a map or list of handlers, an enum constant's or a strategy's
+            # getter, a method of this class. The declared type says what kind of listener it is.
+            declared_type = _returned_type(java, node)
+            kind_hint = LISTENER_KINDS.get(declared_type.rpartition(".")[2], kind_hint)
             break
         if kind in ("identifier", "field_access"):
             declared = _declaration(java, node)
@@ -356,6 +364,60 @@ def _status_helper(java: JavaFile, call: tree_sitter.Node) -> tree_sitter.Node |
             if arity == count and simple_type_name(java, method.child_by_field_name("type")) in STATUS_TYPES:
                 return method
     return None
+
+
+def _returned_type(java: JavaFile, call: tree_sitter.Node) -> str:
+    """The type a call returns, as declared in this file, "" when not known: `handlers.get(topic)` on a
+    `Map<String, OrderHandler>` (the last type argument of a map, list or other container), `pick()` or
+    `Strategy.ORDER.listener()` declared in a class of this file."""
+    name_node, target = call.child_by_field_name("name"), call.child_by_field_name("object")
+    name = java.text(name_node) if name_node is not None else ""
+    if target is not None and target.type in ("identifier", "field_access") and name in _CONTAINER_GETTERS:
+        declared = _declaration(java, target)
+        arguments = _type_arguments(declared.type_text) if declared is not None else []
+        if arguments:
+            return arguments[-1]
+    owners: list[ClassInfo] = []
+    if target is None or target.type == "this":
+        owner = java.enclosing_class(call, named=True)
+        owners = [owner] if owner is not None else []
+    elif target.type == "field_access" and target.child_by_field_name("object") is not None:
+        owner = java.local_class(java.text(target.child_by_field_name("object")))  # an enum constant
+        owners = [owner] if owner is not None else []
+    elif target.type == "identifier":
+        owner = java.local_class(java.text(target))  # a static method
+        declared = _declaration(java, target) if owner is None else None
+        if declared is not None:
+            owner = java.local_class(declared.type_text.partition("<")[0])  # a strategy object of this file
+        owners = [owner] if owner is not None else []
+    methods = [m for owner in owners for m in find_methods(owner, java, name)]
+    methods += [m for owner in owners for part in owner.body.named_children if part.type == "enum_body_declarations"
+                for m in part.named_children if m.type == "method_declaration"
+                and m.child_by_field_name("name") is not None and java.text(m.child_by_field_name("name")) == name]
+    types = {type_name(java, m.child_by_field_name("type")) for m in methods if m.child_by_field_name("type") is not None}
+    return types.pop() if len(types) == 1 else ""
+
+
+_CONTAINER_GETTERS = frozenset({"get", "getOrDefault", "computeIfAbsent", "remove", "poll", "peek", "next",
+                                "orElse", "orElseThrow", "iterator"})
+
+
+def _type_arguments(type_text: str) -> list[str]:
+    """The top-level type arguments of `Map<String, List<X>>`: ["String", "List<X>"], simple names kept as written."""
+    if "<" not in type_text or not type_text.endswith(">"):
+        return []
+    inner = type_text[type_text.index("<") + 1:-1]
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += char == "<"
+        depth -= char == ">"
+        current += char
+    parts.append(current.strip())
+    return [p.partition("<")[0].replace("? extends ", "").strip() for p in parts if p]
 
 
 def find_methods(info: ClassInfo, java: JavaFile, name: str) -> list[tree_sitter.Node]:
