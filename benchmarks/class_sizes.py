@@ -13,7 +13,9 @@ Shapes:
 - java-methods: N methods, each building a message and sending it with a field producer;
 - java-template: N `RocketMQTemplate.syncSend("Topic:Tag", ..)` calls;
 - java-consumers: N consumer fields, all subscribed and started in one method;
-- python-reassigned / python-consumers: the same two shapes as a Python 2.x module.
+- python-reassigned / python-consumers: the same two shapes as a Python 2.x module;
+- go-reassigned / go-consumers: the same two shapes as a Go function (rocketmq-client-go), and go-options: one
+  consumer whose options slice is appended to N times.
 """
 
 from __future__ import annotations
@@ -90,6 +92,44 @@ def python_consumers(n: int) -> str:
         for i in range(n))
 
 
+GO_HEAD = """\
+package orders
+
+import (
+\t"context"
+
+\t"github.com/apache/rocketmq-client-go/v2"
+\t"github.com/apache/rocketmq-client-go/v2/consumer"
+\t"github.com/apache/rocketmq-client-go/v2/primitive"
+)
+
+func onMessage(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\treturn consumer.ConsumeSuccess, nil
+}
+"""
+
+
+def go_reassigned(n: int) -> str:
+    body = "".join(f'\tmsg = primitive.NewMessage("Topic{i % 50}", body)\n\tmsg.WithTag("Tag{i % 7}")\n'
+                   f'\t_, _ = p.SendSync(context.Background(), msg)\n' for i in range(n))
+    return GO_HEAD + "\nfunc run(p rocketmq.Producer, body []byte) {\n\tvar msg *primitive.Message\n" + body + "}\n"
+
+
+def go_consumers(n: int) -> str:
+    body = "".join(f'\tc{i}, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("group{i}"))\n'
+                   f'\t_ = c{i}.Subscribe("Topic{i % 50}", consumer.MessageSelector{{}}, onMessage)\n'
+                   f'\t_ = c{i}.Start()\n' for i in range(n))
+    return GO_HEAD + "\nfunc start() {\n" + body + "}\n"
+
+
+def go_options(n: int) -> str:
+    """One consumer whose options slice is appended to N times (each append reads the slice's value before it)."""
+    body = "".join(f'\topts = append(opts, consumer.WithPullBatchSize({i % 32 + 1}))\n' for i in range(n))
+    return GO_HEAD + ("\nfunc start() {\n\topts := []consumer.Option{consumer.WithGroupName(\"orders\")}\n" + body +
+                      '\tc, _ := rocketmq.NewPushConsumer(opts...)\n\t_ = c.Subscribe("Orders", '
+                      'consumer.MessageSelector{}, onMessage)\n}\n')
+
+
 SHAPES = {
     "java-reassigned": java_reassigned,
     "java-methods": java_methods,
@@ -97,6 +137,9 @@ SHAPES = {
     "java-consumers": java_consumers,
     "python-reassigned": python_reassigned,
     "python-consumers": python_consumers,
+    "go-reassigned": go_reassigned,
+    "go-consumers": go_consumers,
+    "go-options": go_options,
 }
 
 
@@ -104,7 +147,7 @@ def measure(shape: str, size: int, repeat: int) -> dict:
     project = Path(tempfile.mkdtemp(prefix="rmqlint-class-"))
     try:
         (project / ".git").mkdir()  # a project of its own: nothing else is indexed
-        name = "orders.py" if shape.startswith("python") else "OrderEvents.java"
+        name = {"python": "orders.py", "go": "orders.go"}.get(shape.partition("-")[0], "OrderEvents.java")
         (project / name).write_text(SHAPES[shape](size), encoding="utf-8")
         result = _measured([sys.executable, "-m", "rmqlint", name, "--no-cache"], project, repeat)
         result["bytes"] = (project / name).stat().st_size

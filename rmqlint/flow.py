@@ -100,6 +100,14 @@ def reaching(program: Node) -> tuple[list[Assign], list[Assign]]:
     return _ordered(walk.at_use), _ordered(end or frozenset())
 
 
+def reaching_each(program: Node) -> dict[Use, list[Assign]]:
+    """For a program holding several `Use`s (every read of one variable in a function, answered in one pass): the
+    assignments that may reach each, in source order. A `Use` never reached is left out."""
+    walk = _Walk()
+    walk.run(program, frozenset())
+    return {use: _ordered(assigns) for use, assigns in walk.each.items()}
+
+
 def assignments(node: Node) -> list[Assign]:
     """Every assignment inside `node`."""
     found: list[Assign] = []
@@ -135,6 +143,7 @@ def _union(*states: State) -> State:
 class _Walk:
     def __init__(self) -> None:
         self.at_use: set[Assign] = set()
+        self.each: dict[Use, set[Assign]] = {}  # per `Use`, for a program that holds several
         self.breaks: list[list[State]] = []  # per enclosing loop or switch: the states of its `break`s
         self.continues: list[list[State]] = []  # per enclosing loop
 
@@ -145,6 +154,7 @@ class _Walk:
             return frozenset((node,))
         if isinstance(node, Use):
             self.at_use.update(state)
+            self.each.setdefault(node, set()).update(state)
             return state
         if isinstance(node, Seq):
             for item in node.items:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rmqlint.flow import Assign, Branch, Jump, Loop, Seq, Switch, Try, Unsupported, Use, reaching
+from rmqlint.flow import Assign, Branch, Jump, Loop, Seq, Switch, Try, Unsupported, Use, reaching, reaching_each
 
 
 def values(program) -> list:
@@ -74,3 +74,12 @@ def test_try_handlers_start_from_any_state_of_the_body():
 def test_jumps_outside_a_loop_are_not_modelled():
     with pytest.raises(Unsupported):
         reaching(Seq([Jump("break")]))
+
+
+def test_several_reads_answered_in_one_pass():
+    """Each `Use` of a program gets the assignments that reach it (a loop's read sees the value of the round before
+    too); a `Use` no path reaches is left out."""
+    first, in_loop, after, dead = Use(), Use(), Use(), Use()
+    program = Seq([a("x"), first, Loop(body=Seq([in_loop, a("y")])), after, Jump("return"), dead])
+    answers = {use: [assign.value for assign in assigns] for use, assigns in reaching_each(program).items()}
+    assert answers == {first: ["x"], in_loop: ["x", "y"], after: ["x", "y"]}

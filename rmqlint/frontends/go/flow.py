@@ -9,21 +9,21 @@ expression or in a function literal (a closure), is not modelled: `flow.Unsuppor
 
 from __future__ import annotations
 
+import bisect
+
 import tree_sitter
 
 from rmqlint import flow
-from rmqlint.frontends.go.tree import FUNCTIONS, STATEMENT_LISTS, GoTree, specs, walk
+from rmqlint.frontends.go.tree import FUNCTIONS, LANGUAGE, STATEMENT_LISTS, GoTree, specs
 
 # The value of an assignment that is not a plain `=` (`name += "x"`, `n++`, one of several results of a call).
 NOT_PLAIN = object()
 _ASSIGNING = frozenset({"assignment_statement", "inc_statement", "dec_statement", "short_var_declaration",
                         "var_spec", "range_clause"})
+_ASSIGNING_QUERY = tree_sitter.Query(LANGUAGE, "[" + " ".join(f"({kind})" for kind in sorted(_ASSIGNING)) + "] @s")
+_IDENTIFIERS = tree_sitter.Query(LANGUAGE, "(identifier) @name")
 _COMPOUND = frozenset({"block", "statement_list", "if_statement", "for_statement", "expression_switch_statement",
                        "type_switch_statement", "select_statement", "labeled_statement"})
-
-
-def _contains(outer: tree_sitter.Node, inner: tree_sitter.Node) -> bool:
-    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def targets(statement: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -45,17 +45,35 @@ def assignments_in(go: GoTree, function: tree_sitter.Node) -> dict[str, list[tre
     if found is None:
         found = {}
         body = function.child_by_field_name("body")
-        for node in walk(body) if body is not None else ():
-            if node.type in _ASSIGNING:
-                for target in targets(node):
-                    found.setdefault(go.text(target), []).append(node)
+        for node in tree_sitter.QueryCursor(_ASSIGNING_QUERY).captures(body).get("s", []) if body is not None else ():
+            for target in targets(node):
+                found.setdefault(go.text(target), []).append(node)
         memo[function.id] = found
     return found
 
 
 def reaching_values(go: GoTree, function: tree_sitter.Node, name: str, use: tree_sitter.Node) -> list[object]:
     """The value expressions (or `NOT_PLAIN`) of the assignments of local `name` that may reach `use`, in source
-    order. Raises `flow.Unsupported` when the function does something the translation does not model."""
+    order. Raises `flow.Unsupported` when the function does something the translation does not model.
+
+    Every read of `name` in the function is answered by one translation (memoized per function and name): a function
+    reading one variable N times costs one pass, not N."""
+    memo = go.memo.setdefault("reaching", {})
+    key = (function.id, name)
+    if key not in memo:
+        try:
+            memo[key] = _reaching_all(go, function, name)
+        except flow.Unsupported as why:
+            memo[key] = why
+    answers = memo[key]
+    if isinstance(answers, flow.Unsupported):
+        raise answers
+    if use.id not in answers:
+        raise flow.Unsupported("the read is not in a statement of the function")
+    return answers[use.id]
+
+
+def _reaching_all(go: GoTree, function: tree_sitter.Node, name: str) -> dict[int, list[object]]:
     body = function.child_by_field_name("body")
     if body is None:
         raise flow.Unsupported("no function body")
@@ -64,11 +82,11 @@ def reaching_values(go: GoTree, function: tree_sitter.Node, name: str, use: tree
         inner = go.enclosing_function(statement)
         if inner is not None and inner.id != function.id:
             raise flow.Unsupported(f"{name} is assigned in a function literal")
-    translation = _Translation(go, name, use, assigned)
-    at_use, _end = flow.reaching(translation.statement(body))
-    if not translation.use_seen:
-        raise flow.Unsupported("the read is not in a statement of the function")
-    return [assign.value for assign in at_use]
+    reads = [n for n in tree_sitter.QueryCursor(_IDENTIFIERS).captures(body).get("name", []) if go.text(n) == name] \
+        if name.encode() in go.source[body.start_byte:body.end_byte] else []
+    translation = _Translation(go, name, reads, assigned)
+    each = flow.reaching_each(translation.statement(body))
+    return {translation.read_of[id(use)]: [assign.value for assign in assigns] for use, assigns in each.items()}
 
 
 def _holds_statements(kind: str) -> bool:
@@ -76,28 +94,39 @@ def _holds_statements(kind: str) -> bool:
 
 
 class _Translation:
-    def __init__(self, go: GoTree, name: str, use: tree_sitter.Node, assigned: list[tree_sitter.Node]):
+    def __init__(self, go: GoTree, name: str, reads: list[tree_sitter.Node], assigned: list[tree_sitter.Node]):
         self.go = go
         self.name = name
-        self.use = use
+        self.reads = sorted(reads, key=lambda n: n.start_byte)
+        self.read_starts = [n.start_byte for n in self.reads]
         self.assigned = {a.id for a in assigned}
-        self.assigned_nodes = assigned
+        self.assigned_starts = sorted(a.start_byte for a in assigned)
+        self.read_of: dict[int, int] = {}  # id of a flow.Use -> the id of the read it stands for
         self.order = 0
-        self.use_seen = False
 
     def _assign(self, value: object) -> flow.Assign:
         self.order += 1
         return flow.Assign(value, self.order)
 
+    @staticmethod
+    def _any_in(node: tree_sitter.Node, starts: list[int]) -> bool:
+        index = bisect.bisect_left(starts, node.start_byte)
+        return index < len(starts) and starts[index] < node.end_byte
+
     def _reads(self, node: tree_sitter.Node | None) -> flow.Node:
+        """The reads of the variable inside an expression or a simple statement, in order (Go assigns only in
+        statements: no assignment of ours hides in an expression outside a function literal)."""
         if node is None:
             return flow.Seq()
-        if any(_contains(node, a) for a in self.assigned_nodes):
-            raise flow.Unsupported(f"{self.name} is assigned inside an expression")
-        if _contains(node, self.use):
-            self.use_seen = True
-            return flow.Use()
-        return flow.Seq()
+        index = bisect.bisect_left(self.read_starts, node.start_byte)
+        last = bisect.bisect_left(self.read_starts, node.end_byte)
+        uses: list[flow.Node] = []
+        for position in range(index, last):
+            read = self.reads[position]
+            use = flow.Use()
+            self.read_of[id(use)] = read.id
+            uses.append(use)
+        return flow.Seq(uses)
 
     def statement(self, node: tree_sitter.Node | None) -> flow.Node:
         if node is None:
@@ -105,8 +134,8 @@ class _Translation:
         kind = node.type
         if node.id in self.assigned:
             return self._assignment(node)
-        if kind in _COMPOUND and not _contains(node, self.use) and not any(
-                _contains(node, a) for a in self.assigned_nodes):
+        if kind in _COMPOUND and not self._any_in(node, self.read_starts) and not self._any_in(
+                node, self.assigned_starts):
             return self._inert(node)
         if kind in STATEMENT_LISTS:
             return flow.Seq([self.statement(c) for c in node.named_children if c.type != "comment"])
@@ -142,11 +171,8 @@ class _Translation:
         return flow.Seq([self._reads_outside(node), self._assign(value)])
 
     def _reads_outside(self, node: tree_sitter.Node) -> flow.Node:
-        """The reads of an assignment's own statement (its right side, `name += x`)."""
-        if _contains(node, self.use):
-            self.use_seen = True
-            return flow.Use()
-        return flow.Seq()
+        """The reads of an assignment's own statement (its right side, `name += x`), before it assigns."""
+        return self._reads(node)
 
     def _inert(self, node: tree_sitter.Node) -> flow.Node:
         """A statement that neither assigns nor reads the variable, left by the `break`s and `continue`s in it."""

@@ -40,6 +40,11 @@ PACKAGE_NAMES = {ROCKETMQ_MODULE: "rocketmq"}
 MAX_EVAL_DEPTH = 64
 TOO_DEEP_EXPRESSION = f"expression nested more than {MAX_EVAL_DEPTH} levels deep"
 _UNIVERSE = frozenset({"true", "false", "nil", "iota"})
+# The names the standard library's packages are imported as, which a local variable may hide.
+STANDARD_PACKAGES = frozenset({
+    "bufio", "bytes", "context", "errors", "fmt", "hash", "io", "json", "log", "math", "net", "os", "path",
+    "rand", "reflect", "regexp", "sort", "strconv", "strings", "sync", "syscall", "time", "unicode", "url", "utf8",
+})
 # Calls whose value is unique per host, pid or process (`Dynamic.per`): (package path, function) -> per.
 _CALLS_UNIQUE_PER = {
     ("os", "Hostname"): "host", ("os", "Getpid"): "pid", ("time", "Now"): "process",
@@ -180,8 +185,15 @@ class GoFile(GoTree):
         return names
 
     def local_names(self, node: tree_sitter.Node) -> list[str]:
-        """The names the functions enclosing `node` declare (their parameters and locals)."""
-        return sorted({name for function in self.functions(node) for name in self.locals_of(function)})
+        """The package names (the file's imports, the standard library's) that a parameter or local of the functions
+        enclosing `node` hides there: code written at `node` cannot name those packages."""
+        chain = self.functions(node)
+        memo = self.memo.setdefault("local_names", {})
+        key = tuple(f.id for f in chain)
+        if key not in memo:
+            packages = STANDARD_PACKAGES | set(self.imports)
+            memo[key] = sorted({name for function in chain for name in self.locals_of(function) if name in packages})
+        return memo[key]
 
     def assigned_names(self) -> set[str]:
         """Names some statement of the file assigns (`x = ..`, `x += ..`, `x++`): a package-level variable among
