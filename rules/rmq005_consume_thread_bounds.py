@@ -309,8 +309,11 @@ Checks the consume thread pool of push consumers, with the client's defaults for
 
 Java `setConsumeThreadMin` / `setConsumeThreadMax` and Spring `@RocketMQMessageListener(consumeThreadNumber,
 consumeThreadMax)` are checked; a bound that is not known statically keeps the rule quiet, and so do the Spring
-annotation's own defaults ({SPRING_NUMBER_DEFAULT} and {SPRING_MAX_DEFAULT}) when neither is written. The Python
-clients take a single thread count (a fixed pool) and are never reported.
+annotation's own defaults ({SPRING_NUMBER_DEFAULT} and {SPRING_MAX_DEFAULT}) when neither is written. A Spring
+listener whose `prepareStart(consumer)` sets both bounds is checked as the client applies them: the container calls
+it after applying the annotation. Bounds bound from the configuration (`@Value`, a `@ConfigurationProperties` bean)
+are checked as each profile sets them. The Python clients take a single thread count (a fixed pool) and are never
+reported.
 
 ## Why is this bad?
 The consume service runs listeners on a `ThreadPoolExecutor` whose core size is `consumeThreadMin`, whose maximum is
