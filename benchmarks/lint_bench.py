@@ -1,9 +1,10 @@
 """rmqlint benchmark (not a test): how long a lint takes cold, warm and after a one-file edit, against the floor of
-parsing every Java file once with tree-sitter.
+parsing every Java (or Go) file once with tree-sitter.
 
     python -m benchmarks.lint_bench                      # the synthetic corpus (benchmarks/corpus, regenerated)
     python -m benchmarks.lint_bench --source DIR         # any other source tree, e.g. the Apache RocketMQ source
     python -m benchmarks.lint_bench --repeat 5
+    python -m benchmarks.lint_bench --source DIR --language go   # a Go tree (rocketmq-client-go), tree-sitter-go floor
 
 Every figure is a separate `python -m rmqlint` process, as a user or pre-commit runs it: wall time (best of
 --repeat) and CPU time (user + system of the process and its children, best of --repeat). Byte-code caching is
@@ -26,16 +27,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 WORK = REPO / "benchmarks" / "work"
 
+# The languages a tree is linted as: (grammar module, file suffix, directories rmqlint does not read).
+LANGUAGES = {"java": ("tree_sitter_java", ".java", ()), "go": ("tree_sitter_go", ".go", ("vendor", "testdata"))}
 FLOOR_SCRIPT = """
 import os, sys
-import tree_sitter, tree_sitter_java
-parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language()))
-skip = {".git", ".rmqlint_cache"}
+import tree_sitter, {grammar}
+parser = tree_sitter.Parser(tree_sitter.Language({grammar}.language()))
+skip = {{".git", ".rmqlint_cache", {skipped}}}
 files = size = 0
 for dirpath, dirnames, filenames in os.walk(sys.argv[1]):
     dirnames[:] = [d for d in dirnames if d not in skip]
     for name in filenames:
-        if name.endswith(".java"):
+        if name.endswith("{suffix}"):
             with open(os.path.join(dirpath, name), "rb") as fh:
                 data = fh.read()
             parser.parse(data)
@@ -76,25 +79,27 @@ def _best(samples: list[tuple[float, float]]) -> tuple[float, float]:
     return min(s[0] for s in samples), min(s[1] for s in samples)
 
 
-def _edit_targets(target: Path, count: int) -> list[Path]:
+def _edit_targets(target: Path, count: int, suffix: str = ".java") -> list[Path]:
     """Files that take part in linting (they mention RocketMQ), spread over the tree, in a stable order."""
     candidates = sorted(
-        p for p in target.rglob("*.java") if ".rmqlint_cache" not in p.parts and b"rocketmq" in p.read_bytes()
+        p for p in target.rglob(f"*{suffix}") if ".rmqlint_cache" not in p.parts and b"rocketmq" in p.read_bytes()
     )
     if not candidates:
-        candidates = sorted(target.rglob("*.java"))
+        candidates = sorted(target.rglob(f"*{suffix}"))
     step = max(1, len(candidates) // max(count, 1))
     return candidates[::step][:count]
 
 
-def measure(target: Path, repeat: int) -> dict:
+def measure(target: Path, repeat: int, language: str = "java") -> dict:
     target = target.resolve()
+    grammar, suffix, skipped = LANGUAGES[language]
+    floor_script = FLOOR_SCRIPT.format(grammar=grammar, suffix=suffix, skipped=", ".join(map(repr, skipped)))
     # Byte code compiled once, outside the measurements.
     subprocess.run([sys.executable, "-m", "rmqlint", "--version"], env=_env(), capture_output=True, check=True)
 
     floor = []
     for _ in range(repeat):
-        wall, cpu, proc = _timed([sys.executable, "-c", FLOOR_SCRIPT, str(target)], target)
+        wall, cpu, proc = _timed([sys.executable, "-c", floor_script, str(target)], target)
         if proc.returncode:
             raise SystemExit(f"floor failed: {proc.stderr}")
         floor.append((wall, cpu))
@@ -120,7 +125,7 @@ def measure(target: Path, repeat: int) -> dict:
         raise SystemExit("warm findings differ from cold findings")
 
     changed = []
-    for path in _edit_targets(target, repeat):
+    for path in _edit_targets(target, repeat, suffix):
         original = path.read_bytes()
         try:
             path.write_bytes(original + b"\n// benchmark edit\n")
@@ -132,6 +137,7 @@ def measure(target: Path, repeat: int) -> dict:
 
     return {
         "target": str(target),
+        "language": language,
         "files": files,
         "megabytes": size / 1e6,
         "findings": len(cold_out["findings"]),
@@ -151,8 +157,8 @@ def report(result: dict) -> str:
         ("rmqlint, one file changed", changed),
     ]
     lines = [
-        f"target: {result['target']}: {result['files']} Java files, {result['megabytes']:.1f} MB, "
-        f"{result['findings']} findings",
+        f"target: {result['target']}: {result['files']} {result.get('language', 'java').title()} files, "
+        f"{result['megabytes']:.1f} MB, {result['findings']} findings",
         "",
         "| run | wall s (best) | CPU s (best) |",
         "|---|---:|---:|",
@@ -163,6 +169,8 @@ def report(result: dict) -> str:
         f"cold / floor: wall {cold[0] / floor[0]:.2f}, CPU {cold[1] / floor[1]:.2f} (target <= 1)",
         f"warm / cold: wall {warm[0] / cold[0]:.2f}, CPU {warm[1] / cold[1]:.2f} (target <= 0.25)",
         f"one file changed / cold: wall {changed[0] / cold[0]:.2f}, CPU {changed[1] / cold[1]:.2f}",
+        f"cold per file: {1000 * cold[1] / max(result['files'], 1):.2f} ms CPU; per MB: "
+        f"{cold[1] / max(result['megabytes'], 1e-9):.2f} s CPU",
     ]
     return "\n".join(lines)
 
@@ -180,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.lint_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--source", type=Path, help="lint this tree instead of the synthetic corpus")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the best is reported")
+    parser.add_argument("--language", choices=sorted(LANGUAGES), default="java",
+                        help="the files the floor parses and the edits touch (default java)")
     args = parser.parse_args(argv)
     WORK.mkdir(parents=True, exist_ok=True)
     if args.source is None:
@@ -190,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         target = args.source
     print("machine:", machine(), flush=True)
-    result = measure(target, max(1, args.repeat))
+    result = measure(target, max(1, args.repeat), args.language)
     print(report(result))
     print("machine after:", machine())
     return 0

@@ -387,3 +387,18 @@ func main() {
     assert "\t// rmqlint: disable=RMQ001\n\tc, _ := rocketmq.NewPushConsumer(" in written
     assert not parse_go("svc/main.go", written.encode()).problems
     assert lint(LintOptions(paths=[root], use_cache=False)).findings == []
+
+
+def test_a_field_named_for_what_it_holds_is_no_identity_use():
+    """The client's own trace record keeps a send result's offset message id under its name: not a key."""
+    facts, _ = parse("""\
+type TraceBean struct {
+\tMsgId       string
+\tOffsetMsgId string
+}
+
+func trace(result *primitive.SendResult) []TraceBean {
+\treturn []TraceBean{{OffsetMsgId: result.OffsetMsgID}, {MsgId: result.OffsetMsgID}}
+}
+""")
+    assert [(u.identity, u.use, u.call) for u in facts.identity_uses] == [("OffsetMsgID", "store", "MsgId:")]

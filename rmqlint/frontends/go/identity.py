@@ -10,7 +10,7 @@ import tree_sitter
 from rmqlint.facts import IdentityUse
 from rmqlint.frontends.go.index import GoFile
 from rmqlint.frontends.go.tree import LANGUAGE, walk
-from rmqlint.identity_uses import ID_NAMES, classify
+from rmqlint.identity_uses import classify
 
 _CONSUMED = ("OffsetMsgId", "CommitLogOffset", "QueueOffset")
 _SENT = ("OffsetMsgID",)
@@ -87,8 +87,9 @@ def _use_at(go: GoFile, node: tree_sitter.Node):
         yield "dedupe", f"{go.text(operand)[:40]}[..]", go.location(parent)
     elif parent.type == "literal_element" and parent.parent is not None and parent.parent.type == "keyed_element":
         key = parent.parent.named_children[0]
-        if key.id != parent.id and ID_NAMES.match(go.text(key)):
-            yield "store", f"{go.text(key)}:", go.location(parent.parent)
+        use = classify("", keyword=go.text(key)) if key.id != parent.id else None
+        if use is not None:  # a field named as an id (`MsgID:`), not as what the value is (`OffsetMsgId:`)
+            yield use, f"{go.text(key)}:", go.location(parent.parent)
 
 
 def _passed_on(go: GoFile, node: tree_sitter.Node) -> tree_sitter.Node:
