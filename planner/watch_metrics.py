@@ -49,7 +49,7 @@ class WatchCollector(Collector):
         self.state = state
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        groups, report, last_good, fault, _ = self.state.view()
+        groups, last_good, fault = self.state.view()
         yield GaugeMetricFamily("rmqplan_watch_last_read_success",
                                 "Whether the last read of the cluster succeeded (1) or failed (0: the other series "
                                 "are those of the last good read, stale)", value=0 if fault or groups is None else 1)

@@ -7,9 +7,10 @@ allocation rmqplan computes. `changes` compares two reads' states: a client join
 shared, queues lost their owner or got a second one (and back), another problem appeared or cleared, new dead
 letters; each change is one `Change`, one line on standard output.
 
-`WatchState` holds the last good read's states and report (for `/metrics` and the page), whether the last read
-succeeded and why not, and the latest changes (a bounded list: the page shows them). It is replaced, not grown, by
-each read: what it holds is bounded by the cluster's size, never by how long the service runs.
+`WatchState` holds the last good read's states (for `/metrics`) and its page, rendered when the read is taken (the
+report itself is let go: the next read is made beside the page, not beside a second report), whether the last
+read succeeded and why not, and the latest changes (a bounded list: the page shows them). It is replaced, not
+grown, by each read: what it holds is bounded by the cluster's size, never by how long the service runs.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from rmqplan.status_report import CONTRADICTS, StatusReport, queue_views
 from rmqlint.printable import printable
 
 RECENT_CHANGES = 50  # the changes the page lists
+_HEAD = "<!-- rmqplan watch: the state's head -->"  # where each serving of the page puts the changes and staleness
 
 
 @dataclass(frozen=True)
@@ -207,7 +209,7 @@ class WatchState:
         self.source, self.interval = source, interval
         self._lock = threading.Lock()
         self.groups: Optional[dict[str, GroupState]] = None  # None until the first good read
-        self.report: Optional[StatusReport] = None
+        self.body: Optional[str] = None  # the last good read's page, `_HEAD` where the changes go
         self.brokers = 0  # master brokers in the last good read
         self.last_good: Optional[float] = None  # when the last good read ended (seconds since the epoch)
         self.last_attempt: Optional[float] = None
@@ -219,12 +221,16 @@ class WatchState:
 
     def succeeded(self, report: StatusReport, at: float) -> list[Change]:
         """A good read: its states replace the last ones; returns what changed."""
+        from rmqplan.status_report import render_status_html
+
         states = group_states(report)
         found = changes(self.groups, states, at)
+        body = render_status_html(report, before=_HEAD)
+        brokers = len({b.name for b in report.snapshot.brokers if b.broker_id == 0}) or \
+            len({b.name for b in report.snapshot.brokers})
         with self._lock:
-            self.groups, self.report, self.last_good, self.last_attempt, self.fault = states, report, at, at, None
-            self.brokers = len({b.name for b in report.snapshot.brokers if b.broker_id == 0}) or \
-                len({b.name for b in report.snapshot.brokers})
+            self.groups, self.body, self.last_good, self.last_attempt, self.fault = states, body, at, at, None
+            self.brokers = brokers
             self.recent.extend(found)
             self.latest = found
             self._reads += 1
@@ -240,9 +246,9 @@ class WatchState:
         return new
 
     def view(self):
-        """A consistent look at the state for one scrape or page: (groups, report, last_good, fault, recent)."""
+        """A consistent look at the state for one scrape: (groups, last_good, fault)."""
         with self._lock:
-            return self.groups, self.report, self.last_good, self.fault, list(self.recent)
+            return self.groups, self.last_good, self.fault
 
     def page(self) -> str:
         """The report page of the last good read, with the changes on top and, when the last read failed, a line
@@ -253,7 +259,7 @@ class WatchState:
             key = (self._reads, self.fault)
             if self._page is not None and self._page[0] == hash(key):
                 return self._page[1]
-            report, last_good, fault, recent = self.report, self.last_good, self.fault, list(self.recent)
+            body, last_good, fault, recent = self.body, self.last_good, self.fault, list(self.recent)
             latest = len(self.latest)
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(last_good)) if last_good else "never"
         head = [f'<p class="engine">rmqplan watch: {e(self.source)}, read every {self.interval:g} s; last good read '
@@ -269,16 +275,14 @@ class WatchState:
         head.append('<h2>Earlier changes <small>the latest first</small></h2>'
                     + (f'<pre class="changes">{e(chr(10).join(before))}</pre>' if before
                        else '<p class="none">None since the service started.</p>'))
-        if report is None:
+        if body is None:
             from rmqplan.report.html import CSS
 
             html = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>rmqplan watch</title>'
                     f'<style>{CSS}</style></head><body><header><h1>rmqplan watch <small>{e(self.source)}</small>'
                     f'</h1></header>{"".join(head)}<p class="none">No good read of the cluster yet.</p></body></html>\n')
         else:
-            from rmqplan.status_report import render_status_html
-
-            html = render_status_html(report, before="".join(head))
+            html = body.replace(_HEAD, "".join(head), 1)
         with self._lock:
             self._page = (hash(key), html)
         return html
