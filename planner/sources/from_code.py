@@ -8,8 +8,10 @@ over the brokers and queues the live cluster has (`rmqplan fleet`, and the first
   with. Topics the code produces to are topics too. 5.x gRPC consumers are left out: the proxy assigns their
   queues, not a client rebalance. Test sources are left out, and so is a group whose queues the code cannot
   predict (a strategy that allocates from data given at run time, or one rmqplan does not know), with a line.
-  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`); a module whose
-  go.mod requires rocketmq-client-go v2 runs Go's (`client = "go"`, the go.mod's release). Spring Cloud
+  Python 2.x consumers run the C++ client, which names a process differently (`client = "cpp"`); a Go consumer
+  (rocketmq-client-go v2's `NewPushConsumer`, `NewPullConsumer`, which rebalances as a push consumer does), or
+  any consumer of a module whose go.mod requires rocketmq-client-go v2, runs Go's (`client = "go"`, the go.mod's
+  release, else rmqplan's default Go release). Spring Cloud
   Alibaba's binder makes consumers from the configuration (`rmqlint.binder`), named as its release names
   them; a Spring starter release names its listeners' consumers too (`rmqlint.client_releases`).
 - **Deployment** (`--deploy DIR`): the services matched to each consumer's module (`rmqplan.sources.services`)
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
 
 # Consumers whose queues a client-side rebalance assigns, by rmqlint's api names (the remoting clients).
 REBALANCING_ROLES = ("push_consumer", "lite_pull_consumer")
-REMOTING_APIS = ("java", "spring-listener", "spring-config", "python2")
+REMOTING_APIS = ("java", "spring-listener", "spring-config", "python2", "go")
 DEFAULT_QUEUES = 8  # `mqadmin updateTopic` creates 8 read and 8 write queues unless told
 DEFAULT_BROKER = "broker-a"
 
@@ -200,7 +202,8 @@ def _strategy(consumer: _Consumer) -> _Strategy:
     if setting is None:
         why = {"spring-listener": "the Spring container allocates averagely",
                "spring-config": "the Spring starter's pull consumer allocates averagely",
-               "python2": "the Python 2.x client (the C++ core) allocates averagely"}.get(
+               "python2": "the Python 2.x client (the C++ core) allocates averagely",
+               "go": "no consumer.WithStrategy: rocketmq-client-go's AllocateByAveragely"}.get(
             client.api, "no setAllocateMessageQueueStrategy: the client's AllocateMessageQueueAveragely")
         return _Strategy(Sourced.at("AVG", _place(path, client.location), why), {})
     where = _place(path, setting.location)
@@ -446,8 +449,9 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
             version = None
             own_client = Sourced.at(CPP_CLIENT, where, "the Python 2.x client runs the C++ client, which reports "
                                                        "ip@pid#instanceName")
-        elif go_release is not None:  # rocketmq-client-go v2: its own client ids and strategy code
-            version = go_release
+        elif go_release is not None or client.api == "go":  # rocketmq-client-go v2: its own ids and strategy code
+            version = go_release or Sourced.unknown(DEFAULT_GO_CLIENT_VERSION, "no go.mod requiring "
+                                                    "rocketmq-client-go v2: rmqplan's default rocketmq-client-go")
             own_client = Sourced.at(GO_CLIENT, where, "rocketmq-client-go v2 reports ip@pid and computes its share "
                                                       "with its own strategy code")
         else:
@@ -460,7 +464,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                           origin, problems)
         if own_client is not None and origin.live == was_live:  # connected clients: modelled by the ids they report
             sets = [replace(s, client=own_client) for s in sets]
-        if client.role == "lite_pull_consumer" and origin.live == was_live:
+        if client.role == "lite_pull_consumer" and client.api != "go" and origin.live == was_live:
             kind = Sourced.at("lite_pull", where, "a DefaultLitePullConsumer: it ends its client id with @STREAM "
                                                   "from 4.9.4 on and has no retry topic")
             sets = [replace(s, consumer=kind) for s in sets]

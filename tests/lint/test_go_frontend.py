@@ -402,3 +402,26 @@ func trace(result *primitive.SendResult) []TraceBean {
 }
 """)
     assert [(u.identity, u.use, u.call) for u in facts.identity_uses] == [("OffsetMsgID", "store", "MsgId:")]
+
+
+def test_rmqplan_fleet_from_code_models_go_services(tmp_path, monkeypatch):
+    """A Go service (go.mod: rocketmq-client-go v2.1.2) beside a Java one: `rmqplan fleet --from-code` writes the Go
+    consumer's processes with client = "go" at the go.mod's release and its Go strategy by its Go name, so the
+    planner computes each process's share with the client's own code."""
+    from rmqplan.sources.fleet_file import parse_fleet_text
+    from tests.planner.test_check_adoption import rmqplan
+
+    root = _mixed(tmp_path / "repo")
+    main_go = root / "orders/main.go"
+    main_go.write_text(main_go.read_text().replace(
+        "consumer.WithGroupName(mq.Group)",
+        "consumer.WithGroupName(mq.Group), consumer.WithStrategy(consumer.AllocateByConsistentHash(5))"))
+    monkeypatch.chdir(root)
+    code, out, err = rmqplan("fleet", "--from-code", ".")
+    assert code == 0, err
+    fleet = parse_fleet_text(out, "fleet.toml")
+    (group,) = [g for g in fleet.groups if g.name == "stock_consumer"]
+    go_sets = [s for s in group.instances if s.client == "go"]
+    java_sets = [s for s in group.instances if s.client == "java"]
+    assert len(go_sets) == 1 and go_sets[0].client_version == "2.1.2" and java_sets
+    assert 'client = "go"' in out and "orders/go.mod" in out
