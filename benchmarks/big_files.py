@@ -1,4 +1,4 @@
-"""rmqlint on one very large file (not a test): a cold lint of the largest Python module and the largest Java class
+"""rmqlint on one very large file (not a test): a cold lint of the largest Python module, Java class and Go file
 it lints (just under each language's limit, `max_bytes` of its frontend), each passed on the command line, against
 a bare parse of the same file by the parser rmqlint uses for it.
 
@@ -9,7 +9,7 @@ a bare parse of the same file by the parser rmqlint uses for it.
         /usr/bin/time -v .venv/bin/rmqlint /tmp/big/python/orders_service.py --no-cache
 
 Every figure is a fresh process, as a user runs it: `rmqlint FILE --no-cache` against
-`python -c "import libcst; libcst.parse_module(...)"` (Python) or a tree-sitter parse (Java), the interpreter's
+`python -c "import libcst; libcst.parse_module(...)"` (Python) or a tree-sitter parse (Java, Go), the interpreter's
 start and the imports included. Wall and CPU seconds (user + system) are the best of --repeat runs, peak memory
 (maximum resident set size) the largest. The files are generated (deterministic) in a temporary project of their
 own, outside any repository, and deleted afterwards.
@@ -159,9 +159,73 @@ JAVA_CONSUMER = '''
     }
 '''
 
+GO_HEAD = '''package orders
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+)
+
+const Topic = "OrderEvents"
+'''
+
+GO_BLOCK = '''
+const Status{i} = "status-{i}"
+
+var counts{i} = map[string]int{{}}
+
+func handle{i}(items []string, mode string) (int, error) {{
+	total := {i}
+	for _, item := range items {{
+		if strings.HasPrefix(item, Status{i}) {{
+			total += len(item) * {k}
+		}} else if mode == "x" {{
+			counts{i}[item]++
+		}} else {{
+			n, err := strconv.Atoi(item)
+			if err != nil {{
+				return 0, fmt.Errorf("bad item %s in %s: %w", item, mode, err)
+			}}
+			total -= n
+		}}
+	}}
+	if total > 100 {{
+		return total / 2, nil
+	}}
+	return total, nil
+}}
+'''
+
+GO_CONSUMER = '''
+func start() error {
+	c, err := rocketmq.NewPushConsumer(consumer.WithGroupName("orders_cg"), consumer.WithInstance("node-1"))
+	if err != nil {
+		return err
+	}
+	err = c.Subscribe(Topic, consumer.MessageSelector{},
+		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			return consumer.ConsumeSuccess, nil
+		})
+	if err != nil {
+		return err
+	}
+	return c.Start()
+}
+'''
+
 PARSE_PYTHON = "import libcst, sys; libcst.parse_module(open(sys.argv[1], encoding='utf-8').read())"
 PARSE_JAVA = ("import sys, tree_sitter, tree_sitter_java; "
               "tree_sitter.Parser(tree_sitter.Language(tree_sitter_java.language())).parse(open(sys.argv[1], 'rb').read())")
+
+PARSE_GO = ("import sys, tree_sitter, tree_sitter_go; "
+            "tree_sitter.Parser(tree_sitter.Language(tree_sitter_go.language())).parse(open(sys.argv[1], 'rb').read())")
+PARSERS = {"python": PARSE_PYTHON, "java": PARSE_JAVA, "go": PARSE_GO}
 
 
 def python_source(shape: str) -> str:
@@ -197,6 +261,23 @@ def java_source() -> str:
             size += len(JAVA_CONSUMER)
             consumer = True
     parts.append("}\n")
+    return "".join(parts)
+
+
+def go_source() -> str:
+    parts, size, i = [GO_HEAD], len(GO_HEAD), 0
+    target, consumer = target_bytes("go"), False
+    while True:
+        text = GO_BLOCK.format(i=i, k=i % 7 + 1)
+        if size + len(text) + len(GO_CONSUMER) > target:
+            break
+        parts.append(text)
+        size += len(text)
+        i += 1
+        if not consumer and size >= target // 4:  # the consumer a quarter of the way in
+            parts.append(GO_CONSUMER)
+            size += len(GO_CONSUMER)
+            consumer = True
     return "".join(parts)
 
 
@@ -237,7 +318,8 @@ def _timed_fresh(argv: list[str], cwd: Path):
 def write_project(project: Path, kind: str, source: str) -> Path:
     """A project of its own (nothing else is indexed) holding the one file; returns the file's path."""
     (project / ".git").mkdir(parents=True, exist_ok=True)
-    path = project / ("orders_service.py" if kind == "python" else "src/main/java/com/example/orders/OrderEvents.java")
+    path = project / {"python": "orders_service.py", "go": "orders/events.go"}.get(
+        kind, "src/main/java/com/example/orders/OrderEvents.java")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source, encoding="utf-8")
     return path
@@ -249,8 +331,7 @@ def measure(kind: str, source: str, repeat: int) -> dict:
         path = write_project(project, kind, source)
         name = path.relative_to(project).as_posix()
         subprocess.run([sys.executable, "-m", "rmqlint", "--version"], env=_env(), capture_output=True, check=True)
-        parse = _measured([sys.executable, "-c", PARSE_PYTHON if kind == "python" else PARSE_JAVA, name],
-                          project, repeat)
+        parse = _measured([sys.executable, "-c", PARSERS[kind], name], project, repeat)
         lint = _measured([sys.executable, "-m", "rmqlint", name, "--no-cache"], project, repeat)
         lines = lint["stdout"].strip().splitlines()
         return {"kind": kind, "bytes": path.stat().st_size, "parse": parse, "lint": lint,
@@ -277,7 +358,7 @@ def report(results: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.big_files", description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (default 3)")
-    parser.add_argument("--only", choices=("python", "java"), help="measure one language")
+    parser.add_argument("--only", choices=("python", "java", "go"), help="measure one language")
     parser.add_argument("--python-shape", choices=("mixed", "relevant"), default="mixed",
                         help="mixed (default): one consumer among unrelated code and data; relevant: every "
                              "function of the module sends with the producer")
@@ -285,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the projects to DIR/python and DIR/java and stop (nothing is measured)")
     args = parser.parse_args(argv)
     if args.write is not None:
-        for kind, source in (("python", python_source(args.python_shape)), ("java", java_source())):
+        for kind, source in (("python", python_source(args.python_shape)), ("java", java_source()), ("go", go_source())):
             print(write_project(args.write / kind, kind, source))
         return 0
     print("machine:", machine(), flush=True)
@@ -294,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
         results.append(measure("python", python_source(args.python_shape), max(1, args.repeat)))
     if args.only in (None, "java"):
         results.append(measure("java", java_source(), max(1, args.repeat)))
+    if args.only in (None, "go"):
+        results.append(measure("go", go_source(), max(1, args.repeat)))
     print(report(results))
     print("machine after:", machine(), "|", platform.processor() or platform.machine())
     return 0

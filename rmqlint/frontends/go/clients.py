@@ -59,6 +59,8 @@ _CALLS = tree_sitter.Query(LANGUAGE, f"""
     (composite_literal type: (qualified_type name: (type_identifier) @type (#eq? @type "Message"))) @message
 """)
 
+_LOCAL_CALLS = tree_sitter.Query(LANGUAGE, "(call_expression function: (identifier)) @call")
+
 Key = tuple  # ("local", function id, name) | ("package", name) | ("field", name)
 
 
@@ -206,7 +208,10 @@ class ClientExtractor:
         go = self.go
         for name, function in go.top.functions.items():
             body = function.child_by_field_name("body")
-            if name in self._returned or body is None:
+            result = function.child_by_field_name("result")
+            # A client is returned as an interface or a pointer whose type names it (`rocketmq.PushConsumer`).
+            if name in self._returned or body is None or result is None or not any(
+                    word in go.text(result) for word in ("Consumer", "Producer")):
                 continue
             for node in walk(body, skip=FUNCTIONS):
                 if node.type == "return_statement" and node.named_children:
@@ -218,13 +223,13 @@ class ClientExtractor:
                         break
         if not self._returned:
             return
-        for node in walk(go.tree.root_node):
-            if node.type == "call_expression":
-                package, name = go.called(node)
-                if not package and name in self._returned:
-                    key, _ = self._target(node)
-                    if key is not None and key not in self._by_key:
-                        self._by_key[key] = self._returned[name]
+        captures = tree_sitter.QueryCursor(_LOCAL_CALLS).captures(go.tree.root_node)
+        for node in captures.get("call", []):
+            package, name = go.called(node)
+            if not package and name in self._returned:
+                key, _ = self._target(node)
+                if key is not None and key not in self._by_key:
+                    self._by_key[key] = self._returned[name]
 
     # --- options ------------------------------------------------------------------------------------------
 
