@@ -1,4 +1,4 @@
-"""Bad input at scale: property-based tests over every frontend (Java, Python, Spring .properties and YAML).
+"""Bad input at scale: property-based tests over every frontend (Java, Python, Go, Spring .properties and YAML).
 
 Inputs: random bytes, mutations of the real files the project ships (rule examples, fixtures, examples/), deep
 nesting, huge lines, odd encodings and line ends, YAML anchors, aliases and merge keys. Each input goes through
@@ -137,10 +137,11 @@ def check(files: dict[str, bytes | str], sentinel: dict[str, str] = SENTINEL, ex
 
 # --- corpus: the real files the project ships -----------------------------------------------------------------
 
-KINDS = {".java": "java", ".py": "python", ".properties": "properties", ".yml": "yaml", ".yaml": "yaml"}
+KINDS = {".java": "java", ".py": "python", ".go": "go", ".properties": "properties", ".yml": "yaml", ".yaml": "yaml"}
 TARGET = {  # where a fuzzed file of each kind lives (a name its frontend claims)
     "java": "src/main/java/com/fuzz/Fuzzed.java",
     "python": "app/fuzzed.py",
+    "go": "svc/fuzzed.go",
     "properties": "src/main/resources/application.properties",
     "yaml": "src/main/resources/application.yml",
 }
@@ -148,6 +149,7 @@ TARGET = {  # where a fuzzed file of each kind lives (a name its frontend claims
 MARKER = {
     "java": b"import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;\n",
     "python": b"from rocketmq.client import PushConsumer\n",
+    "go": b'package main\n\nimport (\n\t"github.com/apache/rocketmq-client-go/v2"\n\t"github.com/apache/rocketmq-client-go/v2/consumer"\n)\n\n',
     "properties": b"rocketmq.name-server=127.0.0.1:9876\n",
     "yaml": b"rocketmq:\n  name-server: 127.0.0.1:9876\n",
 }
@@ -234,6 +236,8 @@ _INTERESTING = [
     b"MessageModel.BROADCASTING", b"RECONSUME_LATER", b"rmqlint: disable=RMQ001", b"rocketmq.consumer.",
     b"instance-name: ", b"@RocketMQMessageListener(", b"class ", b"def ", b"static final String X = ", b"import ",
     b"from rocketmq.client import *\n", b"@Value(\"${x}\")", b"\"topic:tag\"", b"async ", b"await ", b"yield ",
+    b"`", b":=", b"func(", b"go ", b"defer ", b"...", b"consumer.WithInstance(", b"opts = append(opts, ",
+    b"consumer.MessageSelector{", b"consumer.ConsumeRetryLater", b"goto L\n", b"fallthrough\n", b"L: ",
 ]
 
 
@@ -320,6 +324,20 @@ def _nest(kind: str, shape: str, depth: int) -> bytes:
             '    DefaultMQPushConsumer c = new DefaultMQPushConsumer("g");\n'
             f"    c.setInstanceName({inner});\n"
             '    c.subscribe("T", "*");\n  }\n}\n').encode())
+    if kind == "go":
+        inner = {
+            "parens": "(" * depth + '"n"' + ")" * depth,
+            "concat": " + ".join(['"n"'] * depth),
+            "ternary": "func() string { if x { return " * depth + '"n"' + " }; return \"m\" }()" * depth,
+            "calls": "f(" * depth + '"n"' + ")" * depth,
+            "arrays": "[]any{" * depth + "}" * depth,
+            "lambdas": "func() string { return " * depth + '"n"' + " }()" * depth,
+            "casts": "string(" * depth + '"n"' + ")" * depth,
+            "unbalanced": "(" * depth,
+        }[shape]
+        return MARKER["go"] + (f'func run() {{\n\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("g"), '
+                               f'consumer.WithInstance({inner}))\n\t_ = c.Subscribe("T", consumer.MessageSelector{{}}, '
+                               'nil)\n}\n').encode()
     if kind == "python":
         inner = {
             "parens": "(" * depth + '"n"' + ")" * depth,
@@ -381,6 +399,13 @@ def test_huge_lines(kind, unit, length, where):
             "line": f"class F {{ {filler} }}",
             "key": f'class F {{ static final String {filler} = "x"; }}',
         }[where]
+    elif kind == "go":
+        text = {
+            "literal": f'func r() {{ c, _ := rocketmq.NewPushConsumer(consumer.WithInstance("{filler}")); _ = c }}\n',
+            "comment": f"// {filler}\nfunc r() {{}}\n",
+            "line": f"func r() {{ {filler} }}\n",
+            "key": f'const {filler} = "x"\n',
+        }[where]
     elif kind == "python":
         text = {
             "literal": f'c = PushConsumer("g")\nc.set_instance_name("{filler}")\n',
@@ -437,6 +462,7 @@ def test_invalid_utf8_in_real_positions(raw, kind, position):
         "java": (b'class F { void r() { DefaultMQPushConsumer c = new DefaultMQPushConsumer("g"); '
                  b'c.setInstanceName("', b'"); } }\n'),
         "python": (b'c = PushConsumer("g")\nc.set_instance_name("', b'")\n'),
+        "go": (b'func r() {\n\tc, _ := rocketmq.NewPushConsumer(consumer.WithInstance("', b'"))\n\t_ = c\n}\n'),
         "yaml": (b"rocketmq:\n  consumer:\n    instance-name: ", b"\n"),
         "properties": (b"rocketmq.consumer.instance-name=", b"\n"),
     }[kind]
