@@ -15,7 +15,7 @@ Shapes:
 - java-consumers: N consumer fields, all subscribed and started in one method;
 - python-reassigned / python-consumers: the same two shapes as a Python 2.x module;
 - go-reassigned / go-consumers: the same two shapes as a Go function (rocketmq-client-go), and go-options: one
-  consumer whose options slice is appended to N times (past 16 appends the options are not followed); measure the
+  consumer whose options slice is appended to N times (past 64 appends the options are not followed); measure the
   Go shapes at `--sizes 1000 4000`: at 8,000 the file is over Go's 768 KB limit (an RMQ900 note, not a lint).
 """
 

@@ -425,3 +425,17 @@ def test_rmqplan_fleet_from_code_models_go_services(tmp_path, monkeypatch):
     java_sets = [s for s in group.instances if s.client == "java"]
     assert len(go_sets) == 1 and go_sets[0].client_version == "2.1.2" and java_sets
     assert 'client = "go"' in out and "orders/go.mod" in out
+
+
+def test_options_appended_many_times_are_all_followed():
+    appends = "".join(f"\topts = append(opts, consumer.WithPullBatchSize({n}))\n" for n in range(1, 21))
+    facts, _ = parse(f"""\
+func main() {{
+\topts := []consumer.Option{{consumer.WithGroupName("g")}}
+{appends}\topts = append(opts, consumer.WithInstance("fixed"))
+\tc, _ := rocketmq.NewPushConsumer(opts...)
+\t_ = c.Subscribe("T", consumer.MessageSelector{{}}, nil)
+}}
+""")
+    (client,) = facts.clients
+    assert not client.configured_elsewhere and client.instance_name.value == Lit("fixed")

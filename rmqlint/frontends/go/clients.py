@@ -61,6 +61,10 @@ _CALLS = tree_sitter.Query(LANGUAGE, f"""
 
 _LOCAL_CALLS = tree_sitter.Query(LANGUAGE, "(call_expression function: (identifier)) @call")
 
+# Steps followed from a constructor to an option (a variable, `append`, a function's return): each append of a
+# slice is two; past this the options are not followed (the client is then configured elsewhere).
+MAX_OPTION_DEPTH = 128
+
 Key = tuple  # ("local", function id, name) | ("package", name) | ("field", name)
 
 
@@ -243,7 +247,7 @@ class ClientExtractor:
 
     def _collect(self, node: tree_sitter.Node, bindings: dict, found: _Options, seen: set[int], depth: int) -> None:
         go = self.go
-        if depth > 16:
+        if depth > MAX_OPTION_DEPTH:
             found.unknown = True
             return
         if node.type in ("variadic_argument", "parenthesized_expression") and node.named_children:
