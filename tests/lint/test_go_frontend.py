@@ -439,3 +439,15 @@ func main() {{
 """)
     (client,) = facts.clients
     assert not client.configured_elsewhere and client.instance_name.value == Lit("fixed")
+
+
+def test_a_go_file_over_its_limit_is_one_note(tmp_path):
+    """Go's limit (768 KB, as Java's: tree-sitter-go takes about 190 bytes per byte of a dense literal) makes a
+    generated table an RMQ900 note; the rest of the project is still linted."""
+    table = HEAD + "var table = []int{" + "1," * (400 * 1024) + "1}\n"
+    root = _mixed(tmp_path / "repo")
+    (root / "orders/table.go").write_text(table)
+    result = lint(LintOptions(paths=[root], use_cache=False))
+    notes = [f for f in result.findings if f.location.path == "orders/table.go"]
+    assert [f.code for f in notes] == ["RMQ900"] and "over the 768 KB limit for go files" in notes[0].message
+    assert any(f.code == "RMQ002" for f in result.findings)
