@@ -300,10 +300,14 @@ def _unique_names(sets: list[PlannedInstances], why: str) -> list[PlannedInstanc
     return out
 
 
+SAME_EVERYWHERE = "same-in-every-process"  # stands for a name the code makes alike in every process
+
+
 def _run_time_names(sets: list[PlannedInstances], value, why: str) -> list[PlannedInstances]:
     """A name the code computes at run time is as unique as what it is made from (`Dynamic.per`): the host's name
-    (on host networking the node's: shared by the processes reporting one IP), the pid (1 in every container), or
-    something unique per process (a UUID, the time; also what is not known)."""
+    (on host networking the node's: shared by the processes reporting one IP), the pid (1 in every container), a
+    text alike in every process (a class's name), or something unique per process (a UUID, the time; also what is
+    not known)."""
     from rmqlint.values import Dynamic
 
     per = value.per if isinstance(value, Dynamic) else ""
@@ -314,6 +318,9 @@ def _run_time_names(sets: list[PlannedInstances], value, why: str) -> list[Plann
     if per == "pid":
         return [replace(planned, instance_name=Sourced(PID_PLACEHOLDER, f"{why} from the pid"))
                 for planned in sets]
+    if per == "none":  # a text not known here but the same in every process (a class's name): one stand-in for all
+        return [replace(planned, instance_name=Sourced.unknown(
+            SAME_EVERYWHERE, f"{why} from {value.reason}: the same text in every process")) for planned in sets]
     return _unique_names(sets, why)
 
 

@@ -177,6 +177,20 @@ def test_strategy_and_a_run_time_instance_name_come_from_the_code(shop):
     assert not [f for f in findings if f.group == "orders_cg" and f.code in ("PLAN001", "PLAN002")]
 
 
+def test_a_name_from_a_class_name_is_the_same_in_every_replica(shop):
+    # getClass().getSimpleName() of a class others may extend: not known here, but the same text in every process,
+    # so the 3 replicas on one host-network node share one client id (as RMQ001 says at the setter)
+    consumer = shop / CONSUMER
+    consumer.write_text(consumer.read_text().replace('consumer.setInstanceName("orders-node");',
+                                                     'consumer.setInstanceName(getClass().getSimpleName());'))
+    code, out, _ = rmqplan("fleet", "--from-code", ".", "--deploy", "deploy", "--cluster", "cluster")
+    assert code == 0
+    assert "unique per process" not in out and "the same text in every process" in out
+    (shop / "fleet.toml").write_text(out)
+    findings = find(simulate(load_fleet(str(shop / "fleet.toml"))))
+    assert [f for f in findings if f.group == "orders_cg" and f.code == "PLAN002" and f.topic == "OrderEvents"]
+
+
 def test_a_name_from_the_host_name_is_the_nodes_on_host_networking(shop):
     # The orders Deployment runs 3 replicas on host networking: HOSTNAME there is the node's name, so the replicas
     # on one node share it (and, with the node's IP, the client id); rmqlint says the same at the setter.
