@@ -7,6 +7,7 @@ from typing import Iterable
 from rmqlint.facts import ClientFact, Location
 from rmqlint.findings import Finding
 from rmqlint.printable import printable
+from rmqlint.client_releases import GO_CLIENT, version_tuple
 from rmqlint.project import Project
 from rmqlint.rules._consumers import is_consumer
 from rmqlint.rules._examples import go_file, line_of
@@ -64,12 +65,12 @@ def topic_problem(name: str, sending: bool) -> str | None:
     return None
 
 
-def group_problem(name: str, client: ClientFact) -> str | None:
-    """Why the client refuses `name` as its group when it starts, or None."""
+def group_problem(name: str, client: ClientFact, release: str | None = None) -> str | None:
+    """Why the client refuses `name` as its group when it starts, or None (`release`: a Go client's, from go.mod)."""
     if not name.strip():
         return None
     if client.api == "go":
-        return _go_group_problem(name, client)
+        return _go_group_problem(name, client, release)
     chars = bad_characters(name)
     if chars and client.api in _CHECKS_GROUP_CHARACTERS:
         return (f"contains {_shown(chars)}, but a group may only hold letters, digits, %, |, _ and -: the client "
@@ -85,12 +86,18 @@ def group_problem(name: str, client: ClientFact) -> str | None:
     return None
 
 
-def _go_group_problem(name: str, client: ClientFact) -> str | None:
+def _go_group_problem(name: str, client: ClientFact, release: str | None) -> str | None:
     """rocketmq-client-go checks a consumer's group when it starts (`internal.ValidateGroup`, and DEFAULT_CONSUMER),
     refusing it from v2.1.2 on (earlier releases log the error and start); a producer's group is not checked."""
     if client.role == "producer":
         return None
-    refused = "rocketmq-client-go refuses it when the consumer starts (releases before v2.1.2 log it and start)"
+    version = version_tuple(release)
+    if version is not None and version < GO_REFUSES_GROUPS_SINCE:
+        return None  # it logs the error and starts: what the brokers then make of the group is not the client's
+    if version is not None:
+        refused = f"rocketmq-client-go {release} refuses it when the consumer starts"
+    else:
+        refused = "rocketmq-client-go refuses it when the consumer starts (releases before v2.1.2 log it and start)"
     chars = bad_characters(name)
     if chars:
         return f"contains {_shown(chars)}, but a group may only hold letters, digits, %, |, _ and -: {refused}"
@@ -99,6 +106,16 @@ def _go_group_problem(name: str, client: ClientFact) -> str | None:
     if name == RESERVED_GROUPS["consumer"]:
         return f"is the name rocketmq-client-go keeps for consumers created without a group: {refused}"
     return None
+
+
+GO_REFUSES_GROUPS_SINCE = (2, 1, 2)  # push_consumer.validate returns ValidateGroup's error (before: logged only)
+
+
+def _go_release(project: Project, client: ClientFact) -> str | None:
+    """The rocketmq-client-go release the module of a Go client builds with (its go.mod), or None."""
+    module = project.module_of(client.location.path)
+    release = module.release(GO_CLIENT) if module is not None else None
+    return release.version if release is not None else None
 
 
 _JAVA_CONSUMER = """\
@@ -270,6 +287,16 @@ func main() {
 _GO_CONSUMER_OK = _GO_CONSUMER.replace('"mail.sender"', '"mail_sender"')
 
 
+
+_GO_MOD_OLD = """\
+module github.com/acme/mail
+
+go 1.16
+
+require github.com/apache/rocketmq-client-go/v2 v2.1.0
+"""
+
+
 class InvalidResourceName(Rule):
     CODE = "RMQ009"
     NAME = "invalid-resource-name"
@@ -279,7 +306,8 @@ class InvalidResourceName(Rule):
 ## What it does
 Checks every resolved group (of producers and consumers) and topic (subscribed, or messages built and sent) in
 Java, Spring, Python and Go against the rules the client and the broker enforce (rocketmq-client-go checks a
-consumer's group only, and refuses it from v2.1.2 on):
+consumer's group only, and refuses it from v2.1.2 on: a module whose go.mod requires an earlier release is not
+reported, its consumer logs the error and starts):
 - only letters, digits, `%`, `|`, `_` and `-`: a `.`, a `:` or a space is the usual mistake;
 - a topic of at most {TOPIC_MAX_LENGTH} characters, a group of at most {GROUP_MAX_LENGTH} (clients after 5.3.3:
   {GROUP_MAX_LENGTH_NEXT});
@@ -392,6 +420,9 @@ the prefix RocketMQ reserves.
         ),
         Example({"audit.py": _PYTHON2_OK}, note="Python 2.x: the C++ core does not check a group's characters"),
         Example({"mail/main.go": _GO_CONSUMER_OK}, note="Go: a valid consumer group; the producer's is not checked"),
+        Example({"mail/main.go": _GO_CONSUMER, "mail/go.mod": _GO_MOD_OLD},
+                note="Go v2.1.0 (go.mod) logs the group's error and starts the consumer"),
+
     ]
 
     def looks_at(self, project: Project) -> bool:
@@ -402,9 +433,10 @@ the prefix RocketMQ reserves.
     def check(self, project: Project) -> Iterable[Finding]:
         for _facts, client in project.clients():
             if client.group is not None:
-                for name in wrong(client.group.value, lambda text: group_problem(text, client) is not None):
+                release = _go_release(project, client) if client.api == "go" else None
+                for name in wrong(client.group.value, lambda text: group_problem(text, client, release) is not None):
                     role = "consumer" if is_consumer(client) else "producer"
-                    yield self.finding(f'{role} group "{name}" {group_problem(name, client)}',
+                    yield self.finding(f'{role} group "{name}" {group_problem(name, client, release)}',
                                        client.group.location)
             if not is_consumer(client):
                 continue
