@@ -205,9 +205,35 @@ func main() {
 \t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{}, nil)
 }
 """)
-    (client,) = facts.clients
-    assert client.group.value == Param(0, "group", "svc.newConsumer")  # each caller's argument; the linker decides
-    assert client.subscriptions[0].topic == Lit("AuditTopic")
+    (client,) = facts.clients  # made by the call: the parameter bound to its argument
+    assert client.group.value == Lit("audit_consumer") and client.instance_name.value == Lit("shared")
+    assert client.subscriptions[0].topic == Lit("AuditTopic") and client.name == "c"
+
+
+def test_a_function_making_a_client_from_its_parameters_makes_one_per_call():
+    facts, source = parse("""\
+func newConsumer(group, topic string) rocketmq.PushConsumer {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(group))
+\t_ = c.Subscribe(topic, consumer.MessageSelector{Expression: "*"}, nil)
+\treturn c
+}
+
+func unused(group string) (rocketmq.PushConsumer, error) {
+\treturn rocketmq.NewPushConsumer(consumer.WithGroupName(group))
+}
+
+func main() {
+\torders := newConsumer("orders_consumer", "OrderTopic")
+\t_ = newConsumer("audit_consumer", "AuditTopic")
+\t_ = orders.Start()
+}
+""")
+    made = [(c.group.value, [s.topic for s in c.subscriptions], c.location.line) for c in facts.clients]
+    assert made == [
+        (Param(0, "group", "svc.unused"), [], span(source, "return rocketmq.NewPushConsumer", "svc/main.go").line),
+        (Lit("orders_consumer"), [Lit("OrderTopic")], span(source, 'newConsumer("orders_consumer"', "svc/main.go").line),
+        (Lit("audit_consumer"), [Lit("AuditTopic")], span(source, 'newConsumer("audit_consumer"', "svc/main.go").line),
+    ]
 
 
 def test_produced_tags_credentials_and_suppressions():

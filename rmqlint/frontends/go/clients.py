@@ -8,7 +8,8 @@ in the call, or held by a slice (`opts := []consumer.Option{...}; opts = append(
 reach the call), or returned by a function of the file. The variable the client is stored in (a local, a
 package-level variable, a struct field) identifies it, so `c.Subscribe(topic, selector, callback)` anywhere in the
 file subscribes it; a function of the file that returns the client it makes hands it to the variables its calls
-are stored in. Options that cannot be followed (a parameter, another package's function) make the client
+are stored in, and one that makes it from its parameters makes one client per call of the file, with the call's
+arguments (`rmqlint.calls`; calls in other files are not followed: its parameters stay unknown there). Options that cannot be followed (a parameter, another package's function) make the client
 `configured_elsewhere`, its model unknown.
 
 `primitive.NewMessage(topic, body)` (or a `primitive.Message{Topic: ..}` literal) and its `WithTag(tag)` are a
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from rmqlint.calls import has_params, instantiate
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
 from rmqlint.spans import Slot
 from rmqlint.frontends.go import listeners
@@ -83,6 +85,9 @@ class ClientExtractor:
         self._by_key: dict[Key, ClientFact] = {}
         self._returned: dict[str, ClientFact] = {}  # a function of the file -> the client it returns
         self._namespaces: dict[int, Value] = {}  # id of a client -> its namespace
+        # Calls of a function of the file that makes a client from its parameters: (the caller's client so far,
+        # the function's client, the call, the function).
+        self._instances: list[tuple[ClientFact, ClientFact, tree_sitter.Node, tree_sitter.Node]] = []
 
     def run(self) -> None:
         go = self.go
@@ -104,6 +109,7 @@ class ClientExtractor:
                 self._subscribe(call)
             elif name == "WithTag":
                 self._tag(call)
+        self._made_by_calls()
         self.clients.sort(key=lambda c: (c.location.line, c.location.column))
         self.produced.sort(key=lambda p: (p.location.line, p.location.column))
         self.connections.sort(key=lambda c: (c.location.line, c.location.column))
@@ -230,10 +236,36 @@ class ClientExtractor:
         captures = tree_sitter.QueryCursor(_LOCAL_CALLS).captures(go.tree.root_node)
         for node in captures.get("call", []):
             package, name = go.called(node)
-            if not package and name in self._returned:
-                key, _ = self._target(node)
-                if key is not None and key not in self._by_key:
-                    self._by_key[key] = self._returned[name]
+            if package or name not in self._returned:
+                continue
+            made = self._returned[name]
+            key, variable = self._target(node)
+            function = go.top.functions[name]
+            if has_params(made, go.function_key(function)):
+                # One client per call, the function's parameters bound to the call's arguments (`rmqlint.calls`);
+                # what the caller subscribes it to is added when the calls are made into clients (`_instances`).
+                caller = ClientFact(role=made.role, api=API, location=go.location(node), name=variable)
+                self._instances.append((caller, made, node, function))
+                made = caller
+            if key is not None and key not in self._by_key:
+                self._by_key[key] = made
+
+    def _made_by_calls(self) -> None:
+        """The clients the calls of a function of the file that makes one from its parameters make: each with the
+        call's arguments, and what its caller subscribes it to; the function's own client (its values unknown
+        parameters) is dropped once a call of the file makes it."""
+        go = self.go
+        called: set[int] = set()
+        for caller, made, call, function in self._instances:
+            args = go.arguments(call)
+            client = instantiate(made, go.function_key(function), caller.location, [go.value(a) for a in args],
+                                 [go.location(a) for a in args])
+            client.name = caller.name or made.name
+            client.subscriptions += caller.subscriptions
+            client.listeners += caller.listeners
+            self.clients.append(client)
+            called.add(id(made))
+        self.clients = [c for c in self.clients if id(c) not in called]
 
     # --- options ------------------------------------------------------------------------------------------
 
