@@ -230,10 +230,13 @@ func main() {
 """)
     made = [(c.group.value, [s.topic for s in c.subscriptions], c.location.line) for c in facts.clients]
     assert made == [
-        (Param(0, "group", "svc.unused"), [], span(source, "return rocketmq.NewPushConsumer", "svc/main.go").line),
         (Lit("orders_consumer"), [Lit("OrderTopic")], span(source, 'newConsumer("orders_consumer"', "svc/main.go").line),
         (Lit("audit_consumer"), [Lit("AuditTopic")], span(source, 'newConsumer("audit_consumer"', "svc/main.go").line),
     ]
+    # Each function's own client is a template other files' calls bind (the linker); `unused` has no call here.
+    assert [(t.method, t.called_here, t.client.group.value) for t in facts.templates] == [
+        ("svc.newConsumer", True, Param(0, "group", "svc.newConsumer")),
+        ("svc.unused", False, Param(0, "group", "svc.unused"))]
 
 
 def test_produced_tags_credentials_and_suppressions():
@@ -477,3 +480,27 @@ def test_a_go_file_over_its_limit_is_one_note(tmp_path):
     notes = [f for f in result.findings if f.location.path == "orders/table.go"]
     assert [f.code for f in notes] == ["RMQ900"] and "over the 768 KB limit for go files" in notes[0].message
     assert any(f.code == "RMQ002" for f in result.findings)
+
+
+def test_a_function_of_another_package_making_a_client_binds_each_call(tmp_path):
+    """`mq.NewConsumer(group, topic)` declared in internal/mq: each call in another package makes a client with its
+    arguments (the linker asks the Go frontend for the calls), subscribed as its caller subscribes it."""
+    root = _mixed(tmp_path / "repo")
+    (root / "orders/internal/mq/consumer.go").write_text(HEAD.replace("package main", "package mq") + """\
+func NewConsumer(group string, instance string) (rocketmq.PushConsumer, error) {
+\treturn rocketmq.NewPushConsumer(consumer.WithGroupName(group), consumer.WithInstance(instance))
+}
+""")
+    (root / "orders/audit.go").write_text(HEAD.replace('import (\n', 'import (\n\t"github.com/acme/orders/internal/mq"\n')
+                                          + """\
+func audit() {
+\tc, _ := mq.NewConsumer("audit_consumer", "audit-node")
+\t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{}, nil)
+}
+""")
+    project, _report = load_project(root, use_cache=False)
+    audit = [c for f, c in project.clients() if f.path == "orders/audit.go"]
+    assert [(c.group.value, c.instance_name.value, [s.topic for s in c.subscriptions]) for c in audit] == [
+        (Lit("audit_consumer"), Lit("audit-node"), [Lit("AuditTopic")])]
+    result = lint(LintOptions(paths=[root], use_cache=False))
+    assert ("RMQ001", "orders/audit.go") in {(f.code, f.location.path) for f in result.findings}

@@ -12,9 +12,9 @@ client's own included) and `testdata/` are not read, as the go tool leaves them 
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Callable, Optional
 
-from rmqlint.facts import FileFacts, Listener
+from rmqlint.facts import ClientFact, FileFacts, Listener, Template
 from rmqlint.frontends.base import ConstantMatch, Frontend, SourceFiles
 from rmqlint.frontends.go.prefilter import may_use_clients
 from rmqlint.values import ConstRef
@@ -70,6 +70,44 @@ class GoFrontend(Frontend):
             return None
         declaring = [f for f in self._package_files(directory, files) if name in f.listener_classes]
         return (declaring[0], declaring[0].listener_classes[name]) if len(declaring) == 1 else None
+
+    def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,
+                   callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
+        """Calls of the templates' functions in other files: `NewConsumer(..)` in a file of the function's package,
+        `mq.NewConsumer(..)` where `mq` imports it (one byte search over the files for every template's name
+        first); each call makes a client with its arguments, subscribed as its caller subscribes the result."""
+        from rmqlint.frontends.go.clients import ClientExtractor
+        from rmqlint.frontends.go.parse import go_file
+
+        wanted = [template.method.rpartition(".") for template, _declaring in templates]  # (directory, ".", name)
+        names = tuple(sorted({f"{name}(".encode() for _directory, _dot, name in wanted}))
+        found: list[tuple[int, str, ClientFact]] = []
+        for path in files.paths(self.name):
+            if not callers(path):
+                continue
+            named = files.mentions(path, names)
+            chosen = [i for i, (_d, _dot, name) in enumerate(wanted) if f"{name}(".encode() in named
+                      and templates[i][1].path != path]  # a file's own calls are among its clients already
+            caller = files.ensure_parsed(path) if chosen else None
+            data = files.peek(path) if caller is not None else None
+            go = go_file(path, data) if data is not None else None
+            if go is None:
+                continue
+            seeds: dict[tuple[str, str], int] = {}
+            for index in chosen:
+                directory, _dot, name = wanted[index]
+                if directory == go.directory:
+                    seeds[("", name)] = index
+                for imported in go.imports.values():
+                    if self.package_directory(imported, files) == directory:
+                        seeds[(imported, name)] = index
+            if not seeds:
+                continue
+            extractor = ClientExtractor(go, {called: (templates[index][0].client, templates[index][0].method)
+                                             for called, index in seeds.items()})
+            extractor.run()
+            found += [(seeds[called], path, client) for called, client in extractor.seeded]
+        return found
 
     def package_directory(self, scope: str, files: SourceFiles) -> Optional[str]:
         """The project directory a package scope names: `dir:<directory>` itself, or the one directory whose path

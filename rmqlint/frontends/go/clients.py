@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from rmqlint.calls import has_params, instantiate
-from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
+from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription, Template
 from rmqlint.spans import Slot
 from rmqlint.frontends.go import listeners
 from rmqlint.frontends.go.index import ROCKETMQ_MODULE, GoFile, _composite, single_return
@@ -61,7 +61,11 @@ _CALLS = tree_sitter.Query(LANGUAGE, f"""
     (composite_literal type: (qualified_type name: (type_identifier) @type (#eq? @type "Message"))) @message
 """)
 
-_LOCAL_CALLS = tree_sitter.Query(LANGUAGE, "(call_expression function: (identifier)) @call")
+# Calls of a function by its name (`newConsumer(..)`) or its package's (`mq.NewConsumer(..)`).
+_CALLED_FUNCTIONS = tree_sitter.Query(LANGUAGE, """
+    (call_expression function: (identifier)) @call
+    (call_expression function: (selector_expression operand: (identifier))) @call
+""")
 
 # Steps followed from a constructor to an option (a variable, `append`, a function's return): each append of a
 # slice is two; past this the options are not followed (the client is then configured elsewhere).
@@ -77,7 +81,7 @@ class _Options:
 
 
 class ClientExtractor:
-    def __init__(self, go: GoFile) -> None:
+    def __init__(self, go: GoFile, seeds: dict | None = None) -> None:
         self.go = go
         self.clients: list[ClientFact] = []
         self.produced: list[ProducedTag] = []
@@ -85,9 +89,16 @@ class ClientExtractor:
         self._by_key: dict[Key, ClientFact] = {}
         self._returned: dict[str, ClientFact] = {}  # a function of the file -> the client it returns
         self._namespaces: dict[int, Value] = {}  # id of a client -> its namespace
-        # Calls of a function of the file that makes a client from its parameters: (the caller's client so far,
-        # the function's client, the call, the function).
-        self._instances: list[tuple[ClientFact, ClientFact, tree_sitter.Node, tree_sitter.Node]] = []
+        self._maker: dict[int, tree_sitter.Node] = {}  # id of a client -> the function of the file making it
+        # Calls of the file's functions (and of `seeds`): (package path or "", name) -> (call, the caller's client
+        # so far: what it subscribes the client it gets to).
+        self._calls_of: dict[tuple[str, str], list[tuple[tree_sitter.Node, ClientFact | None]]] = {}
+        self.templates: list[Template] = []  # clients made by a function from its parameters, one per call
+        # Functions of other files that make a client from their parameters, by how this file calls them
+        # ((package path or "", name) -> (the client with its parameters, the function as `Param`s name it)); the
+        # clients this file's calls of them make go to `seeded` (`GoFrontend.find_calls`).
+        self.seeds = dict(seeds or {})
+        self.seeded: list[tuple[tuple[str, str], ClientFact]] = []
 
     def run(self) -> None:
         go = self.go
@@ -158,7 +169,10 @@ class ClientExtractor:
         self.clients.append(fact)
         if key is not None:
             self._by_key[key] = fact
-        function = go.enclosing_function(call)
+        functions = go.functions(call)
+        if functions and functions[-1].type == "function_declaration":
+            self._maker[id(fact)] = functions[-1]
+        function = functions[0] if functions else None
         if function is not None and function.type == "function_declaration" and _returned_directly(call):
             self._returned[go.text(function.child_by_field_name("name"))] = fact
 
@@ -231,41 +245,72 @@ class ClientExtractor:
                     if fact is not None:
                         self._returned[name] = fact
                         break
-        if not self._returned:
-            return
-        captures = tree_sitter.QueryCursor(_LOCAL_CALLS).captures(go.tree.root_node)
+        seeded_names = {name for _package, name in self.seeds}
+        captures = tree_sitter.QueryCursor(_CALLED_FUNCTIONS).captures(go.tree.root_node)
         for node in captures.get("call", []):
-            package, name = go.called(node)
-            if package or name not in self._returned:
+            function = node.child_by_field_name("function")
+            written = go.text(function.child_by_field_name("field") if function.type == "selector_expression"
+                              else function)
+            if written not in go.top.functions and written not in seeded_names:
+                continue  # most calls: neither a function of the file nor one of the seeds (a byte comparison)
+            called = go.called(node)
+            if called not in self.seeds and (called[0] or called[1] not in go.top.functions):
                 continue
-            made = self._returned[name]
-            key, variable = self._target(node)
-            function = go.top.functions[name]
-            if has_params(made, go.function_key(function)):
-                # One client per call, the function's parameters bound to the call's arguments (`rmqlint.calls`);
-                # what the caller subscribes it to is added when the calls are made into clients (`_instances`).
-                caller = ClientFact(role=made.role, api=API, location=go.location(node), name=variable)
-                self._instances.append((caller, made, node, function))
-                made = caller
-            if key is not None and key not in self._by_key:
-                self._by_key[key] = made
+            returned = self._returned.get(called[1]) if not called[0] else None
+            caller = None
+            if returned is not None or called in self.seeds:
+                key, variable = self._target(node)
+                # What the caller subscribes the client it gets to, gathered here until the calls make their
+                # clients (`_made_by_calls`).
+                role = returned.role if returned is not None else self.seeds[called][0].role
+                caller = ClientFact(role=role, api=API, location=go.location(node), name=variable)
+                if key is not None and key not in self._by_key:
+                    self._by_key[key] = caller
+            self._calls_of.setdefault(called, []).append((node, caller))
 
     def _made_by_calls(self) -> None:
-        """The clients the calls of a function of the file that makes one from its parameters make: each with the
-        call's arguments, and what its caller subscribes it to; the function's own client (its values unknown
-        parameters) is dropped once a call of the file makes it."""
+        """Calls of a function that makes a client from its parameters (`func newConsumer(group, topic string)`):
+        one client per call, the parameters bound to the call's arguments (`rmqlint.calls`), with what the caller
+        subscribes it to when the function returns it. The function's own client is then a `Template` (other
+        files' calls are bound by the linker, `GoFrontend.find_calls`), no client of its own. A function whose
+        client takes nothing from its parameters hands that one client to every caller."""
         go = self.go
-        called: set[int] = set()
-        for caller, made, call, function in self._instances:
-            args = go.arguments(call)
-            client = instantiate(made, go.function_key(function), caller.location, [go.value(a) for a in args],
-                                 [go.location(a) for a in args])
-            client.name = caller.name or made.name
-            client.subscriptions += caller.subscriptions
-            client.listeners += caller.listeners
-            self.clients.append(client)
-            called.add(id(made))
-        self.clients = [c for c in self.clients if id(c) not in called]
+        makers: dict[str, list[ClientFact]] = {}
+        for client in self.clients:
+            function = self._maker.get(id(client))
+            if function is not None and has_params(client, go.function_key(function)):
+                makers.setdefault(go.text(function.child_by_field_name("name")), []).append(client)
+        for name, made in makers.items():
+            function = go.top.functions[name]
+            calls = self._calls_of.get(("", name), [])
+            for client in made:
+                self.templates.append(Template(go.function_key(function), client, called_here=bool(calls),
+                                               escapes=False))  # options are fixed when a Go client is made
+            self.clients = [c for c in self.clients if all(c is not m for m in made)]
+            for call, caller in calls:
+                self.clients += [self._instance(client, go.function_key(function), call,
+                                                caller if client is self._returned.get(name) else None)
+                                 for client in made]
+        for name, returned in self._returned.items():
+            if name not in makers:
+                for _call, caller in self._calls_of.get(("", name), []):
+                    if caller is not None:
+                        returned.subscriptions += caller.subscriptions
+                        returned.listeners += caller.listeners
+        for called, (template, method) in self.seeds.items():
+            self.seeded += [(called, self._instance(template, method, call, caller))
+                            for call, caller in self._calls_of.get(called, [])]
+
+    def _instance(self, template: ClientFact, method: str, call: tree_sitter.Node,
+                  caller: ClientFact | None) -> ClientFact:
+        args = self.go.arguments(call)
+        client = instantiate(template, method, self.go.location(call), [self.go.value(a) for a in args],
+                             [self.go.location(a) for a in args])
+        if caller is not None:
+            client.name = caller.name or client.name
+            client.subscriptions = client.subscriptions + caller.subscriptions
+            client.listeners = client.listeners + caller.listeners
+        return client
 
     # --- options ------------------------------------------------------------------------------------------
 

@@ -81,6 +81,7 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
             facts.problems.append(_internal_error(path, error))
         else:
             facts.clients = extractor.clients
+            facts.templates = extractor.templates
             facts.produced = extractor.produced
             facts.connections = extractor.connections
             facts.identity_uses = uses
