@@ -504,3 +504,23 @@ func audit() {
         (Lit("audit_consumer"), Lit("audit-node"), [Lit("AuditTopic")])]
     result = lint(LintOptions(paths=[root], use_cache=False))
     assert ("RMQ001", "orders/audit.go") in {(f.code, f.location.path) for f in result.findings}
+
+
+def test_a_function_returning_a_fixed_client_makes_one_per_call_in_other_files(tmp_path):
+    root = _mixed(tmp_path / "repo")
+    (root / "orders/internal/mq/consumer.go").write_text(HEAD.replace("package main", "package mq") + """\
+func NewAuditConsumer() (rocketmq.PushConsumer, error) {
+\treturn rocketmq.NewPushConsumer(consumer.WithGroupName("audit_consumer"))
+}
+""")
+    (root / "orders/audit.go").write_text(HEAD.replace('import (\n', 'import (\n\t"github.com/acme/orders/internal/mq"\n')
+                                          + """\
+func audit() {
+\tc, _ := mq.NewAuditConsumer()
+\t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{Expression: "Paid"}, nil)
+}
+""")
+    project, _report = load_project(root, use_cache=False)
+    audit = [(f.path, c.group.value, [s.topic for s in c.subscriptions]) for f, c in project.clients()
+             if c.group is not None and c.group.value == Lit("audit_consumer")]
+    assert audit == [("orders/audit.go", Lit("audit_consumer"), [Lit("AuditTopic")])]

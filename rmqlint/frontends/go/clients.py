@@ -7,9 +7,9 @@ or `NewTransactionProducer` (`producer.NewDefaultProducer`...), and configured b
 in the call, or held by a slice (`opts := []consumer.Option{...}; opts = append(opts, ...)`: every option that may
 reach the call), or returned by a function of the file. The variable the client is stored in (a local, a
 package-level variable, a struct field) identifies it, so `c.Subscribe(topic, selector, callback)` anywhere in the
-file subscribes it; a function of the file that returns the client it makes hands it to the variables its calls
-are stored in, and one that makes it from its parameters makes one client per call of the file, with the call's
-arguments (`rmqlint.calls`; calls in other files are not followed: its parameters stay unknown there). Options that cannot be followed (a parameter, another package's function) make the client
+file subscribes it; a function that returns the client it makes, or makes it from its parameters, makes one client
+per call, with the call's arguments and subscribed as its caller subscribes the result (`rmqlint.calls`: the
+file's own calls here, other files' through `GoFrontend.find_calls`). Options that cannot be followed (a parameter, another package's function) make the client
 `configured_elsewhere`, its model unknown.
 
 `primitive.NewMessage(topic, body)` (or a `primitive.Message{Topic: ..}` literal) and its `WithTag(tag)` are a
@@ -269,17 +269,19 @@ class ClientExtractor:
             self._calls_of.setdefault(called, []).append((node, caller))
 
     def _made_by_calls(self) -> None:
-        """Calls of a function that makes a client from its parameters (`func newConsumer(group, topic string)`):
-        one client per call, the parameters bound to the call's arguments (`rmqlint.calls`), with what the caller
-        subscribes it to when the function returns it. The function's own client is then a `Template` (other
-        files' calls are bound by the linker, `GoFrontend.find_calls`), no client of its own. A function whose
-        client takes nothing from its parameters hands that one client to every caller."""
+        """Calls of a function that makes a client from its parameters (`func newConsumer(group, topic string)`) or
+        returns the client it makes: one client per call (each call makes one), the parameters bound to the call's
+        arguments (`rmqlint.calls`), with what the caller subscribes it to when the function returns it. The
+        function's own client is then a `Template` (other files' calls are bound by the linker,
+        `GoFrontend.find_calls`), no client of its own unless nothing calls it."""
         go = self.go
         makers: dict[str, list[ClientFact]] = {}
         for client in self.clients:
             function = self._maker.get(id(client))
-            if function is not None and has_params(client, go.function_key(function)):
-                makers.setdefault(go.text(function.child_by_field_name("name")), []).append(client)
+            name = go.text(function.child_by_field_name("name")) if function is not None else ""
+            if function is not None and (has_params(client, go.function_key(function))
+                                         or self._returned.get(name) is client):
+                makers.setdefault(name, []).append(client)
         for name, made in makers.items():
             function = go.top.functions[name]
             calls = self._calls_of.get(("", name), [])
@@ -291,12 +293,6 @@ class ClientExtractor:
                 self.clients += [self._instance(client, go.function_key(function), call,
                                                 caller if client is self._returned.get(name) else None)
                                  for client in made]
-        for name, returned in self._returned.items():
-            if name not in makers:
-                for _call, caller in self._calls_of.get(("", name), []):
-                    if caller is not None:
-                        returned.subscriptions += caller.subscriptions
-                        returned.listeners += caller.listeners
         for called, (template, method) in self.seeds.items():
             self.seeded += [(called, self._instance(template, method, call, caller))
                             for call, caller in self._calls_of.get(called, [])]
