@@ -19,6 +19,7 @@ are one `Connection` per address element, and `WithCredentials(primitive.Credent
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import tree_sitter
@@ -246,8 +247,8 @@ class ClientExtractor:
                         self._returned[name] = fact
                         break
         seeded_names = {name for _package, name in self.seeds}
-        captures = tree_sitter.QueryCursor(_CALLED_FUNCTIONS).captures(go.tree.root_node)
-        for node in captures.get("call", []):
+        makers = {go.text(function.child_by_field_name("name")) for function in self._maker.values()}
+        for node in self._calls_named(makers | seeded_names):
             function = node.child_by_field_name("function")
             written = go.text(function.child_by_field_name("field") if function.type == "selector_expression"
                               else function)
@@ -267,6 +268,19 @@ class ClientExtractor:
                 if key is not None and key not in self._by_key:
                     self._by_key[key] = caller
             self._calls_of.setdefault(called, []).append((node, caller))
+
+    def _calls_named(self, names: set[str]) -> list[tree_sitter.Node]:
+        """The calls `name(..)` / `x.name(..)` of these names, the query run only where a byte search finds one."""
+        if not names:
+            return []
+        found: dict[int, tree_sitter.Node] = {}
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\s*\(")
+        for match in pattern.finditer(self.go.source):
+            cursor = tree_sitter.QueryCursor(_CALLED_FUNCTIONS)
+            cursor.set_byte_range(match.start(), match.end())
+            for node in cursor.captures(self.go.tree.root_node).get("call", []):
+                found[node.id] = node
+        return sorted(found.values(), key=lambda node: node.start_byte)
 
     def _made_by_calls(self) -> None:
         """Calls of a function that makes a client from its parameters (`func newConsumer(group, topic string)`) or
