@@ -89,19 +89,21 @@ class GoFrontend(Frontend):
             chosen = [i for i, (_d, _dot, name) in enumerate(wanted) if f"{name}(".encode() in named
                       and templates[i][1].path != path]  # a file's own calls are among its clients already
             caller = files.ensure_parsed(path) if chosen else None
-            data = files.peek(path) if caller is not None else None
-            go = go_file(path, data) if data is not None else None
-            if go is None:
+            if caller is None:
                 continue
+            # Which of the names are the templates' here: the file's own package, or a package it imports. The
+            # file is parsed again for its calls only when one is.
             seeds: dict[tuple[str, str], int] = {}
             for index in chosen:
                 directory, _dot, name = wanted[index]
-                if directory == go.directory:
+                if directory == path.rpartition("/")[0]:
                     seeds[("", name)] = index
-                for imported in go.imports.values():
+                for imported in caller.imports.values():
                     if self.package_directory(imported, files) == directory:
                         seeds[(imported, name)] = index
-            if not seeds:
+            data = files.peek(path) if seeds else None
+            go = go_file(path, data) if data is not None else None
+            if go is None:
                 continue
             extractor = ClientExtractor(go, {called: (templates[index][0].client, templates[index][0].method)
                                              for called, index in seeds.items()})
