@@ -524,3 +524,31 @@ func audit() {
     audit = [(f.path, c.group.value, [s.topic for s in c.subscriptions]) for f, c in project.clients()
              if c.group is not None and c.group.value == Lit("audit_consumer")]
     assert audit == [("orders/audit.go", Lit("audit_consumer"), [Lit("AuditTopic")])]
+
+
+def test_a_client_handed_on_to_a_field_is_subscribed_through_it():
+    facts, _ = parse("""\
+type Service struct {
+\tmq     rocketmq.PushConsumer
+\tbackup rocketmq.PushConsumer
+}
+
+func (s *Service) init() {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("blocks_consumer"))
+\ts.mq = c
+\tother, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("backup_consumer"))
+\t_ = &Service{backup: other}
+}
+
+func (s *Service) Start() error {
+\t_ = s.backup.Subscribe("BackupTopic", consumer.MessageSelector{}, nil)
+\treturn s.mq.Subscribe("BlockTopic", consumer.MessageSelector{}, s.onBlocks)
+}
+
+func (s *Service) onBlocks(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\treturn consumer.ConsumeRetryLater, nil
+}
+""")
+    blocks, backup = facts.clients
+    assert [s.topic for s in blocks.subscriptions] == [Lit("BlockTopic")] and blocks.listeners[0].reconsume_later
+    assert [s.topic for s in backup.subscriptions] == [Lit("BackupTopic")]

@@ -72,6 +72,15 @@ _CALLED_FUNCTIONS = tree_sitter.Query(LANGUAGE, """
 # slice is two; past this the options are not followed (the client is then configured elsewhere).
 MAX_OPTION_DEPTH = 128
 
+# `target = value` / `target := value` of one variable each, and `Type{target: value}`, for a client handed on.
+_HANDED_ON = tree_sitter.Query(LANGUAGE, """
+    (assignment_statement left: (expression_list . [(identifier) (selector_expression)] @target .)
+        right: (expression_list . (identifier) @value .))
+    (short_var_declaration left: (expression_list . (identifier) @target .)
+        right: (expression_list . (identifier) @value .))
+    (keyed_element . (literal_element (identifier) @field) . (literal_element (identifier) @value))
+""")
+
 Key = tuple  # ("local", function id, name) | ("package", name) | ("field", name)
 
 
@@ -116,6 +125,7 @@ class ClientExtractor:
             if role is not None:
                 self._created(call, role)
         self._helper_results()
+        self._aliases()
         for call, name in calls:
             if name == "Subscribe":
                 self._subscribe(call)
@@ -268,6 +278,25 @@ class ClientExtractor:
                 if key is not None and key not in self._by_key:
                     self._by_key[key] = caller
             self._calls_of.setdefault(called, []).append((node, caller))
+
+    def _aliases(self) -> None:
+        """A client handed on to another variable or field (`bc.consumer = c`, `d := c`, `&Service{mq: c}`) is
+        the same client there: subscribed through any of them."""
+        if not self._by_key:
+            return
+        go = self.go
+        for _pattern, match in tree_sitter.QueryCursor(_HANDED_ON).matches(go.tree.root_node):
+            value = match["value"][0]
+            key, _name = self._key(value)
+            client = self._by_key.get(key) if key is not None else None
+            if client is None:
+                continue
+            if "field" in match:  # a keyed element of a struct literal
+                self._by_key.setdefault(("field", go.text(match["field"][0])), client)
+                continue
+            target_key, _name = self._key(match["target"][0])
+            if target_key is not None:
+                self._by_key.setdefault(target_key, client)
 
     def _calls_named(self, names: set[str]) -> list[tree_sitter.Node]:
         """The calls `name(..)` / `x.name(..)` of these names, the query run only where a byte search finds one."""
