@@ -70,20 +70,24 @@ class JavaFrontend(Frontend):
         from rmqlint.frontends.java.parse import java_file
         from rmqlint.frontends.java.templates import calls_elsewhere
 
-        wanted = []  # per template: (class simple name, `method(`)
+        wanted = []  # per template: (class simple name, the words a call is written with: `method(`)
         for template, _declaring in templates:
             qualified, _, name = template.method.rpartition("/")[0].rpartition(".")
-            wanted.append((last(qualified).encode(), f"{name}(".encode()))
-        calls = tuple(sorted({pair[1] for pair in wanted}))  # searched first: the owners only where a call is
-        found: list[tuple[int, str, ClientFact]] = []
+            owner = last(qualified)
+            # A constructor is called as `new Owner(..)` (`new Owner<>(..)`), or as `super(..)` by a subclass's.
+            words = (f"{owner}(", f"{owner}<", "super(") if name == "<init>" else (f"{name}(",)
+            wanted.append((owner.encode(), tuple(w.encode() for w in words)))
+        calls = tuple(sorted({w for _owner, words in wanted for w in words}))  # searched first: owners only where
+        found: list[tuple[int, str, ClientFact]] = []  # a call is
         for path in files.paths(self.name):
             if not callers(path):
                 continue
             named = files.mentions(path, calls)
             if named:
-                named = named | files.mentions(path, tuple(sorted({owner for owner, call in wanted if call in named})))
-            chosen = [i for i, (owner, call) in enumerate(wanted) if call in named and owner in named
-                      and templates[i][1].path != path]
+                named = named | files.mentions(path, tuple(sorted({owner for owner, words in wanted
+                                                                   if any(w in named for w in words)})))
+            chosen = [i for i, (owner, words) in enumerate(wanted) if any(w in named for w in words)
+                      and owner in named and templates[i][1].path != path]
             caller = files.ensure_parsed(path) if chosen else None
             data = files.peek(path) if caller is not None else None
             java = java_file(path, data) if data is not None else None

@@ -295,7 +295,8 @@ class JavaFile(JavaTree):
                         info.annotations = [
                             a for m in param.named_children if m.type == "modifiers"
                             for a in m.named_children if a.type in ("annotation", "marker_annotation")]
-                        if callable_node.type == "method_declaration" and param.type == "formal_parameter":
+                        if callable_node.type in ("method_declaration", "constructor_declaration") \
+                                and param.type == "formal_parameter":
                             info.position = [p.id for p in formal].index(param.id)
         body = callable_node.child_by_field_name("body")
         if body is None:  # a static or instance initializer
@@ -323,9 +324,11 @@ class JavaFile(JavaTree):
         return found
 
     def method_key(self, method: tree_sitter.Node) -> str | None:
-        """How calls name a method: `com.acme.Outer.Inner.start/2` (package, classes, name, number of parameters);
-        None for a method of an anonymous or local class, or anything else."""
-        if method.type != "method_declaration" or method.child_by_field_name("name") is None:
+        """How calls name a method: `com.acme.Outer.Inner.start/2` (package, classes, name, number of parameters),
+        a constructor `com.acme.Pool.<init>/2`; None for a method of an anonymous or local class, or anything
+        else."""
+        if method.type not in ("method_declaration", "constructor_declaration") \
+                or method.child_by_field_name("name") is None:
             return None
         names = []
         for scope in self.scopes(method):
@@ -342,7 +345,8 @@ class JavaFile(JavaTree):
         arity = sum(1 for p in params.named_children if p.type in ("formal_parameter", "spread_parameter")) \
             if params is not None else 0
         qualified = ".".join([*([self.package] if self.package else []), *reversed(names)])
-        return f"{qualified}.{self.text(method.child_by_field_name('name'))}/{arity}"
+        name = "<init>" if method.type == "constructor_declaration" else self.text(method.child_by_field_name("name"))
+        return f"{qualified}.{name}/{arity}"
 
     def assigned_names(self) -> set[str]:
         """Names assigned anywhere in the file after their declaration (so not constant)."""
@@ -397,11 +401,23 @@ class JavaFile(JavaTree):
                 return Dynamic(f"{what} is injected by Spring")
         return None
 
-    def _field_value(self, info: FieldInfo, depth: int) -> tuple[Value, str]:
+    def _field_value(self, info: FieldInfo, depth: int, at: tree_sitter.Node | None = None) -> tuple[Value, str]:
+        """A field's value, read at `at` (None: wherever it is read)."""
         kind = _kind_of_type(info.type_text)
         injected = self.spring_injected(info.annotations, f"field {info.name}")
         if injected is not None:
             return injected, kind
+        given = self.constructor_assigned(info) if not info.static else None
+        if given is not None and (at is None or self._constructed_before(at, given)):
+            key = info.declaration.id
+            if key in self._in_progress:
+                return Dynamic(f"field {info.name} refers to itself"), kind
+            self._in_progress.add(key)
+            try:
+                result, value_kind = self._eval(given.child_by_field_name("right"), depth + 1)
+            finally:
+                self._in_progress.discard(key)
+            return result, (kind if kind != "unknown" else value_kind)
         if info.value is None:
             injected = self.constructor_injected(info) if info.final else None
             if injected is not None:
@@ -418,6 +434,92 @@ class JavaFile(JavaTree):
         finally:
             self._in_progress.discard(key)
         return result, (kind if kind != "unknown" else value_kind)
+
+    def constructor_assigned(self, info: FieldInfo) -> tree_sitter.Node | None:
+        """The assignment that gives an instance field its value in its class's constructor: the field's only
+        assignment in the class, a statement of one constructor's own body (`this.min = min;`), every other
+        constructor delegating to another first (`this(..)`), so every object holds what its construction gave it
+        (a parameter is a `Param` of the constructor, bound at each `new`). None otherwise (a setter, a method, a
+        branch, `+=` may change it)."""
+        body = self._class_body_of(info)
+        holder = info.declaration.parent
+        if body is None or holder is None or not (info.final or "private" in {
+                m.type for c in holder.children if c.type == "modifiers" for m in c.children}):
+            return None  # other classes may assign a field that is neither private nor final
+        writes = self._field_writes(body).get(info.name, [])
+        if len(writes) != 1 or writes[0].type != "assignment_expression":
+            return None
+        assignment = writes[0]
+        operator = assignment.child_by_field_name("operator")
+        statement = assignment.parent
+        constructor_body = statement.parent if statement is not None else None
+        constructor = constructor_body.parent if constructor_body is not None else None
+        if operator is None or operator.type != "=" or statement.type != "expression_statement" \
+                or constructor_body.type != "constructor_body" or constructor is None \
+                or constructor.parent is None or constructor.parent.id != body.id:
+            return None
+        for other in body.named_children:
+            if other.type == "constructor_declaration" and other.id != constructor.id:
+                first = next((c for c in (other.child_by_field_name("body") or other).named_children
+                              if c.type not in ("line_comment", "block_comment")), None)
+                if first is None or first.type != "explicit_constructor_invocation" \
+                        or first.child_by_field_name("constructor") is None \
+                        or first.child_by_field_name("constructor").type != "this":
+                    return None
+        return assignment
+
+    def _constructed_before(self, at: tree_sitter.Node, assignment: tree_sitter.Node) -> bool:
+        """Does a read at `at` run once the constructor's assignment has run: in a method, or in a constructor after
+        it (not in a field initializer or an initializer block, which run before any constructor body)?"""
+        constructor = assignment.parent.parent.parent
+        for scope in self.scopes(at):
+            if scope.type in CLASS_BODIES:
+                return False
+            if scope.id == constructor.id:
+                return at.start_byte >= assignment.end_byte
+            if scope.type in ("method_declaration", "constructor_declaration"):
+                return True
+        return False
+
+    def _class_body_of(self, info: FieldInfo) -> tree_sitter.Node | None:
+        body = info.declaration.parent
+        while body is not None and body.type not in CLASS_BODIES:
+            body = body.parent
+        return body
+
+    def _field_writes(self, body: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+        """Field name -> the assignments and `++`/`--` of a field of the class `body` declares, found once per
+        class: `this.name = ..`, or `name = ..` where the name is that field."""
+        memo = self.memo.setdefault("field_writes", {})
+        found = memo.get(body.id)
+        if found is not None:
+            return found
+        found = {}
+        for name_node in tree_sitter.QueryCursor(_ASSIGNED_QUERY).captures(body).get("name", []):
+            write = name_node.parent
+            if write.type == "field_access":
+                write = write.parent
+            target = write.child_by_field_name("left") if write.type == "assignment_expression" else \
+                (write.named_children[0] if write.named_children else None)
+            name = self.text(name_node)
+            info = self.class_of_body(body)
+            field_info = info.fields.get(name) if info is not None else None
+            if target is not None and field_info is not None and self._writes_field(target, field_info, body):
+                found.setdefault(name, []).append(write)
+        memo[body.id] = found
+        return found
+
+    def _writes_field(self, left: tree_sitter.Node, info: FieldInfo, body: tree_sitter.Node) -> bool:
+        if left.type == "field_access":
+            target, field_name = left.child_by_field_name("object"), left.child_by_field_name("field")
+            if target is None or target.type != "this" or field_name is None or self.text(field_name) != info.name:
+                return False
+            nearest = next((scope for scope in self.scopes(left) if scope.type in CLASS_BODIES), None)
+            return nearest is not None and nearest.id == body.id
+        if left.type != "identifier" or self.text(left) != info.name:
+            return False
+        found = self.lookup(info.name, left)
+        return found is not None and found[0] == "field" and found[1].id == body.id
 
     def constructor_injected(self, info: FieldInfo) -> Value | None:
         """Spring constructor injection: a final field set once, in the one constructor of its class, from a
@@ -766,11 +868,11 @@ class JavaFile(JavaTree):
             kind, _scope, info = found
             if kind == "field":
                 assert isinstance(info, FieldInfo)
-                return self._field_value(info, depth)
+                return self._field_value(info, depth, at)
             assert isinstance(info, LocalInfo)
             type_kind = _kind_of_type(info.type_text)
             injected = self.spring_injected(info.annotations, f"parameter {name}")
-            if injected is not None and name not in self.assigned_names():
+            if injected is not None and name not in java_flow.assignments_in(self, _scope):
                 return injected, type_kind
             if info.is_parameter:
                 method = self.method_key(_scope) if info.position is not None else None
@@ -861,7 +963,7 @@ class JavaFile(JavaTree):
         if target.type == "this":
             owner = self.enclosing_class(node)
             if owner is not None and name in owner.fields:
-                return self._field_value(owner.fields[name], depth)
+                return self._field_value(owner.fields[name], depth, node)
             return Dynamic(f"this.{name} is not declared in this file"), "unknown"
         if target.type in ("identifier", "field_access", "method_invocation"):
             bound = self._bean_property(node)

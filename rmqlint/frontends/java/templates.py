@@ -7,6 +7,10 @@ return. A call binds a template when it names the method with as many arguments 
 arity in the class): unqualified or on `this` inside the class, its nested classes or a subclass; on the class's
 name for a static method; on a variable or field declared with the class's type.
 
+A constructor is a template too when a client of its class is made from its parameters, directly or through the
+fields it sets from them (`this.min = min;`, `JavaFile.constructor_assigned`): one client per object, bound by
+`new Owner(..)`, by another constructor's `this(..)` and by a subclass constructor's `super(..)`.
+
 `extract` runs the file's client extraction, finds its templates and the file's own calls of them, and runs it
 again with those calls seeded (a call then makes its client, which the caller configures further), until the calls
 and templates no longer change (a template calling another template is bound on the next round). `calls_elsewhere`
@@ -25,9 +29,11 @@ import tree_sitter
 from rmqlint.calls import has_params, unbound
 from rmqlint.facts import ClientFact, Template
 from rmqlint.frontends.java.clients import ClientExtractor, Seed, call_arguments, declared_modifiers
-from rmqlint.frontends.java.index import JavaFile
+from rmqlint.frontends.java.index import JavaFile, type_name
 from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
 
+CONSTRUCTOR = "<init>"  # a constructor's name in a method key (`com.acme.Pool.<init>/2`)
+_CONSTRUCTIONS = tree_sitter.Query(LANGUAGE, "[(object_creation_expression) (explicit_constructor_invocation)] @call")
 MAX_ROUNDS = 4  # templates calling templates this deep are bound; deeper ones keep their parameters unknown
 
 
@@ -107,7 +113,18 @@ def _templates(java: JavaFile, extractor: ClientExtractor) -> list[_Template]:
     found = []
     for node, variable, client in extractor.made():
         method = java.enclosing_callable(node)
-        if method is None or method.type != "method_declaration" or _is_bean_method(java, method):
+        if method is None or method.type not in ("method_declaration", "constructor_declaration") \
+                or _is_bean_method(java, method):
+            continue
+        constructor = _constructor_of(java, node, client)
+        if constructor is not None:
+            # Made from what the object's constructor was given (`this.min = min;`): one client per `new`.
+            key = java.method_key(constructor)
+            owner, name, arity = _parts(key)
+            template = _Template(constructor, node, owner, key, name, arity, client, False, False,
+                                 "private" in declared_modifiers(constructor), False)
+            if not _overloaded(java, template):  # which constructor a `new` means is not followed
+                found.append(template)
             continue
         if variable:
             # A byte search first: walking every method body for its returns costs more than the search.
@@ -124,6 +141,20 @@ def _templates(java: JavaFile, extractor: ClientExtractor) -> list[_Template]:
         found.append(_Template(method, node, owner, key, name, arity, client, returned, _starts(java, method, variable),
                                "private" in modifiers, "static" in modifiers))
     return found
+
+
+def _constructor_of(java: JavaFile, node: tree_sitter.Node, client: ClientFact) -> tree_sitter.Node | None:
+    """The constructor of the class making the client at `node` whose parameters some value of the client is made
+    of, if any."""
+    info = java.enclosing_class(node)
+    if info is None or not info.name:
+        return None
+    for member in info.body.named_children:
+        if member.type == "constructor_declaration":
+            key = java.method_key(member)
+            if key is not None and has_params(client, key):
+                return member
+    return None
 
 
 def _parts(key: str) -> tuple[str, str, int]:
@@ -206,9 +237,13 @@ def _calls(java: JavaFile, templates: list[_Template],
     """The calls in `java` of each template's method, in source order."""
     by_name: dict[tuple[str, int], list[_Template]] = {}
     for template in templates:
-        by_name.setdefault((template.name, template.arity), []).append(template)
-    query = _calls_query(tuple(sorted({t.name for t in templates})))
-    found = []
+        if template.name != CONSTRUCTOR:
+            by_name.setdefault((template.name, template.arity), []).append(template)
+    found = _constructions(java, [t for t in templates if t.name == CONSTRUCTOR], is_owner)
+    if not by_name:
+        found.sort(key=lambda item: item[0].start_byte)
+        return found
+    query = _calls_query(tuple(sorted({name for name, _arity in by_name})))
     for call in tree_sitter.QueryCursor(query).captures(java.tree.root_node).get("call", []):
         candidates = by_name.get((java.text(call.child_by_field_name("name")), len(call_arguments(call))), ())
         owners = {t.owner for t in candidates}
@@ -224,6 +259,42 @@ def _calls(java: JavaFile, templates: list[_Template],
     return found
 
 
+def _constructions(java: JavaFile, templates: list[_Template],
+                   is_owner: Callable[[str, tree_sitter.Node], bool]) -> list[tuple[tree_sitter.Node, _Template]]:
+    """The calls in `java` of each constructor template: `new Owner(..)`, and in a class of its own `this(..)`
+    (another constructor delegating) or `super(..)` (a subclass's constructor)."""
+    by_owner: dict[tuple[str, int], list[_Template]] = {}
+    for template in templates:
+        by_owner.setdefault((template.owner, template.arity), []).append(template)
+    if not by_owner:
+        return []
+    found = []
+    for call in tree_sitter.QueryCursor(_CONSTRUCTIONS).captures(java.tree.root_node).get("call", []):
+        arity = len(call_arguments(call))
+        if call.type == "object_creation_expression":
+            written = type_name(java, call.child_by_field_name("type"))
+            candidates = by_owner.get((written.rpartition(".")[2], arity), ())
+            if not candidates or not is_owner(written, call):
+                continue
+        else:
+            kind = call.child_by_field_name("constructor")
+            if kind is None or call.child_by_field_name("object") is not None:
+                continue
+            info = java.enclosing_class(call)
+            if info is None or not info.name:
+                continue
+            names = [info.name] if kind.type == "this" else info.supertypes[-1:]
+            candidates = next((by_owner[(n.rpartition(".")[2], arity)] for n in names
+                               if (n.rpartition(".")[2], arity) in by_owner and is_owner(n, call)), ())
+        if len({t.key for t in candidates}) != 1 or _overloaded(java, candidates[0]):
+            continue
+        method = candidates[0].method
+        if method is not None and method.start_byte <= call.start_byte < method.end_byte:
+            continue  # the constructor making another of its own objects: nothing new is bound
+        found.extend((call, template) for template in candidates)
+    return found
+
+
 @functools.lru_cache(maxsize=256)
 def _calls_query(names: tuple[str, ...]) -> tree_sitter.Query:
     """The query for calls of these method names (compiling one costs more than running it)."""
@@ -232,14 +303,16 @@ def _calls_query(names: tuple[str, ...]) -> tree_sitter.Query:
 
 
 def _overloaded(java: JavaFile, template: _Template) -> bool:
-    """Another method of the class with the same name and arity: which one a call means is not followed."""
+    """Another method (constructor) of the class with the same name and arity: which one a call means is not
+    followed."""
     if template.method is None:
         return False
     body = template.method.parent
-    return any(child.type == "method_declaration" and child.id != template.method.id
+    return any(child.type == template.method.type and child.id != template.method.id
                and child.child_by_field_name("name") is not None
-               and java.text(child.child_by_field_name("name")) == template.name
-               and _arity(child) == template.arity for child in (body.named_children if body is not None else ()))
+               and java.text(child.child_by_field_name("name")) == java.text(template.method.child_by_field_name(
+                   "name")) and _arity(child) == template.arity
+               for child in (body.named_children if body is not None else ()))
 
 
 def _calls_owner(java: JavaFile, call: tree_sitter.Node, template: _Template,
