@@ -1,7 +1,8 @@
 """Consumers an application's own code makes once per object it builds: a consumer pool whose constructor takes the
 pool's bounds (`new RocketMQConsumer(group, min, max)` in a Spring `@Bean`, `this(..)` delegation, a subclass's
 `super(..)`), each construction binding the constructor's parameters as a call binds a method's. The finding is at
-the argument that gives the value, naming the configuration that sets it; near misses stay quiet."""
+the argument that gives the value, naming the configuration that sets it; near misses stay quiet. (The properties
+class names its prefix by a constant it imports statically from itself, as such components do.)"""
 
 from __future__ import annotations
 
@@ -15,12 +16,16 @@ JAVA = "mq/src/main/java/com/acme/mq"
 PROPERTIES = """\
 package com.acme.mq;
 
+import static com.acme.mq.RocketMQProperties.PREFIX;
+
 import lombok.Data;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 @Data
-@ConfigurationProperties("acme.rocketmq")
+@ConfigurationProperties(PREFIX)
 public class RocketMQProperties {
+    public static final String PREFIX = "acme.rocketmq";
+
     private String nameSrvAddr;
     private Consumer consumer = new Consumer();
 

@@ -890,6 +890,11 @@ class JavaFile(JavaTree):
         scopes = self.unqualified_scopes(name, at)
         if not scopes:
             return Dynamic(f"{name} is not declared in this file"), "unknown"
+        for scope in scopes:  # a static import of this file's own class (`@ConfigurationProperties(PREFIX)`)
+            owner = self.local_class(scope)
+            declared = owner.fields.get(name) if owner is not None else None
+            if declared is not None and declared.static:
+                return self._field_value(declared, depth)
         return ConstRef("java", scopes, name), "unknown"
 
     def _eval_local(self, name: str, callable_node: tree_sitter.Node, at: tree_sitter.Node,
