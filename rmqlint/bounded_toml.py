@@ -32,6 +32,10 @@ MAX_KEY_PARTS = 16
 class Limits:
     max_bytes: int  # of the UTF-8 text
     max_names: int | None  # the parts of every key and table header; None: any number
+    # Distinct tables the text names (table headers, and dotted keys, which make tables too); None: any number. A
+    # fleet.toml repeats a few arrays of tables (`[[groups]]`) however big it is, where 1 MB of distinct headers
+    # (`[t1.a]`, `[t2.a]`, ...) takes tomllib 190 MB.
+    max_tables: int | None = None
 
 
 # Settings files and version catalogs in a repository (pyproject.toml, .rmqlint.toml, gradle/libs.versions.toml) and
@@ -59,6 +63,9 @@ _KEY_START = r"(?:^[ \t]*\[?\[?|[{,])[ \t]*"
 _DEEP_KEY = re.compile(rf"{_KEY_START}{_PART}(?:{_DOT}{_PART}){{{MAX_KEY_PARTS},}}+", re.MULTILINE)
 # Every key and table header (with a few items of arrays, `[1, 2]`: an upper bound).
 _NAMED = re.compile(rf"{_KEY_START}({_PART}(?:{_DOT}{_PART})*+)[ \t]*[=\]]", re.MULTILINE)
+# A table header's path, or a dotted key's (an upper bound: a dotted key's last part is a key, not a table).
+_TABLE = re.compile(rf"^[ \t]*\[\[?[ \t]*({_PART}(?:{_DOT}{_PART})*+)|{_KEY_START}({_PART}(?:{_DOT}{_PART})++)[ \t]*=",
+                    re.MULTILINE)
 
 
 def check(text: str, limits: Limits = REPOSITORY) -> None:
@@ -70,6 +77,10 @@ def check(text: str, limits: Limits = REPOSITORY) -> None:
     if deep is not None:
         line = text.count("\n", 0, deep.start()) + 1
         raise TomlRefused(f"a key of more than {MAX_KEY_PARTS} dotted parts: too deep to parse", line)
+    if limits.max_tables is not None:
+        tables = {re.sub(r"[ \t]", "", header or key) for header, key in _TABLE.findall(text)}
+        if len(tables) > limits.max_tables:
+            raise TomlRefused(f"more than {limits.max_tables:,} distinct tables ({len(tables):,}): too many to parse")
     # Each counted part takes a character and is followed by one (".", "=" or "]"): a text of fewer than twice the
     # limit's characters cannot name too many, and is not searched.
     if limits.max_names is not None and len(text) > 2 * limits.max_names:

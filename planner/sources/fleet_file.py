@@ -96,9 +96,10 @@ from rmqplan.allocation.strategies import (
 MAX_QUEUES_PER_BROKER = 65_536  # sanity bounds for hand-written fleets: a typo must not hang the engine
 MAX_PROCESSES_PER_SET = 100_000  # processes per host in one instance set
 MAX_FLEET_BYTES = 64 * 1024 * 1024  # a hand-written fleet is small; [generate] builds big ones inside Spark
-# Keys of at most bounded_toml.MAX_KEY_PARTS parts (tomllib's memory grows with their square); the names are not
-# counted: a fleet's memory grows with its groups, and a big one is the user's own.
-FLEET_TOML = bounded_toml.Limits(max_bytes=MAX_FLEET_BYTES, max_names=None)
+# Keys of at most bounded_toml.MAX_KEY_PARTS parts (tomllib's memory grows with their square), and a fleet's few
+# tables (every group is one more `[[groups]]`, not a table of its own name): 3 MB of distinct headers took 450 MB.
+# The names are not counted: a fleet's memory grows with its groups, and a big one is the user's own.
+FLEET_TOML = bounded_toml.Limits(max_bytes=MAX_FLEET_BYTES, max_names=None, max_tables=1_000)
 PERMS = {"rw": (True, True), "wr": (True, True), "r": (True, False), "w": (False, True), "": (False, False)}
 
 TOP_KEYS = ("version", "defaults", "brokers", "topics", "groups", "scenarios", "generate")

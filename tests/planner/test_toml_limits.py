@@ -30,6 +30,18 @@ def test_a_fleet_with_a_long_dotted_key_is_one_line(tmp_path):
     assert errors.getvalue() == f"rmqplan: {path}:9: {TOO_DEEP}\n"
 
 
+def test_a_fleet_naming_thousands_of_tables_is_one_line(tmp_path):
+    """A fleet has a few tables however many groups it holds; 3 MB of distinct headers ([t1.a], [t2.a], ...) took
+    tomllib 450 MB. Dotted keys make tables too."""
+    for name, body in (("headers", "".join(f"[t{i}.a]\nk = 1\n" for i in range(2_000))),
+                       ("keys", "[scenarios]\n" + "".join(f"t{i}.a = 1\n" for i in range(2_000)))):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(FLEET + body, encoding="utf-8")
+        out, errors = io.StringIO(), io.StringIO()
+        assert run(["simulate", "--fleet", str(path)], out, errors) == 2
+        assert errors.getvalue().startswith(f"rmqplan: {path}: more than 1,000 distinct tables"), errors.getvalue()
+
+
 def test_a_big_ordinary_fleet_still_parses():
     groups = "".join(f'[[groups]]\nname = "g{i}"\nsubscriptions = [{{ topic = "T", expression = "*" }}]\n'
                      f'[[groups.instances]]\nhosts = ["10.0.{i // 250}.{i % 250}"]\ncount = 2\n' for i in range(5_000))
