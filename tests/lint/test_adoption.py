@@ -23,12 +23,14 @@ public class Consumer {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("consumer_group");
         consumer.setInstanceName("XUJIAN_MACBOOK");
         consumer.subscribe("TopicTest", "*");
+        consumer.start();
     }
 
     public void other() throws Exception {
         DefaultMQPushConsumer second = new DefaultMQPushConsumer("second_group");
         second.setInstanceName("XUJIAN_MACBOOK");
         second.subscribe("TopicTest", "*");
+        second.start();
     }
 }
 """

@@ -262,7 +262,7 @@ CONCURRENT = {
                                         "DefaultMQPushConsumer;\n\npublic class Pools {\n    void start() {\n"
                                         '        DefaultMQPushConsumer c = new DefaultMQPushConsumer("g");\n'
                                         "        c.setConsumeThreadMin(32);\n"
-                                        '        c.subscribe("T", "A,B");\n    }\n}\n',
+                                        '        c.subscribe("T", "A,B");\n        c.start();\n    }\n}\n',
 }
 
 

@@ -174,6 +174,7 @@ public abstract class Consumers {
             }
             return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
         });
+        batch.start();
     }
 
     DefaultMQPushConsumer made() {

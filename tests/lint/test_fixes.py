@@ -222,6 +222,8 @@ public class Billing {
         billing.subscribe("OrderTopic", "Created,Paid");
         DefaultMQPushConsumer legacy = new DefaultMQPushConsumer("legacy");
         legacy.subscribe("OrderTopic", "v1,v2");
+        billing.start();
+        legacy.start();
         producer.send(new Message("OrderTopic", "v1,v2", body));
         producer.send(new Message("OrderTopic", "Cancelled||Refunded", body));
     }
@@ -310,6 +312,8 @@ public class Consumers {
         consumer.subscribe("TopicTest", "Aaaaa || Bbbbb");
         DefaultMQPushConsumer two = new DefaultMQPushConsumer("two_group");
         two.subscribe("TwoTopic", "Order");
+        consumer.start();
+        two.start();
     }
 }
 """
@@ -406,6 +410,9 @@ public class Pools {
         equal.setConsumeThreadMin(64);
         equal.setConsumeThreadMax(64);
         equal.subscribe("EqualTopic", "*");
+        for (DefaultMQPushConsumer consumer : new DefaultMQPushConsumer[] {orders, mail, both, equal}) {
+            consumer.start();
+        }
     }
 }
 """
@@ -467,6 +474,8 @@ public class Consumers {
         DefaultMQPushConsumer regional = new DefaultMQPushConsumer("regional");
         regional.setInstanceName(primary ? "orders-primary" : "orders-standby");
         regional.subscribe("OrderTopic", "*");
+        consumer.start();
+        regional.start();
         DefaultMQProducer producer = new DefaultMQProducer("producer_group");
         producer.setInstanceName("order-producer");
     }
@@ -642,6 +651,8 @@ public class Ledger {
         bounded.setMaxReconsumeTimes(3);
         bounded.subscribe("LedgerTopic", "*");
         bounded.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+        consumer.start();
+        bounded.start();
     }
 }
 """
@@ -781,6 +792,7 @@ public class Ledger {{
             orderly = new DefaultMQPushConsumer("orderly_consumer");
         orderly.subscribe("LedgerTopic", "*");
         orderly.registerMessageListener((MessageListenerOrderly) (msgs, context) -> ConsumeOrderlyStatus.SUCCESS);
+        orderly.start();
     }}
 }}
 """

@@ -86,7 +86,7 @@ def test_a_long_chain_of_java_constants_is_unknown_not_a_recursion():
                   "    void run() throws Exception {\n"
                   '        DefaultMQPushConsumer c = new DefaultMQPushConsumer("g");\n'
                   "        c.setInstanceName(C0);\n"
-                  '        c.subscribe("T", "*");\n    }\n}\n')
+                  '        c.subscribe("T", "*");\n        c.start();\n    }\n}\n')
         findings = lint_sources({"src/main/java/Chain.java": source})
         # Too long to follow: unknown, and said so (RMQ900) where the consumer uses it, never dropped silently.
         line = source.splitlines().index("        c.setInstanceName(C0);") + 1

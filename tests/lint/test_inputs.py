@@ -80,6 +80,7 @@ public class OrderConsumer {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("orders_cg");
         consumer.setInstanceName(node);
         consumer.subscribe("OrderEvents", "*");
+        consumer.start();
     }
 }
 """
@@ -104,6 +105,7 @@ public class OrderConsumer {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("orders_cg");
         consumer.setInstanceName(%s);
         consumer.subscribe("OrderEvents", "*");
+        consumer.start();
     }
 }
 """

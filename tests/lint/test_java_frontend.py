@@ -392,7 +392,7 @@ def test_binary_data_is_a_problem_not_an_exception():
 def test_latin1_bytes_are_decoded_with_replacement_and_still_analysed():
     source = ('// Gr\xfc\xdfe\nclass L { static final String T = "caf\xe9";\n'
               ' void m() { org.apache.rocketmq.client.consumer.DefaultMQPushConsumer c ='
-              ' new org.apache.rocketmq.client.consumer.DefaultMQPushConsumer("g\xe9"); } }\n')
+              ' new org.apache.rocketmq.client.consumer.DefaultMQPushConsumer("g\xe9"); c.start(); } }\n')
     facts = parse_java("enc/L.java", source.encode("latin-1"))
     (problem,) = facts.problems
     assert "UTF-8" in problem.message and problem.location.line == 1 and problem.location.column == 6
@@ -406,7 +406,7 @@ def test_syntax_error_keeps_partial_facts():
         "import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;\n"
         "class Broken {\n"
         "  static final String T = \"topic\";\n"
-        "  void a() { DefaultMQPushConsumer c = new DefaultMQPushConsumer(\"g\"); c.setInstanceName(\"i\"); }\n"
+        "  void a() { DefaultMQPushConsumer c = new DefaultMQPushConsumer(\"g\"); c.setInstanceName(\"i\"); c.start(); }\n"
         "  void b() { int x = ; ) }\n"
         "}\n"
     )
@@ -422,7 +422,7 @@ def test_ten_thousand_deep_nesting_does_not_hit_the_recursion_limit():
     depth = 10_000
     blocks = ("import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;\n"
               "class D { void m() { DefaultMQPushConsumer c = new DefaultMQPushConsumer(\"g\");"
-              + "{" * depth + 'c.setInstanceName("deep");' + "}" * depth + "} }")
+              + "{" * depth + 'c.setInstanceName("deep");' + "}" * depth + "c.start(); } }")
     facts = parse_java("deep/D.java", blocks.encode())
     assert facts.problems == []
     assert facts.clients[0].instance_name.value == Lit("deep")

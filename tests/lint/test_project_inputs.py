@@ -97,6 +97,7 @@ public class OrderConsumer {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("orders_cg");
         consumer.setInstanceName(%s);
         consumer.subscribe("OrderEvents", "*");
+        consumer.start();
     }
 }
 """

@@ -129,6 +129,7 @@ public class Shapes {
                 return ConsumeConcurrentlyStatus.CONSUME_SUCCESS;
             }
         });
+        consumer.start();
     }
 
     void log(Object o) {}
@@ -203,6 +204,7 @@ public class Injected {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("ledger");
         consumer.setInstanceName(name);
         consumer.subscribe("Ledger", "*");
+        consumer.start();
     }
 }
 """
@@ -212,12 +214,16 @@ def test_final_field_injected_through_the_constructor_is_resolved():
     (finding,) = lint_sources({"Injected.java": INJECTED_JAVA})
     assert (finding.code, finding.location.line) == ("RMQ001", 15)
     assert '"ledger-node"' in finding.message
+    # Not final, but private and set only by the constructor: the same value.
     not_final = INJECTED_JAVA.replace("private final String name;", "private String name;")
+    assert [f.code for f in lint_sources({"Injected.java": not_final})] == ["RMQ001"]
+    set_again = not_final.replace("    @PostConstruct", "    public void rename(String name) { this.name = name; }\n\n"
+                                  "    @PostConstruct")
     dynamic = INJECTED_JAVA.replace("${shop.consumer.name:ledger-node}", "${HOSTNAME}")
     second_constructor = INJECTED_JAVA.replace("    @PostConstruct", "    public Injected() { this(\"x\"); }\n\n"
                                                "    @PostConstruct")
     unannotated = INJECTED_JAVA.replace('@Value("${shop.consumer.name:ledger-node}") ', "")
-    for variant in (not_final, dynamic, second_constructor, unannotated):
+    for variant in (set_again, dynamic, second_constructor, unannotated):
         assert lint_sources({"Injected.java": variant}) == []
 
 
@@ -233,6 +239,7 @@ public class Sms {
         consumer.subscribe("Sms", "SmsSent");
         Message m = new Message("Sms", "smsSent", body);
         m.setTags("SMSSENT");
+        consumer.start();
     }
 }
 """

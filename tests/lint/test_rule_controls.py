@@ -131,6 +131,7 @@ public class OrderListenerTest {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer("order_consumer");
         consumer.setInstanceName("test-node");
         consumer.subscribe("TestTopic", "*");
+        consumer.start();
     }
 }
 """

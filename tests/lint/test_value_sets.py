@@ -235,6 +235,8 @@ class Ledger {
         pay.subscribe("Pay", "refunded || Settled");
         DefaultMQPushConsumer ship = new DefaultMQPushConsumer("ship_ledger");
         ship.subscribe("Ship", "Settled");
+        pay.start();
+        ship.start();
     }
 }
 """

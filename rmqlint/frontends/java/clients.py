@@ -18,7 +18,7 @@ from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting, Subscription
 from rmqlint.frontends.java import spans as java_spans
 from rmqlint.frontends.java.index import FieldInfo, JavaFile, simple_type_name
-from rmqlint.frontends.java.lifecycle import never_created
+from rmqlint.frontends.java.lifecycle import never_created, never_started
 from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
 from rmqlint.frontends.java.listeners import V4, V5, analyze_listener, find_methods, scan_body
 from rmqlint.text import split_destination
@@ -230,10 +230,11 @@ class ClientExtractor:
         for node, method in calls:
             self._call(node, method)
         self._fields_configured_elsewhere()
-        # A client that can never run (the object holding it is never created): its settings do nothing, so it is
-        # no fact (`java.lifecycle`).
-        idle = {id(fact) for node, _variable, fact in self._made
-                if node.type == "object_creation_expression" and never_created(self.java, node)}
+        # A client that can never run (the object holding it is never created, or a local nobody starts): its
+        # settings do nothing, so it is no fact (`java.lifecycle`).
+        idle = {id(fact) for node, variable, fact in self._made
+                if node.type == "object_creation_expression" and never_created(self.java, node)
+                or variable and fact.role != "producer" and never_started(self.java, node, variable)}
         if idle:
             self.clients = [c for c in self.clients if id(c) not in idle]
             self._made = [m for m in self._made if id(m[2]) not in idle]

@@ -458,8 +458,10 @@ class JavaFile(JavaTree):
                 or constructor_body.type != "constructor_body" or constructor is None \
                 or constructor.parent is None or constructor.parent.id != body.id:
             return None
-        for other in body.named_children:
-            if other.type == "constructor_declaration" and other.id != constructor.id:
+        others = [c for c in body.named_children if c.type == "constructor_declaration" and c.id != constructor.id]
+        if others and self._spring_constructor(constructor):
+            return None  # Spring calls one of the constructors; which one is not followed
+        for other in others:
                 first = next((c for c in (other.child_by_field_name("body") or other).named_children
                               if c.type not in ("line_comment", "block_comment")), None)
                 if first is None or first.type != "explicit_constructor_invocation" \
@@ -467,6 +469,13 @@ class JavaFile(JavaTree):
                         or first.child_by_field_name("constructor").type != "this":
                     return None
         return assignment
+
+    def _spring_constructor(self, constructor: tree_sitter.Node) -> bool:
+        """A constructor with a parameter Spring injects (`@Value("${..}")`)."""
+        params = constructor.child_by_field_name("parameters")
+        return any(a.type == "annotation" and self.text(a.child_by_field_name("name")).rpartition(".")[2] == "Value"
+                   for p in (params.named_children if params is not None else ())
+                   for m in p.named_children if m.type == "modifiers" for a in m.named_children)
 
     def _constructed_before(self, at: tree_sitter.Node, assignment: tree_sitter.Node) -> bool:
         """Does a read at `at` run once the constructor's assignment has run: in a method, or in a constructor after

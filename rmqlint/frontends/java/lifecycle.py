@@ -1,11 +1,13 @@
-"""Whether a client made in Java code can ever run: its settings matter only if the object holding it is created.
+"""Whether a client made in Java code can ever run: its settings matter only if it is created and started.
 
 A client made by instance code (a constructor, an instance method or field) of a class whose constructors are all
 private, that no code of its file instantiates (`new C(..)`, `C::new`), and that carries no annotation a framework
-could instantiate it by (Spring can call a private constructor of a `@Component`), is never created: it is left out
-of the facts, its settings do nothing. Anything else counts as running: a client in a local variable that is never
-`start()`ed is still the consumer its code describes (examples and snippets leave start() out), and a field, a
-returned or passed client, or a `@Bean` may be started by code rmqlint does not follow.
+could instantiate it by (Spring can call a private constructor of a `@Component`), is never created. A consumer held
+by a local variable that its method never starts (`consumer.start()`, in a lambda of the method too) and never
+hands on (returns it, stores it, passes it to a call, or uses it in any other way than calling its methods) is
+never started: nothing else can reach it. Either is left out of the facts, its settings do nothing. Anything else
+counts as running: a field, a returned or passed client, or a `@Bean` may be started by code rmqlint does not
+follow.
 """
 
 from __future__ import annotations
@@ -36,6 +38,43 @@ def never_created(java: JavaFile, creation: tree_sitter.Node) -> bool:
     if any(_annotation_name(java, a) not in _INERT_ANNOTATIONS for a in _annotations(declaration)):
         return False
     return not _instantiated(java, info.name)
+
+
+def never_started(java: JavaFile, creation: tree_sitter.Node, variable: str) -> bool:
+    """Whether the client made at `creation` into the local `variable` is neither started nor handed on by the
+    method holding it."""
+    method = java.enclosing_callable(creation)
+    if method is None:
+        return False
+    stack = [method]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type != "identifier" or java.text(node) != variable:
+            continue
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "method_invocation":
+            target, name = parent.child_by_field_name("object"), parent.child_by_field_name("name")
+            if target is not None and target.id == node.id:
+                if name is not None and java.text(name) == "start":
+                    return False
+                continue  # configured: a setter, subscribe, a listener
+            if name is not None and name.id == node.id:
+                continue  # a method of the same name
+            return False  # an argument: handed on
+        if parent.type == "variable_declarator" and parent.child_by_field_name("name") is not None \
+                and parent.child_by_field_name("name").id == node.id:
+            continue
+        if parent.type == "assignment_expression" and parent.child_by_field_name("left") is not None \
+                and parent.child_by_field_name("left").id == node.id:
+            continue
+        if parent.type == "field_access" and parent.child_by_field_name("field") is not None \
+                and parent.child_by_field_name("field").id == node.id:
+            continue  # `this.consumer`, `other.consumer`: another variable of the same name
+        return False  # returned, stored, compared, captured by an expression: it may reach code that starts it
+    return True
 
 
 def _instantiated(java: JavaFile, name: str) -> bool:

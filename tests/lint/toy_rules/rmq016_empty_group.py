@@ -11,9 +11,10 @@ _JAVA = """\
 import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
 
 class Orders {
-    void start() {
+    void start() throws Exception {
         DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(" ");
         consumer.subscribe("OrderTopic", "*");
+        consumer.start();
     }
 }
 """

@@ -1,0 +1,69 @@
+"""A consumer that its code never starts does nothing: a local variable its method neither starts nor hands on (no
+`start()`, not returned, stored or passed anywhere) is no consumer, and its settings are not reported. Consumers that
+may be started elsewhere (a field, a returned or passed one, a Spring `@Bean`) and started ones still are."""
+
+from __future__ import annotations
+
+import pytest
+
+from rmqlint.engine import LintOptions, lint
+from rmqlint.rules._examples import line_of
+from tests.lint.test_engine_fixtures import write_project
+
+PATH = "svc/src/main/java/com/acme/mq/OrderConsumers.java"
+
+SOURCE = """\
+package com.acme.mq;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+
+public class OrderConsumers {
+    private final List<DefaultMQPushConsumer> running = new ArrayList<>();
+
+    public void start() throws Exception {
+        DefaultMQPushConsumer orders = new DefaultMQPushConsumer("orders_consumer");
+        orders.setInstanceName("orders-node");
+        orders.subscribe("Orders", "*");
+        orders.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+                ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+        HANDING_ON
+    }
+}
+"""
+
+
+def findings(root, handing_on: str):
+    files = {PATH: SOURCE.replace("HANDING_ON", handing_on)}
+    return lint(LintOptions(paths=[write_project(root, files)], use_cache=False)).findings
+
+
+def test_a_local_consumer_never_started_or_handed_on_is_not_reported(tmp_path):
+    assert findings(tmp_path, "// started some day") == []
+
+
+@pytest.mark.parametrize("handing_on", [
+    "orders.start();",
+    "Runtime.getRuntime().addShutdownHook(new Thread(orders::shutdown));\n        new Thread(() -> {\n"
+    "            try {\n                orders.start();\n            } catch (Exception e) {\n"
+    "                throw new IllegalStateException(e);\n            }\n        }).start();",
+    "running.add(orders);",
+    "this.last = orders;",
+])
+def test_a_consumer_started_or_handed_on_is_reported(tmp_path, handing_on):
+    source = SOURCE.replace("HANDING_ON", handing_on)
+    if "this.last" in handing_on:
+        source = source.replace("    public void start()", "    private DefaultMQPushConsumer last;\n\n    public void start()")
+    found = lint(LintOptions(paths=[write_project(tmp_path, {PATH: source})], use_cache=False)).findings
+    assert [(f.code, f.location.line) for f in found] == [("RMQ001", line_of(source, "setInstanceName"))]
+
+
+def test_a_consumer_returned_by_a_bean_method_is_reported(tmp_path):
+    bean = SOURCE.replace("    public void start() throws Exception {", "    @org.springframework.context.annotation.Bean\n"
+                          "    public DefaultMQPushConsumer start() throws Exception {").replace("HANDING_ON",
+                                                                                           "return orders;")
+    found = lint(LintOptions(paths=[write_project(tmp_path, {PATH: bean})], use_cache=False)).findings
+    assert [(f.code, f.location.line) for f in found] == [("RMQ001", line_of(bean, "setInstanceName"))]
