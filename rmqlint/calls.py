@@ -10,15 +10,54 @@ would on a client the caller created).
 
 A template no call of the project binds stays one client, its parameters unknown; if its method returns it and
 does not start it, other code may still configure it (`unbound`).
+
+An annotation of the project whose elements its own code reads into a client (`ann.threadMin()` of
+`@interface MqConsumer`) is a template too, its elements parameters bound by name (`Param.index` -1): each use of
+the annotation (`@MqConsumer(group = "orders")`) makes one client, an element the use leaves out taking its
+declared default.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Union
 
 from rmqlint.facts import ClientFact, Listener, Location, Setting, Subscription
 from rmqlint.values import Concat, Dynamic, OneOf, Param, Value, concat, one_of
+
+
+# What a call passes: its arguments by position, or (an annotation's use) by element name.
+Arguments = Union[Sequence[Optional[Value]], Mapping[str, Optional[Value]]]
+Places = Union[Sequence[Optional[Location]], Mapping[str, Optional[Location]]]
+
+
+def _passed(items, param: Param):
+    """What `items` (by position or by name) holds for `param`, None when nothing."""
+    if isinstance(items, Mapping):
+        return items.get(param.name)
+    return items[param.index] if 0 <= param.index < len(items) else None
+
+
+def functions_in(client: ClientFact) -> set[str]:
+    """Every function some parameter in the client's values belongs to."""
+    found: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, Param):
+            found.add(value.function)
+        elif isinstance(value, Concat):
+            for part in value.parts:
+                walk(part)
+        elif isinstance(value, OneOf):
+            for alternative in value.alternatives:
+                walk(alternative)
+
+    for _name, setting in settings_of(client):
+        walk(setting.value)
+    for subscription in client.subscriptions:
+        walk(subscription.topic)
+        walk(subscription.expression)
+    return found
 
 
 def params_in(value: Optional[Value], function: str) -> list[Param]:
@@ -48,13 +87,13 @@ def has_params(client: ClientFact, function: str) -> bool:
                for listener in client.listeners)
 
 
-def bind(value: Value, function: str, args: Sequence[Optional[Value]]) -> Value:
+def bind(value: Value, function: str, args: Arguments) -> Value:
     """`value` with each parameter of `function` replaced by the argument passed for it (a missing one is its
     default when it has one, else unknown)."""
     if isinstance(value, Param):
         if value.function != function:
             return value
-        argument = args[value.index] if value.index < len(args) else None
+        argument = _passed(args, value)
         if argument is None:
             argument = value.default
         return argument if argument is not None else Dynamic(f"no argument for parameter {value.name}")
@@ -65,8 +104,8 @@ def bind(value: Value, function: str, args: Sequence[Optional[Value]]) -> Value:
     return value
 
 
-def instantiate(template: ClientFact, function: str, call: Location, args: Sequence[Optional[Value]],
-                arg_locations: Sequence[Optional[Location]]) -> ClientFact:
+def instantiate(template: ClientFact, function: str, call: Location, args: Arguments,
+                arg_locations: Places) -> ClientFact:
     """The client one call of `function` makes: the template's values with the call's arguments bound, located at
     the call (a setting made from a parameter at the argument that gave it; a subscription made from one at the
     call)."""
@@ -77,8 +116,7 @@ def instantiate(template: ClientFact, function: str, call: Location, args: Seque
         params = params_in(item.value, function)
         if not params:
             return item
-        index = params[0].index
-        where = arg_locations[index] if index < len(arg_locations) and arg_locations[index] is not None else call
+        where = _passed(arg_locations, params[0]) or call
         return Setting(bind(item.value, function, args), where)
 
     def subscription(item: Subscription) -> Subscription:

@@ -107,7 +107,9 @@ class ConstRef:
 class Param:
     """What a caller passes for a parameter of a method (Python: function): `index` counts the declared parameters
     from 0 (a Python method's `self` included), `name` is the parameter's, `function` names the method as the
-    frontend does (Java `com.acme.Mq.start/2`, Python `pkg.mq.start`).
+    frontend does (Java `com.acme.Mq.start/2`, Python `pkg.mq.start`). An element of a Java annotation the project's
+    code reads (`ann.threadMin()`) is bound by name at each use of the annotation: `index` -1, `function`
+    `@com.acme.MqConsumer`, `default` the element's declared default.
 
     A client built from its method's parameters (`start(String group, String topic)`) is one client per call of
     that method: each call binds the parameters to its arguments (`rmqlint.calls`). Where no call of the project
@@ -444,7 +446,7 @@ def from_json(data) -> "Value | None":
         return Property(_str(data["language"]), tuple(_str(x) for x in data["scopes"]), path)
     if kind == "Param":
         index = data["index"]
-        if type(index) is not int or index < 0:
+        if type(index) is not int or index < -1:
             raise TypeError("expected a parameter position")
         return Param(index, _str(data["name"]), _str(data["function"]), from_json(data.get("default")))
     if kind == "Placeholder":

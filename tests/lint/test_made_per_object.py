@@ -1,6 +1,8 @@
 """Consumers an application's own code makes once per object it builds: a consumer pool whose constructor takes the
 pool's bounds (`new RocketMQConsumer(group, min, max)` in a Spring `@Bean`, `this(..)` delegation, a subclass's
-`super(..)`), each construction binding the constructor's parameters as a call binds a method's. The finding is at
+`super(..)`), each construction binding the constructor's parameters as a call binds a method's; and one per use of
+an annotation of the project that its own code reads (`@MqConsumer(group = .., threadMax = 64)`), each use binding
+the elements it writes and leaving the others their declared defaults. The finding is at
 the argument that gives the value, naming the configuration that sets it; near misses stay quiet. (The properties
 class names its prefix by a constant it imports statically from itself, as such components do.)"""
 
@@ -211,3 +213,147 @@ def test_constructor_delegation_and_a_subclass_bind_the_constructors_parameters(
 
     public ConsumerPool(String group) {""")
     assert findings(tmp_path / "b", {**files, f"{JAVA}/ConsumerPool.java": overloaded}) == []
+
+
+# --- an annotation of the project read by its own code --------------------------------------------------------------
+
+MQ_CONSUMER = """\
+package com.acme.mq;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+public @interface MqConsumer {
+    String group();
+
+    String topic();
+
+    String tags() default "*";
+
+    String instanceName() default "acme-mq";
+
+    int threadMin() default 10;
+
+    int threadMax() default 50;
+
+    MessageModel messageModel() default MessageModel.CLUSTERING;
+}
+"""
+
+REGISTRAR = """\
+package com.acme.mq;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+import org.apache.rocketmq.client.consumer.listener.ConsumeConcurrentlyStatus;
+import org.apache.rocketmq.client.consumer.listener.MessageListenerConcurrently;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.stereotype.Component;
+
+@Component
+public class MqConsumerRegistrar implements BeanPostProcessor {
+    private final List<DefaultMQPushConsumer> consumers = new ArrayList<>();
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        MqConsumer annotation = bean.getClass().getAnnotation(MqConsumer.class);
+        if (annotation == null) {
+            return bean;
+        }
+        try {
+            DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(annotation.group());
+            consumer.setInstanceName(annotation.instanceName());
+            consumer.setConsumeThreadMin(annotation.threadMin());
+            consumer.setConsumeThreadMax(annotation.threadMax());
+            consumer.setMessageModel(annotation.messageModel());
+            consumer.subscribe(annotation.topic(), annotation.tags());
+            consumer.registerMessageListener((MessageListenerConcurrently) (msgs, context) ->
+                    ConsumeConcurrentlyStatus.CONSUME_SUCCESS);
+            consumer.start();
+            consumers.add(consumer);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return bean;
+    }
+}
+"""
+
+ORDER_HANDLER = """\
+package com.acme.orders;
+
+import com.acme.mq.MqConsumer;
+import org.springframework.stereotype.Service;
+
+@Service
+@MqConsumer(group = "orders_consumer", topic = "Orders", threadMax = 64)
+public class OrderHandler {
+}
+"""
+
+STOCK_HANDLER = """\
+package com.acme.stock;
+
+import com.acme.mq.MqConsumer;
+import org.apache.rocketmq.common.protocol.heartbeat.MessageModel;
+import org.springframework.stereotype.Service;
+
+@Service
+@MqConsumer(group = "stock_consumer", topic = "Stock", instanceName = "${random.uuid}", threadMin = 20,
+        threadMax = 20)
+public class StockHandler {
+}
+"""
+
+
+def annotation_project(**changes) -> dict[str, str]:
+    files = {f"{JAVA}/MqConsumer.java": MQ_CONSUMER, f"{JAVA}/MqConsumerRegistrar.java": REGISTRAR,
+             "mq/src/main/java/com/acme/orders/OrderHandler.java": ORDER_HANDLER,
+             "mq/src/main/java/com/acme/stock/StockHandler.java": STOCK_HANDLER}
+    files.update(changes)
+    return files
+
+
+def test_an_annotation_read_by_the_projects_code_is_one_consumer_per_use_with_its_declared_defaults(tmp_path):
+    """Each class annotated `@MqConsumer` gets a consumer from the registrar; what a use leaves out is the element's
+    declared default: the order handler's pool is 10 (the default) to 64, and its name the default "acme-mq", the
+    same in every replica. The stock handler writes both bounds alike and a name its code may resolve: quiet."""
+    handler = "mq/src/main/java/com/acme/orders/OrderHandler.java"
+    found = findings(tmp_path / "a", annotation_project())
+    assert sorted((f.code, f.location.path, f.location.line) for f in found) == [
+        ("RMQ001", handler, line_of(ORDER_HANDLER, "@MqConsumer")),
+        ("RMQ005", handler, line_of(ORDER_HANDLER, "@MqConsumer"))]
+    by_code = {f.code: f for f in found}
+    assert 'instanceName is fixed to "acme-mq"' in by_code["RMQ001"].message
+    assert "consumeThreadMax 64 is above consumeThreadMin 10" in by_code["RMQ005"].message
+    # Near misses: the use names its own process-unique name and equal bounds; the default made broadcasting.
+    quiet = ORDER_HANDLER.replace("threadMax = 64", 'threadMin = 64, threadMax = 64, instanceName = "${HOSTNAME}"')
+    assert findings(tmp_path / "b", annotation_project(**{handler: quiet})) == []
+    broadcasting = MQ_CONSUMER.replace("default MessageModel.CLUSTERING", "default MessageModel.BROADCASTING")
+    assert [f.code for f in findings(tmp_path / "c", annotation_project(**{f"{JAVA}/MqConsumer.java": broadcasting}))
+            ] == ["RMQ005"]
+
+
+def test_an_annotation_the_code_does_not_get_from_a_class_is_not_followed(tmp_path):
+    """The registrar reading an annotation handed to it by a caller rmqlint does not follow: unknown, quiet."""
+    handed = REGISTRAR.replace("        MqConsumer annotation = bean.getClass().getAnnotation(MqConsumer.class);\n",
+                               "        MqConsumer annotation = lookup(bean);\n").replace(
+        "    @Override", "    private MqConsumer lookup(Object bean) {\n        return null;\n    }\n\n    @Override")
+    assert findings(tmp_path, annotation_project(**{f"{JAVA}/MqConsumerRegistrar.java": handed})) == []
+
+
+def test_an_annotation_template_survives_the_cache_codec():
+    from rmqlint.facts import facts_from_json, facts_to_json
+    from rmqlint.frontends.java.parse import parse_java
+
+    facts = parse_java(f"{JAVA}/MqConsumerRegistrar.java", REGISTRAR.encode())
+    (template,) = facts.templates
+    assert template.method == "@com.acme.mq.MqConsumer"
+    assert template.client.consume_thread_min.value.index == -1
+    assert facts_from_json(facts_to_json(facts)) == facts

@@ -72,10 +72,14 @@ class JavaFrontend(Frontend):
 
         wanted = []  # per template: (class simple name, the words a call is written with: `method(`)
         for template, _declaring in templates:
-            qualified, _, name = template.method.rpartition("/")[0].rpartition(".")
-            owner = last(qualified)
-            # A constructor is called as `new Owner(..)` (`new Owner<>(..)`), or as `super(..)` by a subclass's.
-            words = (f"{owner}(", f"{owner}<", "super(") if name == "<init>" else (f"{name}(",)
+            if template.method.startswith("@"):  # an annotation's elements: bound at each use of the annotation
+                owner = last(template.method[1:])
+                words = (f"@{owner}",)
+            else:
+                qualified, _, name = template.method.rpartition("/")[0].rpartition(".")
+                owner = last(qualified)
+                # A constructor is called as `new Owner(..)` (`new Owner<>(..)`), or by a subclass's `super(..)`.
+                words = (f"{owner}(", f"{owner}<", "super(") if name == "<init>" else (f"{name}(",)
             wanted.append((owner.encode(), tuple(w.encode() for w in words)))
         calls = tuple(sorted({w for _owner, words in wanted for w in words}))  # searched first: owners only where
         found: list[tuple[int, str, ClientFact]] = []  # a call is
@@ -96,8 +100,11 @@ class JavaFrontend(Frontend):
             for index in chosen:
                 template, declaring = templates[index]
 
-                def is_owner(written: str, _at, caller=caller, declaring=declaring) -> bool:
-                    return any(f.path == declaring.path for f in self.classes(imported(written, caller), caller, files))
+                def is_owner(written: str, _at, caller=caller, declaring=declaring, key=template.method) -> bool:
+                    found = self.classes(imported(written, caller), caller, files)
+                    if key.startswith("@"):  # the annotation is declared elsewhere than the code reading it
+                        return any(f"{f.package}.{last(written)}".lstrip(".") == key[1:] for f in found)
+                    return any(f.path == declaring.path for f in found)
 
                 found.extend((index, path, client) for client in calls_elsewhere(java, template, is_owner))
         return found

@@ -22,7 +22,7 @@ from rmqlint.frontends.java.lifecycle import never_created, never_started
 from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
 from rmqlint.frontends.java.listeners import V4, V5, analyze_listener, find_methods, scan_body
 from rmqlint.text import split_destination
-from rmqlint.values import Dynamic, Lit, Placeholder, Value
+from rmqlint.values import Dynamic, Lit, Placeholder, Value, known_texts
 
 CLIENT_ROLES = {
     "DefaultMQPushConsumer": "push_consumer",
@@ -268,9 +268,12 @@ class ClientExtractor:
         result is stored in holds it when the method returns it."""
         java = self.java
         call = seed.call
-        args = call_arguments(call)
-        fact = instantiate(seed.client, seed.function, java.location(call), [self.argument_value(a) for a in args],
-                           [java.location(a) for a in args])
+        if call.type in ("annotation", "marker_annotation"):
+            fact = self._annotation_instance(seed)
+        else:
+            args = call_arguments(call)
+            fact = instantiate(seed.client, seed.function, java.location(call),
+                               [self.argument_value(a) for a in args], [java.location(a) for a in args])
         key, name = self._target_of(call) if seed.returned else (None, "")
         if name:
             fact.name = name
@@ -279,6 +282,36 @@ class ClientExtractor:
         self._made.append((call, key[2] if key is not None and key[0] == "local" else "", fact))
         if key is not None:
             self._clients.setdefault(key, []).append(_Client(call, self._callable_id(call), fact))
+
+    def _annotation_instance(self, seed: Seed) -> ClientFact:
+        """The client one use of an annotation makes (`@MqConsumer(group = "orders")`): its elements bound by name,
+        named after the class or method it annotates."""
+        java = self.java
+        use = seed.call
+        args: dict[str, Value] = {}
+        places: dict[str, Location] = {}
+        arguments = use.child_by_field_name("arguments")
+        for item in arguments.named_children if arguments is not None else ():
+            if item.type == "element_value_pair":
+                key, value = item.child_by_field_name("key"), item.child_by_field_name("value")
+                if key is None or value is None:
+                    continue
+                element, node = java.text(key), value
+            elif item.type not in ("line_comment", "block_comment"):
+                element, node = "value", item
+            else:
+                continue
+            read = self.argument_value(node)
+            if any("${" in text for text in known_texts(read)):
+                # Whether the project's code resolves the placeholder before using the text is not followed.
+                read = Dynamic(f"{element} holds a placeholder the project's code may resolve")
+            args[element], places[element] = read, java.location(item)
+        fact = instantiate(seed.client, seed.function, java.location(use), args, places)
+        holder = use.parent.parent if use.parent is not None else None
+        name = holder.child_by_field_name("name") if holder is not None else None
+        if name is not None:
+            fact.name = java.text(name)
+        return fact
 
     def argument_value(self, node: tree_sitter.Node) -> Value:
         """An argument's value; an enum constant (`MessageModel.BROADCASTING`) as its name, as setters read it."""

@@ -245,6 +245,7 @@ class JavaFile(JavaTree):
                 if info_field.type_text not in CONSTANT_TYPES:
                     continue
                 result[f"{info.name}.{name}"] = self.field_value(info_field)
+        result.update(self.annotation_defaults())
         return result
 
     # --- scopes -------------------------------------------------------------------------------------------
@@ -652,6 +653,10 @@ class JavaFile(JavaTree):
                 return named, "str"
         if name in ("getProperty", "getRequiredProperty") and 1 <= len(args) <= 3 and self._is_environment(target):
             return self._environment_property(args, depth), "unknown"
+        if not args and target is not None:
+            element = self._annotation_element(target, name)
+            if element is not None:
+                return element, "unknown"
         if not args:
             bound = self._bean_property(node)
             if bound is not None:
@@ -723,6 +728,66 @@ class JavaFile(JavaTree):
                 and info.declaration.parent.type == "program":
             return f"{self.package}.{written}" if self.package else written
         return None
+
+    def _annotation_element(self, target: tree_sitter.Node, element: str) -> Param | None:
+        """`ann.threadMin()` on an annotation of the project read by its own code (`ann` from
+        `getAnnotation(MqConsumer.class)`, or of an annotation type this file declares): what each use of the
+        annotation writes there, else the element's declared default (`Param` bound by name at every use of the
+        annotation, `rmqlint.calls`). None for anything else."""
+        annotation = self._annotation_type(target)
+        if annotation is None:
+            return None
+        qualified = self.imports.get(annotation) or (f"{self.package}.{annotation}" if self.package else annotation)
+        if qualified.rpartition(".")[2] == "RocketMQMessageListener":
+            return None  # the starter's annotation (or a fork of it): its listeners are facts of their own
+        return Param(-1, element, f"@{qualified}", ConstRef("java", (qualified,), f"{element}()"))
+
+    def _annotation_type(self, target: tree_sitter.Node) -> str | None:
+        """The simple name of the annotation type `target` is an instance of, when the code says so."""
+        if target.type == "method_invocation":
+            return _annotation_getter_type(self, target)
+        if target.type != "identifier":
+            return None
+        found = self.lookup(self.text(target), target)
+        if found is None:
+            return None
+        kind, scope, info = found
+        written = info.type_text.partition("<")[0]
+        if not written or "[" in written:
+            return None
+        declared = self.local_class(written)
+        if declared is not None and declared.declaration is not None \
+                and declared.declaration.type == "annotation_type_declaration":
+            return declared.name
+        if kind == "local" and not info.is_parameter and info.value is not None \
+                and info.name not in java_flow.assignments_in(self, scope):
+            getter = info.value
+            while getter.type in ("parenthesized_expression", "cast_expression"):
+                getter = getter.child_by_field_name("value") if getter.type == "cast_expression" else \
+                    (getter.named_children[0] if getter.named_children else getter)
+            if getter.type == "method_invocation" and _annotation_getter_type(self, getter) == written.rpartition(".")[2]:
+                return written.rpartition(".")[2]
+        return None
+
+    def annotation_defaults(self) -> dict[str, Value]:
+        """`MqConsumer.threadMin()` -> the declared default of each element of this file's annotation types that
+        has one (an enum constant as its name, as setters read it), for `Param.default` of elements read
+        elsewhere."""
+        found: dict[str, Value] = {}
+        for info in self.classes:
+            if info.declaration is None or info.declaration.type != "annotation_type_declaration":
+                continue
+            for element in info.body.named_children:
+                name, default = element.child_by_field_name("name"), element.child_by_field_name("value")
+                if element.type != "annotation_type_element_declaration" or name is None or default is None:
+                    continue
+                kind = element.child_by_field_name("type")
+                value = self.value(default)
+                if default.type == "field_access" and kind is not None and \
+                        _squash(self.text(kind)) not in CONSTANT_TYPES | STRING_TYPES:
+                    value = Lit(self.text(default.child_by_field_name("field")))  # `MessageModel.CLUSTERING`
+                found[f"{info.name}.{self.text(name)}()"] = value
+        return found
 
     def _is_environment(self, target: tree_sitter.Node | None) -> bool:
         """Is `target` Spring's `Environment` (a variable of that type, `context.getEnvironment()`)?"""
@@ -1006,6 +1071,23 @@ class JavaFile(JavaTree):
         if not all(p in self.classes_by_name for p in parts):
             return None
         return self.classes_by_name[parts[-1]]
+
+
+# Calls that give an annotation of a class, method or bean: `getAnnotation(MqConsumer.class)`, Spring's
+# `AnnotationUtils.findAnnotation(type, MqConsumer.class)`, `context.findAnnotationOnBean(name, MqConsumer.class)`.
+_ANNOTATION_GETTERS = frozenset({"getAnnotation", "getDeclaredAnnotation", "findAnnotation", "getMergedAnnotation",
+                                 "findMergedAnnotation", "findAnnotationOnBean"})
+
+
+def _annotation_getter_type(java: JavaFile, call: tree_sitter.Node) -> str | None:
+    """The simple name of `T` in a call getting annotation `T.class`, else None."""
+    name = call.child_by_field_name("name")
+    args = call.child_by_field_name("arguments")
+    last = args.named_children[-1] if args is not None and args.named_children else None
+    if name is None or java.text(name) not in _ANNOTATION_GETTERS or last is None or last.type != "class_literal" \
+            or not last.named_children:
+        return None
+    return _squash(java.text(last.named_children[0])).rpartition(".")[2]
 
 
 def property_name(method: str) -> str | None:

@@ -7,6 +7,10 @@ return. A call binds a template when it names the method with as many arguments 
 arity in the class): unqualified or on `this` inside the class, its nested classes or a subclass; on the class's
 name for a static method; on a variable or field declared with the class's type.
 
+An annotation of the project whose elements the code reads into a client (`ann.threadMin()`, `ann` from
+`getAnnotation(MqConsumer.class)`) is a template keyed `@com.acme.MqConsumer`: each use of the annotation binds
+its elements by name, an element it leaves out its declared default.
+
 A constructor is a template too when a client of its class is made from its parameters, directly or through the
 fields it sets from them (`this.min = min;`, `JavaFile.constructor_assigned`): one client per object, bound by
 `new Owner(..)`, by another constructor's `this(..)` and by a subclass constructor's `super(..)`.
@@ -26,13 +30,15 @@ from typing import Callable
 
 import tree_sitter
 
-from rmqlint.calls import has_params, unbound
+from rmqlint.calls import functions_in, has_params, unbound
 from rmqlint.facts import ClientFact, Template
 from rmqlint.frontends.java.clients import ClientExtractor, Seed, call_arguments, declared_modifiers
 from rmqlint.frontends.java.index import JavaFile, type_name
 from rmqlint.frontends.java.tree import CLASS_BODIES, LANGUAGE
 
 CONSTRUCTOR = "<init>"  # a constructor's name in a method key (`com.acme.Pool.<init>/2`)
+ANNOTATION = "@"  # an annotation's key is `@com.acme.MqConsumer` (`Param.function` of its elements)
+_ANNOTATIONS = tree_sitter.Query(LANGUAGE, "[(annotation) (marker_annotation)] @use")
 _CONSTRUCTIONS = tree_sitter.Query(LANGUAGE, "[(object_creation_expression) (explicit_constructor_invocation)] @call")
 MAX_ROUNDS = 4  # templates calling templates this deep are bound; deeper ones keep their parameters unknown
 
@@ -96,9 +102,10 @@ def calls_elsewhere(java: JavaFile, template: Template, is_owner: Callable[[str,
     """The clients the calls in `java` (another file than the template's) make, configured by their callers.
     `is_owner(type name as written, where)`: does that name denote the template's class from there."""
     owner, name, arity = _parts(template.method)
+    returned = name not in (CONSTRUCTOR, ANNOTATION)  # a `new` gives the object holding the client, not the client
     info = _Template(method=None, node=None, owner=owner, key=template.method, name=name, arity=arity,
-                     client=template.client, returned=True, started=False, private=False, static=True)
-    seeds = [Seed(call, template.client, True, template.method) for call, _t in _calls(java, [info], is_owner)]
+                     client=template.client, returned=returned, started=False, private=False, static=True)
+    seeds = [Seed(call, template.client, returned, template.method) for call, _t in _calls(java, [info], is_owner)]
     if not seeds:
         return []
     extractor = ClientExtractor(java, seeds)
@@ -115,6 +122,13 @@ def _templates(java: JavaFile, extractor: ClientExtractor) -> list[_Template]:
         method = java.enclosing_callable(node)
         if method is None or method.type not in ("method_declaration", "constructor_declaration") \
                 or _is_bean_method(java, method):
+            continue
+        annotations = sorted(f for f in functions_in(client) if f.startswith(ANNOTATION))
+        if annotations:
+            # Made from the elements of an annotation the code reads: one client per use of the annotation.
+            key = annotations[0]
+            found.append(_Template(method, node, key.rpartition(".")[2].lstrip(ANNOTATION), key, ANNOTATION, -1,
+                                   client, False, False, False, False))
             continue
         constructor = _constructor_of(java, node, client)
         if constructor is not None:
@@ -158,7 +172,10 @@ def _constructor_of(java: JavaFile, node: tree_sitter.Node, client: ClientFact) 
 
 
 def _parts(key: str) -> tuple[str, str, int]:
-    """(class simple name, method name, arity) of a method key."""
+    """(class simple name, method name, arity) of a method key; (annotation simple name, "@", -1) of an
+    annotation's."""
+    if key.startswith(ANNOTATION):
+        return key.rpartition(".")[2].lstrip(ANNOTATION), ANNOTATION, -1
     method, _, arity = key.rpartition("/")
     qualified, _, name = method.rpartition(".")
     return qualified.rpartition(".")[2], name, int(arity)
@@ -237,9 +254,10 @@ def _calls(java: JavaFile, templates: list[_Template],
     """The calls in `java` of each template's method, in source order."""
     by_name: dict[tuple[str, int], list[_Template]] = {}
     for template in templates:
-        if template.name != CONSTRUCTOR:
+        if template.name not in (CONSTRUCTOR, ANNOTATION):
             by_name.setdefault((template.name, template.arity), []).append(template)
     found = _constructions(java, [t for t in templates if t.name == CONSTRUCTOR], is_owner)
+    found += _annotation_uses(java, [t for t in templates if t.name == ANNOTATION], is_owner)
     if not by_name:
         found.sort(key=lambda item: item[0].start_byte)
         return found
@@ -293,6 +311,36 @@ def _constructions(java: JavaFile, templates: list[_Template],
             continue  # the constructor making another of its own objects: nothing new is bound
         found.extend((call, template) for template in candidates)
     return found
+
+
+def _annotation_uses(java: JavaFile, templates: list[_Template],
+                     is_owner: Callable[[str, tree_sitter.Node], bool]) -> list[tuple[tree_sitter.Node, _Template]]:
+    """The uses in `java` of each annotation template's annotation (`@MqConsumer(..)` on a class or method)."""
+    by_owner: dict[str, list[_Template]] = {}
+    for template in templates:
+        by_owner.setdefault(template.owner, []).append(template)
+    if not by_owner:
+        return []
+    found = []
+    for use in tree_sitter.QueryCursor(_ANNOTATIONS).captures(java.tree.root_node).get("use", []):
+        name = use.child_by_field_name("name")
+        written = java.text(name) if name is not None else ""
+        candidates = by_owner.get(written.rpartition(".")[2], ())
+        holder = use.parent.parent if use.parent is not None and use.parent.type == "modifiers" else None
+        if not candidates or holder is None or holder.type == "annotation_type_declaration" \
+                or len({t.key for t in candidates}) != 1 \
+                or not (_qualified(java, written) == candidates[0].key[1:] or is_owner(written, use)):
+            continue
+        found.extend((use, template) for template in candidates)
+    return found
+
+
+def _qualified(java: JavaFile, written: str) -> str:
+    """A type name as written, qualified through the file's imports, else in the file's package."""
+    head, dot, rest = written.partition(".")
+    if head in java.imports:
+        return java.imports[head] + dot + rest
+    return written if dot or not java.package else f"{java.package}.{written}"
 
 
 @functools.lru_cache(maxsize=256)
