@@ -213,7 +213,8 @@ class FileFacts:
     clients: list[ClientFact] = field(default_factory=list)
     produced: list[ProducedTag] = field(default_factory=list)
     # Constants this file defines, for references from other files.
-    # Java: "Class.NAME" for every (nested) class's simple name; Python: module-level "NAME".
+    # Java: "Class.NAME" for every (nested) class's simple name, and "Annotation.element()" for an annotation
+    # element's declared default; Python: module-level "NAME".
     constants: dict[str, Value] = field(default_factory=dict)
     # Java: what Spring binds into the objects of this file's classes, for `Property` values of other files:
     # "Class.path" (`MqProps.consumer.threadMin`) -> a `Placeholder` (a `@ConfigurationProperties` prefix and the
