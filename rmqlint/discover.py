@@ -312,8 +312,9 @@ def _walk(root: Path, record: dict | None = None) -> list[str]:
         repositories = [d for d in kept if os.path.exists(os.path.join(dirpath, d, ".git"))]
         files.extend(join(d) + "/" for d in repositories)
         dirnames[:] = [d for d in kept if d not in repositories]
-        # Only names that can be source files are matched against the ignore rules (the slow part of a walk).
+        # Only names that can be source files are matched against the ignore rules (the slow part of a walk); a
+        # frontend may claim by directory too (Spring XML bean files live under resources/).
         files.extend(join(f) for f in filenames
-                     if (source_kind(f) is not None or (f in PROJECT_FILES and rel_dir) or is_build_file(f)
+                     if (source_kind(join(f)) is not None or (f in PROJECT_FILES and rel_dir) or is_build_file(f)
                          or is_deployment_file(f)) and not ignored(join(f), False))
     return files

@@ -172,9 +172,11 @@ def test_the_hook_passes_every_kind_of_file_rmqlint_reads(tmp_path):
     read = ["src/main/java/com/example/Orders.java", "worker/consumer.py", "billing/consumer.go",
             "src/main/resources/application.properties", "src/main/resources/application-prod.yml",
             "deploy/orders.yaml", "docker-compose.yml", "worker/requirements.txt", "worker/requirements-prod.txt",
+            "orders/src/main/resources/spring/mq-consumer.xml", "web/src/main/webapp/WEB-INF/applicationContext.xml",
             *(f"orders/{name}" for name in sorted(BUILD_FILES))]
     for rel in read:
         assert source_kind(rel) is not None or is_build_file(rel) or is_deployment_file(rel), rel
         assert passed(rel), rel
-    for rel in ("README.md", "orders/src/main/resources/logback.xml", "Makefile"):
+    for rel in ("README.md", "orders/src/main/resources/logback.xml", "orders/src/main/resources/log4j2-spring.xml",
+                "web/src/main/webapp/WEB-INF/web.xml", "Makefile"):
         assert not passed(rel), rel

@@ -1,9 +1,9 @@
 """The frontends, one per language, in one registry: engine, discovery and linker ask it, never a language by name.
 
 Each language is a sub-package (`java/`, `python/`, `go/`) whose `__init__` holds its `Frontend` subclass
-(`rmqlint.frontends.base`); what languages share sits beside them (`base`, and `spring`, the Spring configuration
-files, a frontend of its own). A language's package imports the shared modules, never another language's package.
-Adding a language is one sub-package and one line below.
+(`rmqlint.frontends.base`); what languages share sits beside them (`base`, and `spring` and `spring_xml`, the Spring
+configuration files and XML bean definitions, frontends of their own). A language's package imports the shared
+modules, never another language's package. Adding a language is one sub-package and one line below.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from rmqlint.frontends.go import GoFrontend
 from rmqlint.frontends.java import JavaFrontend
 from rmqlint.frontends.python import PythonFrontend
 from rmqlint.frontends.spring import SpringFrontend
+from rmqlint.frontends.spring_xml import SpringXmlFrontend
 
-FRONTENDS: tuple[Frontend, ...] = (JavaFrontend(), PythonFrontend(), GoFrontend(), SpringFrontend())
+FRONTENDS: tuple[Frontend, ...] = (JavaFrontend(), PythonFrontend(), GoFrontend(), SpringFrontend(),
+                                   SpringXmlFrontend())
 
 _BY_NAME = {f.name: f for f in FRONTENDS}
 _BY_LANGUAGE = {language: f for f in FRONTENDS for language in f.languages}
