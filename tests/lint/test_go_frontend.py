@@ -470,6 +470,52 @@ func main() {{
     assert not client.configured_elsewhere and client.instance_name.value == Lit("fixed")
 
 
+def test_options_appended_in_many_branches_are_each_followed_once():
+    """dapr's RocketMQ pub/sub appends ~35 options, each under its own `if`: every append's `opts` may hold any
+    earlier append, and following each path anew took longer than a day (2^35 paths); each append is followed once."""
+    branches = "".join(f"\tif os.Getenv(\"P{n}\") != \"\" {{\n\t\topts = append(opts, consumer.WithPullBatchSize({n}))\n"
+                       f"\t}}\n" for n in range(1, 41))
+    facts, _ = parse(f"""\
+func main() {{
+\topts := []consumer.Option{{consumer.WithGroupName("g")}}
+{branches}\tif os.Getenv("ORDERLY") != "" {{
+\t\topts = append(opts, consumer.WithConsumerOrder(true))
+\t}}
+\tc, _ := rocketmq.NewPushConsumer(opts...)
+\t_ = c.Subscribe("T", consumer.MessageSelector{{}}, nil)
+}}
+""")
+    (client,) = facts.clients
+    assert not client.configured_elsewhere and client.group.value == Lit("g")
+    assert client.consume_mode.value == Lit("ORDERLY")  # appended in a branch: it may be set
+
+
+def test_an_option_set_differently_in_branches_is_one_of_its_values():
+    """dapr's pub/sub appends WithConsumerModel(BroadCasting) or (Clustering) by its metadata, and
+    WithConsumerOrder(true) or (false): the model is either, never the one appended last in the source."""
+    facts, _ = parse("""\
+func newConsumer(model string, orderly bool) (rocketmq.PushConsumer, error) {
+\topts := []consumer.Option{consumer.WithGroupName("pubsub")}
+\tswitch model {
+\tcase "broadcasting":
+\t\topts = append(opts, consumer.WithConsumerModel(consumer.BroadCasting))
+\tdefault:
+\t\topts = append(opts, consumer.WithConsumerModel(consumer.Clustering))
+\t}
+\tif orderly {
+\t\topts = append(opts, consumer.WithConsumerOrder(true))
+\t} else {
+\t\topts = append(opts, consumer.WithConsumerOrder(false))
+\t}
+\treturn rocketmq.NewPushConsumer(opts...)
+}
+""")
+    (client,) = facts.clients + [t.client for t in facts.templates]
+    assert client.message_model.value == OneOf((Lit("BROADCASTING"), Lit("CLUSTERING")))
+    assert client.consume_mode.value == OneOf((Lit("ORDERLY"), Lit("CONCURRENTLY")))
+    assert client.message_model.written is None  # no one place to fix
+
+
 def test_a_go_file_over_its_limit_is_one_note(tmp_path):
     """Go's limit (768 KB, as Java's: tree-sitter-go takes about 190 bytes per byte of a dense literal) makes a
     generated table an RMQ900 note; the rest of the project is still linted."""

@@ -156,7 +156,7 @@ class ClientExtractor:
             arguments = arguments[1:]  # the transaction listener
         options = self._options(arguments, {})
         namespace = None
-        for option, bindings in options.calls:
+        for option, bindings in sorted(options.calls, key=lambda found: found[0].start_byte):
             self._option(fact, option, bindings)
             if self._option_name(option) == "WithNamespace":
                 namespace = option
@@ -356,23 +356,32 @@ class ClientExtractor:
     def _options(self, nodes: list[tree_sitter.Node], bindings: dict, depth: int = 0) -> _Options:
         """The option calls that reach a constructor through `nodes` (its arguments)."""
         found = _Options([])
-        seen: set[int] = set()
+        seen: dict[tuple[int, int], tuple[int, dict]] = {}
         for node in nodes:
             self._collect(node, bindings, found, seen, depth)
         return found
 
-    def _collect(self, node: tree_sitter.Node, bindings: dict, found: _Options, seen: set[int], depth: int) -> None:
+    def _collect(self, node: tree_sitter.Node, bindings: dict, found: _Options,
+                 seen: dict[tuple[int, int], tuple[int, dict]], depth: int) -> None:
+        """The options `node` may hold, into `found`. `seen` holds each node followed (with its bindings) and the
+        fewest steps it was reached in: an option slice appended in N branches reaches each append by 2^N paths,
+        and what a node holds does not depend on the path, so it is followed again only when reached in fewer
+        steps (the limit on steps may have cut it short before). The bindings are kept with it: their id stays
+        theirs."""
         go = self.go
         if depth > MAX_OPTION_DEPTH:
             found.unknown = True
             return
+        key = (node.id, id(bindings))
+        if key in seen and seen[key][0] <= depth:
+            return
+        seen[key] = (depth, bindings)
         if node.type in ("variadic_argument", "parenthesized_expression") and node.named_children:
             self._collect(node.named_children[0], bindings, found, seen, depth + 1)
             return
         if node.type == "call_expression":
             if self._option_name(node):
-                if node.id not in seen:
-                    seen.add(node.id)
+                if all(call.id != node.id for call, _bindings in found.calls):
                     found.calls.append((node, bindings))
                 return
             package, name = go.called(node)
@@ -451,6 +460,12 @@ class ClientExtractor:
                 "ORDERLY" if text == "true" else "CONCURRENTLY") if text in ("true", "false") else Dynamic(text))
         else:
             value = go.value(argument, bindings)
+        earlier = getattr(fact, setting_field)
+        if earlier is not None:
+            # Several options set it (appended in different branches): it is whichever the program takes, not the
+            # one written last; no one place holds it for a fix.
+            setattr(fact, setting_field, Setting(one_of([earlier.value, value]), earlier.location))
+            return
         setattr(fact, setting_field, Setting(value, where, written=go.span_of(argument, operand=_operand(argument)),
                                              slot=self._option_slot(call), local_names=go.local_names(call)))
 
