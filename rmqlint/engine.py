@@ -352,6 +352,7 @@ def parse_file(kind: str, rel: str, data: bytes) -> tuple[FileFacts, bool]:
 
 
 KEPT_BYTES = 64 * 1024 * 1024  # the source read by the scan that `SourceIndex.peek` answers from memory
+BUILD_FILE_BYTES = 1024 * 1024  # a build file larger is not one (the planner's readers refuse it too)
 
 
 def _size(count: int) -> str:
@@ -382,6 +383,7 @@ class SourceIndex:
         self.root = discovery.root
         self._root_str = str(discovery.root)
         self.kinds = discovery.kinds
+        self._build_files = {rel for rel in discovery.others if is_build_file(rel)}
         self.cache = cache
         self.facts: dict[str, FileFacts] = {}
         self._memory: dict[str, bytes] | None = None
@@ -535,6 +537,18 @@ class SourceIndex:
 
     def peek(self, rel: str) -> bytes | None:
         return self._peek(rel)
+
+    def build_file(self, rel: str) -> bytes | None:
+        if self._memory is not None:
+            return self._memory.get(rel) if is_build_file(rel) else None
+        if rel not in self._build_files:
+            return None
+        try:
+            with open(os.path.join(self._root_str, rel), "rb") as fh:
+                data = read_at_most(fh, BUILD_FILE_BYTES + 1)
+        except OSError:
+            return None
+        return data if len(data) <= BUILD_FILE_BYTES else None
 
     def mentions(self, rel: str, words: tuple[bytes, ...]) -> frozenset[bytes]:
         """The words the file's bytes contain; the cache answers for a file whose content it searched before."""

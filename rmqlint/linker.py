@@ -78,6 +78,9 @@ class StaticFiles:
     def mentions(self, path: str, words: tuple[bytes, ...]) -> frozenset[bytes]:
         return frozenset()
 
+    def build_file(self, path: str) -> bytes | None:
+        return None
+
     def memo(self, name: str) -> dict:
         return self._memos.setdefault(name, {})
 

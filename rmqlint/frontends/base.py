@@ -34,6 +34,10 @@ class SourceFiles(Protocol):
     def mentions(self, path: str, words: tuple[bytes, ...]) -> frozenset[bytes]:
         """The `words` the file's bytes contain (a byte search that a cache may answer without reading)."""
 
+    def build_file(self, path: str) -> Optional[bytes]:
+        """A build file's bytes (a `go.mod`: which import paths are the project's packages), None when the
+        project has none at that path or it is over 1 MB."""
+
     def memo(self, name: str) -> dict:
         """A dictionary that lives as long as the run, for a frontend's lookup indexes and memos."""
 

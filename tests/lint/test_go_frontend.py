@@ -552,6 +552,34 @@ func audit() {
     assert ("RMQ001", "orders/audit.go") in {(f.code, f.location.path) for f in result.findings}
 
 
+def test_an_import_path_is_the_directory_its_go_mod_names(tmp_path):
+    """`github.com/gowins/dionysus/rmq` is the directory rmq/ of the module go.mod declares at the root: one element
+    in common with the path, which alone may be any package named so (a `config` of another module); a `replace`
+    by a local directory maps that module's paths there. The consumers its calls make are each their own."""
+    mq = HEAD.replace("package main", "package mq") + """\
+func NewConsumer(group string) (rocketmq.PushConsumer, error) {
+\treturn rocketmq.NewPushConsumer(consumer.WithGroupName(group))
+}
+"""
+    main = HEAD.replace('import (\n', 'import (\n\t"github.com/acme/shop/mq"\n\t"example.com/names"\n') + """\
+func main() {
+\tc, _ := mq.NewConsumer(names.Group)
+\t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{}, nil)
+}
+"""
+    root = write_project(tmp_path / "repo", {
+        "go.mod": "module github.com/acme/shop\n\ngo 1.21\n\nreplace example.com/names => ./third_party/names\n",
+        "mq/consumer.go": mq,
+        "cmd/app/main.go": main,
+        "third_party/names/names.go": 'package names\n\nconst Group = "orders_consumer"\n',
+        "tools/mq/consumer.go": mq.replace("WithGroupName(group)", 'WithGroupName("decoy")'),  # also ends in mq
+    })
+    project, _report = load_project(root, use_cache=False)
+    made = [c for f, c in project.clients() if f.path == "cmd/app/main.go"]
+    assert [(c.group.value, [s.topic for s in c.subscriptions]) for c in made] == [
+        (Lit("orders_consumer"), [Lit("OrderTopic")])]
+
+
 def test_a_function_returning_a_fixed_client_makes_one_per_call_in_other_files(tmp_path):
     root = _mixed(tmp_path / "repo")
     (root / "orders/internal/mq/consumer.go").write_text(HEAD.replace("package main", "package mq") + """\

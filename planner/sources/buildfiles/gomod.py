@@ -77,6 +77,21 @@ def _directives(text: str) -> list[_Line]:
     return out
 
 
+def module_directories(text: str) -> list[tuple[str, str]]:
+    """The module paths a go.mod's text maps to directories, relative to the go.mod's: its `module` path to "",
+    and each module `replace`d by a local directory (`replace example.com/names => ./third_party/names`: a path
+    beginning `./` or `../`, as the go tool tells one from a module path) to that directory."""
+    found = []
+    for d in _directives(text):
+        if d.verb == "module" and d.args:
+            found.append((d.args[0], ""))
+        elif d.verb == "replace" and "=>" in d.args and d.args.index("=>") in (1, 2):
+            target = d.args[d.args.index("=>") + 1:]
+            if len(target) == 1 and target[0].startswith(("./", "../")):
+                found.append((d.args[0], target[0]))
+    return found
+
+
 def release_of(version: str) -> Optional[str]:
     """`v2.1.2` -> "2.1.2" (a pseudo-version kept whole); None when it is not a module version."""
     m = _GO_VERSION.match(version)

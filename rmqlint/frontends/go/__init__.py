@@ -4,13 +4,16 @@ belongs to.
 
 A Go package is a directory. A name of the file's own package that the file does not declare is looked for in the
 other files of its directory (`dir:<directory>`); a name of an imported package (`orders/internal/mq.Group`) in the
-directory that shares the longest ending with the import path, at least two elements (`internal/mq` for
-`github.com/acme/orders/internal/mq`), when one directory does. `_test.go` files declare nothing other files use. `vendor/` (the dependencies' code, the
+directory the import path names under the module a go.mod of the project declares (`rmq/` for
+`github.com/gowins/dionysus/rmq` where go.mod says `module github.com/gowins/dionysus`; a `replace` by a local
+directory too), or else in the directory that shares the longest ending with the import path, at least two elements
+(`internal/mq` for `github.com/acme/orders/internal/mq`), when one directory does. `_test.go` files declare nothing other files use. `vendor/` (the dependencies' code, the
 client's own included) and `testdata/` are not read, as the go tool leaves them out of the module's packages.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Callable, Optional
 
@@ -112,13 +115,21 @@ class GoFrontend(Frontend):
         return found
 
     def package_directory(self, scope: str, files: SourceFiles) -> Optional[str]:
-        """The project directory a package scope names: `dir:<directory>` itself, or the one directory whose path
-        shares the longest ending with an import path, two elements at least (None when none does, or several do)."""
+        """The project directory a package scope names: `dir:<directory>` itself; an import path under a module a
+        go.mod of the project declares (or replaces by a local directory), the directory it names there, as the go
+        tool finds it; else the one directory whose path shares the longest ending with the import path, two
+        elements at least (None when none does, or several do)."""
         if scope.startswith("dir:"):
             return scope[4:]
         memo = files.memo("go.directories")
         if "all" not in memo:
             memo["all"] = sorted({p.rpartition("/")[0] for p in files.paths(self.name)})
+            memo["directories"] = set(memo["all"])
+            memo["modules"] = _modules(memo["all"], files)
+        for module, directory in memo["modules"]:
+            if scope == module or scope.startswith(module + "/"):
+                target = posixpath.join(directory, scope[len(module):].lstrip("/")).rstrip("/")
+                return target if target in memo["directories"] else None
         parts = scope.split("/")
         best: list[str] = []
         length = 1  # one element in common (`config`) may be any package of that name: not enough
@@ -141,3 +152,25 @@ class GoFrontend(Frontend):
                 if facts is not None:
                     found.append(facts)
         return found
+
+
+def _modules(directories: list[str], files: SourceFiles) -> list[tuple[str, str]]:
+    """(module path, its directory) for the go.mod of each directory holding Go files and of each above them,
+    longest module path first: an import path is looked for in the innermost module that may hold it."""
+    from rmqplan.sources.buildfiles.gomod import module_directories
+
+    above = {""}
+    for directory in directories:
+        while directory:
+            above.add(directory)
+            directory = directory.rpartition("/")[0]
+    found: dict[str, str] = {}
+    for directory in sorted(above):
+        data = files.build_file(posixpath.join(directory, "go.mod"))
+        if data is None:
+            continue
+        for module, target in module_directories(data.decode("utf-8", "replace")):
+            located = posixpath.normpath(posixpath.join(directory, target)) if target else directory
+            if located != ".." and not located.startswith("../"):  # a replacement outside the project: not read
+                found.setdefault(module, "" if located == "." else located)
+    return sorted(found.items(), key=lambda item: -len(item[0]))
