@@ -179,6 +179,30 @@ func main() {
     assert facts.constants == {"conf.Group": Lit("report_consumer"), "conf.Tags": Lit("Daily")}
 
 
+def test_an_element_of_a_slice_literal_is_one_of_its_elements():
+    """`msg.WithTag(tags[i%3])`, as the client's tag example and its copies send: one of the tags the slice holds
+    (a constant index: that one); a slice some statement changes an element of is not followed."""
+    facts, _ = parse("""\
+var fixed = [...]string{"Paid", "Refunded"}
+
+func main() {
+\ttags := []string{"TagA", "TagB", "TagC"}
+\tchanged := []string{"TagA"}
+\tchanged[0] = os.Getenv("TAG")
+\tfor i := 0; i < 6; i++ {
+\t\tmsg := primitive.NewMessage("Orders", nil)
+\t\tmsg.WithTag(tags[i%3])
+\t\tother := primitive.NewMessage("Orders", nil)
+\t\tother.WithTag(fixed[1])
+\t\tlast := primitive.NewMessage("Orders", nil)
+\t\tlast.WithTag(changed[0])
+\t}
+}
+""")
+    assert [p.tag for p in facts.produced] == [OneOf((Lit("TagA"), Lit("TagB"), Lit("TagC"))), Lit("Refunded"),
+                                               Dynamic("a index expression")]
+
+
 def test_names_of_other_files_and_packages_are_references():
     source = HEAD.replace('import (\n', 'import (\n\t"github.com/acme/orders/internal/mq"\n') + """\
 func main() {

@@ -7,8 +7,9 @@ other files of its directory (`dir:<directory>`); a name of an imported package 
 directory the import path names under the module a go.mod of the project declares (`rmq/` for
 `github.com/gowins/dionysus/rmq` where go.mod says `module github.com/gowins/dionysus`; a `replace` by a local
 directory too), or else in the directory that shares the longest ending with the import path, at least two elements
-(`internal/mq` for `github.com/acme/orders/internal/mq`), when one directory does. `_test.go` files declare nothing other files use. `vendor/` (the dependencies' code, the
-client's own included) and `testdata/` are not read, as the go tool leaves them out of the module's packages.
+(`internal/mq` for `github.com/acme/orders/internal/mq`), when one directory does. `_test.go` files declare nothing
+other files use. `vendor/` (the dependencies' code, the client's own included) and `testdata/` are not read, as the
+go tool leaves them out of the module's packages.
 """
 
 from __future__ import annotations

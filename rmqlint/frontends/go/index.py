@@ -32,7 +32,7 @@ from rmqlint.client_releases import GO_CLIENT
 from rmqlint.frontends.go import flow as go_flow
 from rmqlint.frontends.go.tree import FUNCTIONS, LANGUAGE, STRINGS, GoTree, specs, walk
 from rmqlint.spans import Slot
-from rmqlint.values import ConstRef, Dynamic, Lit, Param, Value, concat, one_of
+from rmqlint.values import MAX_ALTERNATIVES, ConstRef, Dynamic, Lit, Param, Value, concat, one_of
 
 ROCKETMQ_MODULE = GO_CLIENT
 # The names RocketMQ's packages declare (`package rocketmq` at the module's root).
@@ -59,7 +59,12 @@ _ASSIGNED = tree_sitter.Query(LANGUAGE, """
     (dec_statement (identifier) @name)
     (inc_statement (selector_expression field: (field_identifier) @field))
     (dec_statement (selector_expression field: (field_identifier) @field))
+    (assignment_statement left: (expression_list (index_expression operand: (identifier) @element)))
+    (inc_statement (index_expression operand: (identifier) @element))
+    (dec_statement (index_expression operand: (identifier) @element))
 """)
+# Composite literals whose elements an index reads by position.
+_SEQUENCES = frozenset({"slice_type", "array_type", "implicit_length_array_type"})
 _SPRINTF_VERB = re.compile(r"%(?:[-+# 0]*\d*(?:\.\d+)?)?([a-zA-Z%])")
 
 
@@ -108,6 +113,7 @@ class GoFile(GoTree):
         self._locals: dict[int, dict[str, list[Declared]]] = {}
         self._assigned: set[str] | None = None
         self._fields_assigned: set[str] | None = None
+        self._elements_assigned: set[str] | None = None
         self._in_progress: set[int] = set()
         self._index()
 
@@ -202,12 +208,18 @@ class GoFile(GoTree):
             captures = tree_sitter.QueryCursor(_ASSIGNED).captures(self.tree.root_node)
             self._assigned = {self.text(n) for n in captures.get("name", [])}
             self._fields_assigned = {self.text(n) for n in captures.get("field", [])}
+            self._elements_assigned = {self.text(n) for n in captures.get("element", [])}
         return self._assigned
 
     def assigned_fields(self) -> set[str]:
         """Field names some statement of the file assigns (`cfg.Group = ..`)."""
         self.assigned_names()
         return self._fields_assigned or set()
+
+    def assigned_elements(self) -> set[str]:
+        """Names of slices, arrays and maps an element of which some statement of the file assigns (`tags[0] = ..`)."""
+        self.assigned_names()
+        return self._elements_assigned or set()
 
     def constants(self) -> dict[str, Value]:
         """What other files of the package may refer to: each constant, each variable the file never assigns,
@@ -343,7 +355,30 @@ class GoFile(GoTree):
             return self._eval_selector(node, bindings, depth)
         if kind in ("call_expression", "type_conversion_expression"):
             return self._eval_call(node, bindings, depth)
+        if kind == "index_expression":
+            return self._eval_index(node, bindings, depth)
         return Dynamic(f"a {kind.replace('_', ' ')}"), "unknown"
+
+    def _eval_index(self, node: tree_sitter.Node, bindings: dict, depth: int) -> tuple[Value, str]:
+        """`tags[i%3]`: an element of the slice or array literal the variable holds (of a constant index, that one;
+        else one of them), when no statement of the file assigns an element of it."""
+        operand, index = node.child_by_field_name("operand"), node.child_by_field_name("index")
+        holder = self.local_value_node(operand) if operand is not None and operand.type == "identifier" else None
+        literal = _composite(holder) if holder is not None else None
+        kind = literal.child_by_field_name("type") if literal is not None else None
+        body = literal.child_by_field_name("body") if literal is not None else None
+        if kind is None or kind.type not in _SEQUENCES or self.text(operand) in self.assigned_elements() or \
+                index is None or any(e.type == "keyed_element" for e in body.named_children):
+            return Dynamic("a index expression"), "unknown"
+        elements = self.elements(literal)
+        position, _kind = self._eval(index, bindings, depth + 1)
+        if isinstance(position, Lit) and position.text.isdigit() and int(position.text) < len(elements):
+            elements = [elements[int(position.text)]]
+        if not elements or len(elements) > MAX_ALTERNATIVES:
+            return Dynamic("a index expression"), "unknown"
+        results = [self._once(e, bindings, depth, f"{self.text(operand)} holds itself") for e in elements]
+        kinds = {k for _v, k in results}
+        return one_of(v for v, _k in results), (kinds.pop() if len(kinds) == 1 else "unknown")
 
     def _eval_binary(self, node: tree_sitter.Node, bindings: dict, depth: int) -> tuple[Value, str]:
         operator = node.child_by_field_name("operator")
