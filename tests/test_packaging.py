@@ -94,6 +94,8 @@ def _install_words(text: str) -> list[str]:
         for m in re.finditer(r"pip (?:install|wheel) ([^`#)\n]*)", line):
             skip = False
             for word in shlex.split(m.group(1).replace(", or", " ")):
+                if word in ("&&", "||", ";", "|"):  # the shell's next command (a Dockerfile's RUN ... && rm ...)
+                    break
                 if skip or word.startswith("-"):
                     skip = word in ("-w", "--wheel-dir", "-r")  # an option's value is no requirement
                     continue
