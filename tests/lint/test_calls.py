@@ -160,8 +160,10 @@ public class App {
         var cache = Consumers.create("cache_cg");
         cache.setMessageModel(org.apache.rocketmq.common.protocol.heartbeat.MessageModel.BROADCASTING);
         cache.subscribe("Cache", "*");
+        cache.start();
         var stock = Consumers.create("stock_cg");
         stock.subscribe("Stock", "*");
+        stock.start();
         Consumers.startedWith(32);
     }
 }

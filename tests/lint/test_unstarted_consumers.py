@@ -67,3 +67,41 @@ def test_a_consumer_returned_by_a_bean_method_is_reported(tmp_path):
                                                                                            "return orders;")
     found = lint(LintOptions(paths=[write_project(tmp_path, {PATH: bean})], use_cache=False)).findings
     assert [(f.code, f.location.line) for f in found] == [("RMQ001", line_of(bean, "setInstanceName"))]
+
+
+FACTORY = """\
+package com.acme.mq;
+
+import org.apache.rocketmq.client.consumer.DefaultMQPushConsumer;
+
+public final class Consumers {
+    public static DefaultMQPushConsumer create(String group) {
+        DefaultMQPushConsumer consumer = new DefaultMQPushConsumer(group);
+        consumer.setInstanceName("worker");
+        return consumer;
+    }
+}
+"""
+
+CALLER = """\
+package com.acme.stock;
+
+import com.acme.mq.Consumers;
+
+public class StockSync {
+    public void run() throws Exception {
+        var stock = Consumers.create("stock_consumer");
+        stock.subscribe("Stock", "*");
+        STARTED
+    }
+}
+"""
+
+
+def test_a_factorys_consumer_its_caller_never_starts_is_not_reported(tmp_path):
+    factory, caller = "svc/src/main/java/com/acme/mq/Consumers.java", "svc/src/main/java/com/acme/stock/StockSync.java"
+    quiet = {factory: FACTORY, caller: CALLER.replace("STARTED", "// started some day")}
+    assert lint(LintOptions(paths=[write_project(tmp_path / "a", quiet)], use_cache=False)).findings == []
+    started = {factory: FACTORY, caller: CALLER.replace("STARTED", "stock.start();")}
+    found = lint(LintOptions(paths=[write_project(tmp_path / "b", started)], use_cache=False)).findings
+    assert [(f.code, f.location.path) for f in found] == [("RMQ001", factory)]

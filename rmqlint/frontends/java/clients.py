@@ -237,6 +237,7 @@ class ClientExtractor:
                 or variable and fact.role != "producer" and never_started(self.java, node, variable)}
         if idle:
             self.clients = [c for c in self.clients if id(c) not in idle]
+            self.instances = [c for c in self.instances if id(c) not in idle]
             self._made = [m for m in self._made if id(m[2]) not in idle]
         for node in sorted(annotations, key=lambda n: n.start_byte):
             self._spring_listener(node)
