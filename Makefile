@@ -89,7 +89,7 @@ bench: $(SPARK_STAMP) rocketmq
 	$(BIN)/python -m benchmarks.report_bench
 
 # rmqplan watch at one read a second for 30 minutes against a large cluster played over the real protocol (2,000
-# groups, 20,000 queues: fake_rocketmq.large): its memory after 1 and 30 minutes and the time a read takes (not a
+# groups, 20,000 queues: harness.fake_rocketmq.large): its memory after 1 and 30 minutes and the time a read takes (not a
 # test: BENCHMARKS.md). SOAK_NAMESRV=host:port soaks a running cluster instead.
 soak: install
 	$(BIN)/python -m benchmarks.watch_soak $(if $(SOAK_NAMESRV),--namesrv "$(SOAK_NAMESRV)")
@@ -102,7 +102,7 @@ fuzz: $(DEV_STAMP)
 
 # The README's picture of the HTML report (needs Chromium: apt-get install chromium).
 screenshot: install
-	$(BIN)/python -m tests.planner.browser examples/fleet.toml docs/rmqplan-report.png
+	$(BIN)/python -m harness.browser examples/fleet.toml docs/rmqplan-report.png
 
 clean:
 	rm -rf $(VENV) .rmqlint_cache .pytest_cache .hypothesis *.egg-info .cache

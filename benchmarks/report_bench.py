@@ -1,9 +1,9 @@
 """`python -m benchmarks.report_bench`: how the reports of a real-sized hand-written fleet read, as a user opens them.
 
-For each size (default 300 and 10,000 groups of `tests.planner.real_fleet`, written to a temporary directory) it
+For each size (default 300 and 10,000 groups of `harness.real_fleet`, written to a temporary directory) it
 runs `rmqplan simulate --fleet F --html PAGE` once and prints:
 - text: the report's lines and the line of its first finding (a terminal shows some 40 lines at once);
-- HTML: the page's size, and in headless Chromium (`tests.planner.browser`, 1280x900) the first contentful paint
+- HTML: the page's size, and in headless Chromium (`harness.browser`, 1280x900) the first contentful paint
   and the load event (ms after navigation starts, from the page's own `performance` entries), the page's height,
   and how far down the first problem's cause is (px from the top; 0 when the page has none).
 
@@ -33,8 +33,8 @@ PAINT = """(() => {
 
 
 def measure(groups: int, seed: int, tmp: str) -> dict:
-    from tests.planner.browser import Browser
-    from tests.planner.real_fleet import fleet_toml
+    from harness.browser import Browser
+    from harness.real_fleet import fleet_toml
 
     fleet = os.path.join(tmp, f"fleet-{groups}.toml")
     page = os.path.join(tmp, f"report-{groups}.html")
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     from benchmarks.plan_bench import load
-    from tests.planner.browser import find_chromium
+    from harness.browser import find_chromium
 
     chromium = subprocess.run([find_chromium() or "chromium", "--version"], capture_output=True, text=True).stdout
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "

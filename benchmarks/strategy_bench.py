@@ -211,7 +211,7 @@ def java_runs(data: str, spec, runs: list[str]) -> dict[str, dict]:
     import shutil
 
     from rmqplan.generated.generate import collide_threshold
-    from rocketmq_java import CACHE, classpath, compiled
+    from harness.rocketmq_java import CACHE, classpath, compiled
 
     if shutil.which("java") is None or shutil.which("javac") is None:
         print("java: skipped: no java or javac on PATH", flush=True)

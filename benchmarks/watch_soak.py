@@ -6,7 +6,7 @@ own `/metrics`: `rmqplan_watch_read_duration_seconds`), and how long SIGTERM tak
 when the memory at the end is more than 1.1 times the memory after the first minute, or a read failed.
 
 The cluster:
-- `--large` (default): `python -m fake_rocketmq.large`, 2,000 groups and 20,000 queues on 2 brokers served over the
+- `--large` (default): `python -m harness.fake_rocketmq.large`, 2,000 groups and 20,000 queues on 2 brokers served over the
   real protocol by a process of its own (the same answers every run);
 - `--namesrv ADDR`: a running cluster, e.g. the live tests' RocketMQ (BENCHMARKS.md says how it was measured).
 
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
     fake = None
     namesrv = args.namesrv
     if namesrv is None:
-        fake = subprocess.Popen([*NICE, sys.executable, "-m", "fake_rocketmq.large"], stdout=subprocess.PIPE,
+        fake = subprocess.Popen([*NICE, sys.executable, "-m", "harness.fake_rocketmq.large"], stdout=subprocess.PIPE,
                                 text=True)
         namesrv = fake.stdout.readline().strip()
         print(f"# the large fake cluster (2,000 groups, 20,000 queues) at {namesrv}")

@@ -3,7 +3,7 @@
 The jars come from Maven Central through `tests/cluster/maven/pom.xml` (`make install-test` copies them
 into `.cache/rocketmq/<classpath>/`); the Java sources of this directory (`driver/RmqDriver.java`,
 `admin/AdminShell.java`) are compiled with `javac` against them, once per source version and classpath, into
-the same cache (`rocketmq_java`, which the benchmarks use too).
+the same cache (`harness.rocketmq_java`, which the benchmarks use too).
 
 Every process is started in a session of its own (its own process group), registered in `_STARTED`, and killed
 with its whole group by `Cluster.close`/`Consumer.close`, by an `atexit` hook, and on SIGTERM (a handler that
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from rocketmq_java import CACHE, REPO, classpath, compiled
+from harness.rocketmq_java import CACHE, REPO, classpath, compiled
 
 HERE = Path(__file__).resolve().parent
 SERVER = "server"

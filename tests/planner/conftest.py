@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from tests.planner.browser import Browser, NoBrowser
+from harness.browser import Browser, NoBrowser
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Remoting servers for the tests that run without Java: `FakeServer` and `FakeCluster` (`fake_rocketmq`, which
+"""Remoting servers for the tests that run without Java: `FakeServer` and `FakeCluster` (`harness.fake_rocketmq`, which
 the benchmarks use too), and `Replay`, which serves the frames recorded from the live cluster
 (tests/cluster/test_live_status.py, RMQTOOLS_RECORD=1): one server per recorded address, each request answered
 with the recorded answer to the same request (the same address, code and ext fields, signature aside), in order,
@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 from typing import Optional
 
-from fake_rocketmq import FakeCluster, FakeGroup, FakeServer, Handler, answer, read_frame  # noqa: F401 (for tests)
+from harness.fake_rocketmq import FakeCluster, FakeGroup, FakeServer, Handler, answer, read_frame  # noqa: F401 (for tests)
 from rmqplan.sources.remoting.frame import Command, decode, encode
 
 _ADDRESS = re.compile(rb"127\.0\.0\.1:(\d+)")

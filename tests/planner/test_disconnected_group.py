@@ -1,7 +1,7 @@
 """A group whose last consumer is gone: the brokers keep the offsets it committed, so every queue of those topics
 is orphaned, with the messages behind on it (PLAN001, exit 1) in `status` and `fleet --namesrv`; a group never
 consumed (no offset), a deleted one (no retry topic, as `mqadmin deleteSubGroup` leaves it) and the broker's own
-groups stay quiet. Against `fake_rocketmq.FakeCluster`, over the real protocol."""
+groups stay quiet. Against `harness.fake_rocketmq.FakeCluster`, over the real protocol."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reports of a fleet the size of a company's (`tests.planner.real_fleet`, 300 hand-written groups) read from
+"""The reports of a fleet the size of a company's (`harness.real_fleet`, 300 hand-written groups) read from
 the top: the text report's findings are on its first screen, each with its cause on a line of its own, and the
 listing of every group comes only when asked; the page puts each problem's cause beside it, above every grid, and
 stays small. The page is checked in headless Chromium."""
@@ -16,7 +16,7 @@ from rmqplan.report.findings import count_by_code, find
 from rmqplan.report.render import totals
 from rmqplan.sources.fleet_file import parse_fleet_text
 from rmqplan.engines import local
-from tests.planner.real_fleet import fleet_toml
+from harness.real_fleet import fleet_toml
 
 FIRST_SCREEN = 40  # lines a terminal shows at once
 PAGE_BOUND = 3_500_000  # bytes: the page of the 300 groups measured 2.1 MB (11.6 MB when it drew every scenario)

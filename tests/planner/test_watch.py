@@ -1,4 +1,4 @@
-"""`rmqplan watch` against fake clusters over the real protocol (`fake_rocketmq`): the metrics a read gives, one
+"""`rmqplan watch` against fake clusters over the real protocol (`harness.fake_rocketmq`): the metrics a read gives, one
 line per change, faults that keep the service serving stale data and that it recovers from, reads that never
 overlap, memory that does not grow with the reads, and the service as a process: its three endpoints, Prometheus's
 own parser on its metrics (promtool), where it binds, and SIGTERM."""

@@ -6,7 +6,7 @@ browser's fd 3, answers on its fd 4, JSON messages ended by NUL), with the stand
         page.evaluate("document.title")
         page.screenshot("report.png", width=1280)
 
-`python -m tests.planner.browser FLEET PNG` renders `rmqplan simulate --fleet FLEET --html` and saves a full-page
+`python -m harness.browser FLEET PNG` renders `rmqplan simulate --fleet FLEET --html` and saves a full-page
 screenshot (the README's picture is made this way: `make screenshot`).
 """
 
@@ -188,7 +188,7 @@ class Page:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m tests.planner.browser FLEET PNG", file=sys.stderr)
+        print("usage: python -m harness.browser FLEET PNG", file=sys.stderr)
         return 2
     fleet, png = argv
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,4 +1,4 @@
-"""A large cluster, played over the real protocol: `python -m fake_rocketmq.large [--groups 2000] [--brokers 2]
+"""A large cluster, played over the real protocol: `python -m harness.fake_rocketmq.large [--groups 2000] [--brokers 2]
 [--queues 5]` serves a name server and brokers and prints the name server's address, until killed.
 
 Every group consumes a topic of its own with `--queues` queues on every broker (2,000 groups on 2 brokers of 5: 20,000
@@ -16,7 +16,7 @@ import signal
 import sys
 from dataclasses import replace
 
-from fake_rocketmq import FakeCluster, FakeGroup
+from harness.fake_rocketmq import FakeCluster, FakeGroup
 from rmqplan.model.fleet import Queue
 from rmqplan.sources.remoting.frame import Command, decode, encode
 
@@ -72,7 +72,7 @@ def large_cluster(groups: int = 2000, brokers: int = 2, queues: int = 5, seed: i
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fake_rocketmq.large", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m harness.fake_rocketmq.large", description=__doc__.split("\n\n")[0])
     parser.add_argument("--groups", type=int, default=2000)
     parser.add_argument("--brokers", type=int, default=2)
     parser.add_argument("--queues", type=int, default=5, help="queues of each topic on each broker")

@@ -1,5 +1,5 @@
 """A hand-written fleet.toml the size of a company's, for the report's layout tests and `benchmarks.report_bench`:
-`python -m tests.planner.real_fleet GROUPS [SEED] > fleet.toml`.
+`python -m harness.real_fleet GROUPS [SEED] > fleet.toml`.
 
 Not a `[generate]` fleet (one topic per group, one strategy, names from a formula): what `rmqplan fleet` writes
 for a real one, and what the reports must stay readable on. Four brokers in two rooms; topics on two or four
@@ -58,7 +58,7 @@ def _table(header: str, items: dict) -> list[str]:
 
 def fleet_toml(groups: int, seed: int = 7) -> str:
     rng = random.Random(seed)
-    out = [f"# a hand-written fleet of {groups} groups (tests/planner/real_fleet.py, seed {seed})", ""]
+    out = [f"# a hand-written fleet of {groups} groups (harness/real_fleet.py, seed {seed})", ""]
     for name, room in BROKERS:
         out += _table("[[brokers]]", {"name": name, "room": room})
     topics = []  # (name, brokers, queues per broker)
@@ -163,7 +163,7 @@ def _scenarios(named) -> list[str]:
 
 def main(argv: list[str]) -> int:
     if not 1 <= len(argv) <= 2 or not all(a.isdigit() for a in argv):
-        print("usage: python -m tests.planner.real_fleet GROUPS [SEED]", file=sys.stderr)
+        print("usage: python -m harness.real_fleet GROUPS [SEED]", file=sys.stderr)
         return 2
     sys.stdout.write(fleet_toml(int(argv[0]), *(int(a) for a in argv[1:])))
     return 0
