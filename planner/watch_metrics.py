@@ -90,6 +90,10 @@ class WatchCollector(Collector):
                                                   "allocation rmqplan computes with the strategy told or assumed "
                                                   "(the clients run another, or a consumer is stuck), against a "
                                                   "read at least 6 s before", lambda g: g.contradicted),
+            "rmqplan_group_disagreeing_queues": ("Queues the group's processes place apart because their clients "
+                                                 "compute the strategy differently (PLAN009: Go's and Java's "
+                                                 "CONSISTENT_HASH, or MACHINE_ROOM across releases): orphaned or "
+                                                 "consumed twice with unique client ids", lambda g: g.disagreeing),
             "rmqplan_group_dead_letter_messages": ("Messages in the group's dead-letter topic %DLQ%group that it has "
                                                    "not consumed: they exhausted their retries, and nothing reads "
                                                    "them unless someone acts", lambda g: g.dead_letters),

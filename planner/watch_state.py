@@ -52,6 +52,7 @@ class GroupState:
     dead_letters: int = 0  # messages behind in %DLQ%<group>
     retries: int = 0  # messages behind in %RETRY%<group>
     contradicted: int = 0  # queues whose offsets contradict the allocation computed (with an earlier read)
+    disagreeing: int = 0  # queues its processes' clients place apart (PLAN009: Go's and Java's code disagree)
 
     @property
     def shared_ids(self) -> dict[str, int]:
@@ -92,7 +93,8 @@ def group_states(report: StatusReport) -> dict[str, GroupState]:
             group, tuple(sorted(consumer.client_ids)), topics, problems,
             dead_letters=_sum_backlog(progress, [q for q in queues if q.topic == DLQ_PREFIX + group]),
             retries=_sum_backlog(progress, [q for q in queues if q.topic == RETRY_PREFIX + group]),
-            contradicted=contradicted)
+            contradicted=contradicted,
+            disagreeing=sum(len(f.queues or ()) for f in report.findings if f.group == group and f.code == "PLAN009"))
     return dict(sorted(out.items()))
 
 

@@ -118,6 +118,7 @@ class FakeGroup:
     model: str = "CLUSTERING"
     consume_type: str = "CONSUME_PASSIVELY"
     offsets: dict = field(default_factory=dict)  # Queue -> the offset it committed (outlives its connections)
+    languages: dict = field(default_factory=dict)  # client id -> the language its connection reports (else JAVA)
 
 
 class FakeCluster:
@@ -159,8 +160,9 @@ class FakeCluster:
         g = self.groups.get(group)
         if g is None or not g.clients:
             return None
-        return json.dumps({"connectionSet": [{"clientId": c, "clientAddr": "10.0.0.1:1", "language": "JAVA",
-                                              "version": 479} for c in g.clients],
+        return json.dumps({"connectionSet": [{"clientId": c, "clientAddr": "10.0.0.1:1",
+                                              "language": g.languages.get(c, "JAVA"), "version": 479}
+                                             for c in g.clients],
                            "consumeType": g.consume_type, "messageModel": g.model,
                            "subscriptionTable": {t: {"topic": t, "subString": "*"} for t in g.topics}}).encode()
 

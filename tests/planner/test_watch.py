@@ -50,8 +50,11 @@ class Service:
         self.state = WatchState("the fake", 1.0)
         self.metrics = WatchMetrics(self.state)
         self.out, self.err = io.StringIO(), io.StringIO()
+        from rmqplan.sources.from_cluster import parse_strategy_option
+
         self.watcher = Watcher(WatchOptions(cluster.namesrv, **{"timeout": 1.0, **options}), self.state,
-                               self.metrics, self.out, self.err)
+                               self.metrics, self.out, self.err,
+                               told=parse_strategy_option(options.get("strategies", [])))
 
     def read(self) -> list[str]:
         """One read; the change lines it wrote."""
@@ -113,6 +116,26 @@ def test_a_read_gives_the_groups_series_and_the_first_read_says_only_the_problem
     fresh = Service(cluster)  # a service started now: the problems, not the clients that are there
     started = "\n".join(fresh.read())
     assert "lost their owner" in started and "joined" not in started
+
+
+def test_the_queues_go_and_java_processes_place_apart_are_a_series(cluster):
+    """A group of a Go and a Java process on CONSISTENT_HASH (each ring is its client's own): the queues their splits
+    place apart, orphaned or doubled with unique client ids, are the group's disagreeing queues (PLAN009)."""
+    group = cluster.groups["orders"]
+    group.clients = ("10.0.0.1@1", "10.0.0.2@1#4000000")
+    group.languages = {"10.0.0.1@1": "GO"}
+    cluster.topics["Orders"] = 16
+    service = Service(cluster, strategies=["orders=CONSISTENT_HASH"])
+    service.read()
+    s = service.samples()
+    apart = value(s, "rmqplan_group_disagreeing_queues", group="orders")
+    assert apart > 0 and value(s, "rmqplan_group_findings", group="orders", code="PLAN009") >= 1
+    assert apart == sum(value(s, name, group="orders", topic=topic)
+                        for name in ("rmqplan_orphaned_queues", "rmqplan_duplicated_queues")
+                        for topic in ("Orders", "%RETRY%orders"))
+    group.languages = {}  # both Java now: one ring, no disagreement
+    service.read()
+    assert value(service.samples(), "rmqplan_group_disagreeing_queues", group="orders") == 0
 
 
 def test_a_group_whose_last_consumer_dies_is_orphaned_in_the_series_and_said(cluster):
