@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rmqlint.discover import is_test_source
-from rmqlint.engine import LintOptions, lint, load_project
+from rmqlint.engine import LintOptions, lint, lint_sources, load_project
 from rmqlint.facts import FileFacts, facts_from_json, facts_to_json
 from rmqlint.frontends import frontend_for
 from rmqlint.frontends.go.parse import parse_go
@@ -414,6 +414,34 @@ func main() {
     (client,) = facts.clients
     assert client.group.value == Lit("prod%orders")
     assert client.subscriptions[0].topic == Lit("prod%OrderTopic")
+
+
+def test_a_namespace_prefixes_the_topic_of_the_messages_its_producer_sends():
+    """A producer WithNamespace("prod") sends to `prod%Orders`, as its consumers subscribe: the tag drifts from a
+    subscription in that namespace (RMQ002), not from one of the bare topic, which the messages never reach."""
+    facts, source = parse("""\
+func main() {
+\tp, _ := rocketmq.NewProducer(producer.WithGroupName("orders_producer"), producer.WithNamespace("prod"))
+\tmsg := primitive.NewMessage("Orders", nil)
+\tmsg.WithTag("Paid")
+\t_, _ = p.SendSync(context.Background(), msg)
+\t_ = p.SendOneWay(context.Background(), primitive.NewMessage("Orders", nil).WithTag("Refunded"))
+\tvalue := primitive.Message{Topic: "Orders"}
+\tvalue.WithTag("Paid")
+\t_, _ = p.SendSync(context.Background(), &value)
+\tlater := primitive.NewMessage("Orders", nil)
+\tlater.WithTag("Settled")
+\tsend(later)
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("billing"), consumer.WithNamespace("prod"))
+\t_ = c.Subscribe("Orders", consumer.MessageSelector{Expression: "paid || Refunded || Settled"}, nil)
+\tbare, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("audit"))
+\t_ = bare.Subscribe("Orders", consumer.MessageSelector{Expression: "paid"}, nil)
+}
+""")
+    # Sent by the namespaced producer; the last one by code not seen here, its topic unknown.
+    assert [p.topic for p in facts.produced] == [Lit("prod%Orders")] * 3 + [Lit("Orders")]
+    drifts = [f for f in lint_sources({"svc/main.go": source}) if f.code == "RMQ002"]
+    assert [source.splitlines()[f.location.line - 1].strip()[:6] for f in drifts] == ["_ = c."]
 
 
 def test_suppression_comments_are_written_and_read_in_go(tmp_path, capsys):

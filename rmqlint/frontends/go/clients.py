@@ -109,6 +109,8 @@ class ClientExtractor:
         # clients this file's calls of them make go to `seeded` (`GoFrontend.find_calls`).
         self.seeds = dict(seeds or {})
         self.seeded: list[tuple[tuple[str, str], ClientFact]] = []
+        # Function id -> the producers sending each variable's messages there (`_senders`).
+        self._sent_by: dict[int, dict[tuple[str, int], list[ClientFact | None]]] = {}
 
     def run(self) -> None:
         go = self.go
@@ -606,7 +608,50 @@ class ClientExtractor:
         topics = self._message_topics(receiver)
         if topics is None:
             return
+        senders = self._senders(call, receiver)
+        if senders:
+            # A producer WithNamespace sends to `namespace%topic`, as its consumers subscribe; a sender not seen
+            # here (a helper's parameter) is taken at the topic as written.
+            topics = [self._prefixed(self._namespaces[id(sender)], topic)
+                      if sender is not None and id(sender) in self._namespaces else topic
+                      for sender in senders for topic in topics]
         self.produced.append(ProducedTag(one_of(topics), go.value(args[0]), go.location(call)))
+
+    def _senders(self, call: tree_sitter.Node, receiver: tree_sitter.Node) -> list[ClientFact | None]:
+        """The producers of the file that send the message a `WithTag` call tags (None for one this file does not
+        make): the `Send..` calls taking it as written, or the variable holding it, in its function."""
+        go = self.go
+        node = call
+        while node.parent is not None and node.parent.type in ("parenthesized_expression", "unary_expression"):
+            node = node.parent
+        if node.parent is not None and node.parent.type == "argument_list":
+            return [self._sender(node.parent.parent)] if _sends(go, node.parent.parent) else []
+        if receiver.type != "identifier":
+            return []
+        functions = go.functions(call)
+        if not functions:
+            return []
+        function = functions[-1]
+        by_variable = self._sent_by.get(function.id)
+        if by_variable is None:
+            # Every send of the function at once (a function sending thousands of messages is read once).
+            by_variable = self._sent_by[function.id] = {}
+            body = function.child_by_field_name("body")
+            for send in walk(body) if body is not None else ():
+                if _sends(go, send):
+                    for argument in go.arguments(send):
+                        if argument.type == "unary_expression" and argument.named_children:
+                            argument = argument.named_children[-1]  # `&msg`
+                        if argument.type == "identifier":
+                            senders, sender = by_variable.setdefault(_variable(go, argument), []), self._sender(send)
+                            if all(sender is not known for known in senders):  # each producer once
+                                senders.append(sender)
+        return by_variable.get(_variable(go, receiver), [])
+
+    def _sender(self, send: tree_sitter.Node) -> ClientFact | None:
+        """The producer of the file a `p.SendSync(..)` call sends with, None when the file does not make it."""
+        fact = self._client_of(send.child_by_field_name("function").child_by_field_name("operand"))
+        return fact if fact is not None and fact.role == "producer" and any(fact is c for c in self.clients) else None
 
     def _message_topics(self, node: tree_sitter.Node) -> list[Value] | None:
         """The topics of the messages an expression may hold; None when it is not a message made here."""
@@ -639,6 +684,25 @@ class ClientExtractor:
             topic = go.keyed_elements(literal).get("Topic")
             return [go.value(topic) if topic is not None else Dynamic("a message without a topic")]
         return None
+
+
+# The producer methods that send the messages given to them (`SendSync(ctx, msgs...)`, `SendAsync(ctx, callback,
+# msgs...)`, `SendOneWay`, `SendMessageInTransaction(ctx, msg)`, `Request(ctx, ttl, msg)`, `RequestAsync`).
+_SENDS = frozenset({"SendSync", "SendAsync", "SendOneWay", "SendMessageInTransaction", "Request", "RequestAsync"})
+
+
+def _sends(go: GoFile, node: tree_sitter.Node) -> bool:
+    """Whether a node is a call `x.SendSync(..)` (or another of `_SENDS`)."""
+    function = node.child_by_field_name("function") if node.type == "call_expression" else None
+    member = function.child_by_field_name("field") if function is not None and \
+        function.type == "selector_expression" else None
+    return member is not None and go.text(member) in _SENDS
+
+
+def _variable(go: GoFile, name: tree_sitter.Node) -> tuple[str, int]:
+    """The variable a name reads: its name and declaration (-1 for a package-level one)."""
+    found = go.lookup(go.text(name), name)
+    return go.text(name), found[1].node.id if found is not None else -1
 
 
 def _operand(node: tree_sitter.Node) -> bool:
