@@ -288,6 +288,31 @@ func producerOf() {
     assert facts.suppressions == {line: ["RMQ012"]}
 
 
+def test_credentials_written_for_any_client_are_a_connection():
+    """The admin client's `admin.WithCredentials(primitive.Credentials{..})` (the client's admin examples) holds keys
+    as a consumer's does: RMQ011. A literal a consumer's option takes is one connection, not two."""
+    source = HEAD.replace("/v2/producer", "/v2/admin") + """\
+func main() {
+\tcreds := primitive.Credentials{AccessKey: "RocketMQ", SecretKey: "12345678"}
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("g"), consumer.WithCredentials(creds))
+\t_ = c
+\ta, _ := admin.NewAdmin(admin.WithCredentials(primitive.Credentials{
+\t\tAccessKey: "RocketMQ",
+\t\tSecretKey: "12345678",
+\t}))
+\t_ = a
+\tfromEnv := primitive.Credentials{AccessKey: os.Getenv("AK"), SecretKey: os.Getenv("SK")}
+\t_ = fromEnv
+}
+"""
+    facts = parse_go("svc/main.go", source.encode())
+    assert [(c.location.line, c.access_key.value) for c in facts.connections] == [
+        (span(source, "creds :=", "svc/main.go").line, Lit("RocketMQ")),
+        (span(source, "admin.WithCredentials", "svc/main.go").line, Lit("RocketMQ")),
+        (span(source, "fromEnv :=", "svc/main.go").line, Dynamic("read from the environment"))]
+    assert len([f for f in lint_sources({"svc/main.go": source}) if f.code == "RMQ011"]) == 2
+
+
 def test_identity_uses_in_a_callback():
     facts, _ = parse("""\
 var seen = map[string]bool{}

@@ -14,7 +14,8 @@ file's own calls here, other files' through `GoFrontend.find_calls`). Options th
 
 `primitive.NewMessage(topic, body)` (or a `primitive.Message{Topic: ..}` literal) and its `WithTag(tag)` are a
 produced tag. `WithNameServer(primitive.NamesrvAddr{..})` / `WithNsResolver(primitive.NewPassthroughResolver(..))`
-are one `Connection` per address element, and `WithCredentials(primitive.Credentials{AccessKey, SecretKey})` one.
+are one `Connection` per address element, and each `primitive.Credentials{AccessKey, SecretKey}` literal one (for
+whichever client takes it: `WithCredentials` of a consumer, a producer or the admin client).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ _CALLED = sorted({name for _p, name in CONSTRUCTORS} | {"Subscribe", "NewMessage
 _CALLS = tree_sitter.Query(LANGUAGE, f"""
     (call_expression function: (selector_expression field: (field_identifier) @name
         (#any-of? @name {" ".join(f'"{n}"' for n in _CALLED)}))) @call
-    (composite_literal type: (qualified_type name: (type_identifier) @type (#eq? @type "Message"))) @message
+    (composite_literal type: (qualified_type package: (package_identifier) @package
+        name: (type_identifier) @type (#eq? @type "Credentials"))) @credentials
 """)
 
 # Calls of a function by its name (`newConsumer(..)`) or its package's (`mq.NewConsumer(..)`).
@@ -115,12 +117,12 @@ class ClientExtractor:
     def run(self) -> None:
         go = self.go
         calls: list[tuple[tree_sitter.Node, str]] = []
-        messages: list[tree_sitter.Node] = []
+        credentials: list[tree_sitter.Node] = []
         for _pattern, match in tree_sitter.QueryCursor(_CALLS).matches(go.tree.root_node):
             if "call" in match:
                 calls.append((match["call"][0], go.text(match["name"][0])))
-            else:
-                messages.append(match["message"][0])
+            elif go.imports.get(go.text(match["package"][0])) == f"{ROCKETMQ_MODULE}/primitive":
+                credentials.append(match["credentials"][0])
         calls.sort(key=lambda item: item[0].start_byte)
         for call, name in calls:
             role = CONSTRUCTORS.get((self._package(call), name))
@@ -134,6 +136,11 @@ class ClientExtractor:
             elif name == "WithTag":
                 self._tag(call)
         self._made_by_calls()
+        # Keys written for any client (the admin client's `admin.WithCredentials`, one built before its option).
+        taken = {c.location for c in self.connections}
+        for literal in credentials:
+            if go.location(literal) not in taken:
+                self._credentials(literal, {}, go.location(literal))
         self.clients.sort(key=lambda c: (c.location.line, c.location.column))
         self.produced.sort(key=lambda p: (p.location.line, p.location.column))
         self.connections.sort(key=lambda c: (c.location.line, c.location.column))
