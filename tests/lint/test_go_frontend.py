@@ -657,6 +657,30 @@ func main() {
         (Lit("orders_consumer"), [Lit("OrderTopic")])]
 
 
+def test_the_clients_own_constructors_are_not_the_projects_functions(tmp_path):
+    """In rocketmq-client-go's own repository (or a fork a go.mod replaces it by), `rocketmq.NewPushConsumer` is
+    declared in the project too: a call of it makes the one consumer the frontend reads, not a second one through
+    the declaration's `consumer.NewPushConsumer(opts...)`."""
+    api = HEAD.replace("package main", "package rocketmq").replace('\t"github.com/apache/rocketmq-client-go/v2"\n', "")
+    root = write_project(tmp_path / "repo", {
+        "go.mod": "module github.com/apache/rocketmq-client-go/v2\n\ngo 1.21\n",
+        "api.go": api + """\
+func NewPushConsumer(opts ...consumer.Option) (rocketmq.PushConsumer, error) {
+\treturn consumer.NewPushConsumer(opts...)
+}
+""",
+        "examples/simple/main.go": HEAD + """\
+func main() {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("testGroup"))
+\t_ = c.Subscribe("test", consumer.MessageSelector{}, nil)
+}
+""",
+    })
+    project, _report = load_project(root, use_cache=False)
+    made = [c for f, c in project.clients() if f.path == "examples/simple/main.go"]
+    assert [(c.group.value, len(c.subscriptions)) for c in made] == [(Lit("testGroup"), 1)]
+
+
 def test_a_function_returning_a_fixed_client_makes_one_per_call_in_other_files(tmp_path):
     root = _mixed(tmp_path / "repo")
     (root / "orders/internal/mq/consumer.go").write_text(HEAD.replace("package main", "package mq") + """\

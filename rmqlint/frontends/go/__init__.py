@@ -80,7 +80,7 @@ class GoFrontend(Frontend):
         """Calls of the templates' functions in other files: `NewConsumer(..)` in a file of the function's package,
         `mq.NewConsumer(..)` where `mq` imports it (one byte search over the files for every template's name
         first); each call makes a client with its arguments, subscribed as its caller subscribes the result."""
-        from rmqlint.frontends.go.clients import ClientExtractor
+        from rmqlint.frontends.go.clients import PACKAGES, ClientExtractor
         from rmqlint.frontends.go.parse import go_file
 
         wanted = [template.method.rpartition(".") for template, _declaring in templates]  # (directory, ".", name)
@@ -103,7 +103,9 @@ class GoFrontend(Frontend):
                 if directory == path.rpartition("/")[0]:
                     seeds[("", name)] = index
                 for imported in caller.imports.values():
-                    if self.package_directory(imported, files) == directory:
+                    # The client's own packages (its repository, or a fork a go.mod replaces it by) are the API the
+                    # frontend reads, not the project's functions: `rocketmq.NewPushConsumer(..)` makes one client.
+                    if imported not in PACKAGES and self.package_directory(imported, files) == directory:
                         seeds[(imported, name)] = index
             data = files.peek(path) if seeds else None
             go = go_file(path, data) if data is not None else None
