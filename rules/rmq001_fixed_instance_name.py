@@ -416,10 +416,12 @@ producer.set_instance_name("order-producer")
 consumer = PushConsumer("CID_ORDER")
 consumer.set_instance_name(os.environ.get("POD_NAME", socket.gethostname()))
 consumer.subscribe("OrderTopic", on_message)
+consumer.start()
 
 notifier = PushConsumer("CID_NOTIFY", message_model=MessageModel.BROADCASTING)
 notifier.set_instance_name("notify-node")
 notifier.subscribe("NotifyTopic", on_message)
+notifier.start()
 """
 
 

@@ -277,9 +277,11 @@ def broadcast(msg):
 
 retrying = PushConsumer("CID_REFRESH")
 retrying.subscribe("RefreshTopic", refresh)
+retrying.start()
 
 everyone = PushConsumer("CID_BROADCAST", message_model=MessageModel.BROADCASTING)
 everyone.subscribe("RefreshTopic", broadcast)
+everyone.start()
 """
 
 

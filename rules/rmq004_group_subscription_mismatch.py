@@ -243,9 +243,11 @@ def on_paid(msg):
 
 first = PushConsumer("billing_consumer")
 first.subscribe("PayTopic", on_paid, "Paid || Refunded")
+first.start()
 
 second = PushConsumer("billing_consumer")
 second.subscribe("PayTopic", on_paid, "Refunded || Paid")
+second.start()
 """
 
 
@@ -299,10 +301,12 @@ def on_order(msg):
 
 workers = PushConsumer("order_consumer")
 workers.subscribe("OrderTopic", on_order, "Paid")
+workers.start()
 
 cache = PushConsumer("order_consumer")
 cache.set_message_model(MessageModel.BROADCASTING)
 cache.subscribe("OrderTopic", on_order, "*")
+cache.start()
 """
 
 

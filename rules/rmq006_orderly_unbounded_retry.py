@@ -152,6 +152,7 @@ consumer.start()
 
 plain = PushConsumer("CID_REPORT")
 plain.subscribe("WorkflowTopic", on_step)
+plain.start()
 """
 
 

@@ -129,6 +129,7 @@ def on_stock(msg):
 
 consumer = PushConsumer("CID_STOCK")
 consumer.subscribe("StockTopic", on_stock, "Reserved/Released")
+consumer.start()
 """
 
 _PYTHON5 = """\
@@ -191,6 +192,7 @@ def on_stock(msg):
 
 consumer = PushConsumer("CID_STOCK")
 consumer.subscribe("StockTopic", on_stock, "Reserved || Released")
+consumer.start()
 """
 
 

@@ -72,6 +72,7 @@ def on_stock(msg):
 
 consumer = PushConsumer("warehouse_cg")
 consumer.subscribe("StockEvents", on_stock, "Released")
+consumer.start()
 """
 
 

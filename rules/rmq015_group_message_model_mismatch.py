@@ -83,14 +83,17 @@ def on_order(msg):
 
 workers = PushConsumer("order_workers")
 workers.subscribe("OrderTopic", on_order)
+workers.start()
 
 cache = PushConsumer("order_cache")
 cache.set_message_model(MessageModel.BROADCASTING)
 cache.subscribe("OrderTopic", on_order)
+cache.start()
 
 either = PushConsumer("order_workers")
 either.set_message_model(MessageModel.BROADCASTING if os.getenv("LOCAL") else MessageModel.CLUSTERING)
 either.subscribe("OrderTopic", on_order)
+either.start()
 """
 
 

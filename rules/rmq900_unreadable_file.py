@@ -80,7 +80,8 @@ declaration, and reads `.properties` as UTF-8 or else ISO-8859-1), or exclude th
 """
     VALID = [
         Example({"shop/OrderConsumer.java": _FINE_JAVA,
-                 "consumer.py": "from rocketmq.client import PushConsumer\n\nconsumer = PushConsumer('orders_cg')\n",
+                 "consumer.py": "from rocketmq.client import PushConsumer\n\nconsumer = PushConsumer('orders_cg')\n"
+                                "consumer.start()\n",
                  "orders/start.go": _BROKEN_GO.replace("(\n}", "()\n\t_ = c\n}")}),
     ]
     INVALID = [

@@ -275,8 +275,10 @@ def main():
     cache = make("cache_cg")
     cache.set_message_model(0)
     cache.subscribe("Cache", mq.on_message)
+    cache.start()
     stock = make("stock_cg")
     stock.subscribe("Stock", mq.on_message)
+    stock.start()
 """
 
 

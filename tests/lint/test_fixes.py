@@ -741,6 +741,7 @@ def start():
     consumer = PushConsumer("CID_ORDER")
     consumer.set_instance_name("node")
     consumer.subscribe("OrderTopic", print)
+    consumer.start()
 
 
 from rocketmq.client import PushConsumer  # noqa: E402
@@ -759,7 +760,8 @@ import uuid  # noqa: E402  (too late for a call made before it)
 ])
 def test_rmq001_python_no_fix_where_uuid_means_something_else(tmp_path, where, source):
     source = ("from rocketmq.client import PushConsumer\n" + source +
-              '    consumer.set_instance_name("node")\n    consumer.subscribe("OrderTopic", print)\n')
+              '    consumer.set_instance_name("node")\n    consumer.subscribe("OrderTopic", print)\n'
+              '    consumer.start()\n')
     after = text(fix(tmp_path, {"consumer.py": source}, "--unsafe-fixes")["consumer.py"])
     assert after == source
     finding = next(f for f in lint(LintOptions(paths=[tmp_path / "p"], use_cache=False)).findings

@@ -1,6 +1,7 @@
 """A consumer that its code never starts does nothing: a local variable its method neither starts nor hands on (no
-`start()`, not returned, stored or passed anywhere) is no consumer, and its settings are not reported. Consumers that
-may be started elsewhere (a field, a returned or passed one, a Spring `@Bean`) and started ones still are."""
+`start()`, Python 5.x `startup()`, not returned, stored or passed anywhere) is no consumer, and its settings are not
+reported. Consumers that may be started elsewhere (a field, a returned or passed one, a Spring `@Bean`, a Python
+context manager) and started ones still are."""
 
 from __future__ import annotations
 
@@ -105,3 +106,109 @@ def test_a_factorys_consumer_its_caller_never_starts_is_not_reported(tmp_path):
     started = {factory: FACTORY, caller: CALLER.replace("STARTED", "stock.start();")}
     found = lint(LintOptions(paths=[write_project(tmp_path / "b", started)], use_cache=False)).findings
     assert [(f.code, f.location.path) for f in found] == [("RMQ001", factory)]
+
+
+# --- Python: the 2.x client's `start()`, the 5.x client's `startup()` ---------------------------------------------
+
+PY_PATH = "svc/app/worker.py"
+
+PY_SOURCE = """\
+import threading
+
+from rocketmq.client import ConsumeStatus, PushConsumer
+
+RUNNING = []
+
+
+def handle(msg):
+    return ConsumeStatus.CONSUME_SUCCESS
+
+
+class OrderWorker:
+    def run(self):
+        consumer = PushConsumer("orders_consumer")
+        consumer.set_instance_name("orders-node")
+        consumer.subscribe("Orders", handle)
+        HANDING_ON
+"""
+
+
+def python_findings(root, source: str, path: str = PY_PATH):
+    return [(f.code, f.location.path, f.location.line)
+            for f in lint(LintOptions(paths=[write_project(root, {path: source})], use_cache=False)).findings]
+
+
+@pytest.mark.parametrize("handing_on", [
+    "pass",
+    "consumer.shutdown()",
+    "return consumer\n\n    def start(self):\n        idle = self.run()\n        idle.subscribe(\"Audit\", handle)",
+])
+def test_a_python_local_consumer_never_started_or_handed_on_is_not_reported(tmp_path, handing_on):
+    assert python_findings(tmp_path, PY_SOURCE.replace("HANDING_ON", handing_on)) == []
+
+
+@pytest.mark.parametrize("handing_on", [
+    "consumer.start()",
+    "threading.Thread(target=lambda: consumer.start()).start()",
+    "threading.Thread(target=consumer.start).start()",
+    "RUNNING.append(consumer)",
+    "self.consumer = consumer",
+    "with consumer:\n            pass",
+    "return consumer\n\n    def start(self):\n        self.run().start()",
+    "return consumer\n\n    def start(self):\n        started = self.run()\n        started.start()",
+])
+def test_a_python_consumer_started_or_handed_on_is_reported(tmp_path, handing_on):
+    source = PY_SOURCE.replace("HANDING_ON", handing_on)
+    assert python_findings(tmp_path, source) == [("RMQ001", PY_PATH, line_of(source, "set_instance_name"))]
+
+
+PY_FACTORY = """\
+from rocketmq.client import PushConsumer
+
+
+def make(group):
+    consumer = PushConsumer(group)
+    consumer.set_instance_name("worker")
+    return consumer
+"""
+
+PY_CALLER = """\
+from app.mq import make
+
+
+def run(handle):
+    stock = make("stock_consumer")
+    stock.subscribe("Stock", handle)
+    STARTED
+"""
+
+
+def test_a_python_factorys_consumer_its_caller_never_starts_is_not_reported(tmp_path):
+    factory, caller = "svc/app/mq.py", "svc/app/stock.py"
+    quiet = {factory: PY_FACTORY, caller: PY_CALLER.replace("STARTED", "# started some day")}
+    assert lint(LintOptions(paths=[write_project(tmp_path / "a", quiet)], use_cache=False)).findings == []
+    started = {factory: PY_FACTORY, caller: PY_CALLER.replace("STARTED", "stock.start()")}
+    found = lint(LintOptions(paths=[write_project(tmp_path / "b", started)], use_cache=False)).findings
+    assert [(f.code, f.location.path) for f in found] == [("RMQ001", factory)]
+
+
+PY5_SOURCE = """\
+from rocketmq import ClientConfiguration, ConsumeResult, Credentials, FilterExpression, MessageListener, PushConsumer
+
+
+class AuditListener(MessageListener):
+    def consume(self, message):
+        return ConsumeResult.SUCCESS
+
+
+def run(endpoints):
+    config = ClientConfiguration(endpoints, Credentials())
+    consumer = PushConsumer(config, "ledger.audit", AuditListener(), {"Ledger": FilterExpression("*")})
+    STARTED
+"""
+
+
+def test_a_python_5x_consumer_is_reported_once_started_up(tmp_path):
+    assert python_findings(tmp_path / "a", PY5_SOURCE.replace("STARTED", "pass")) == []
+    started = PY5_SOURCE.replace("STARTED", "consumer.startup()")
+    assert python_findings(tmp_path / "b", started) == [("RMQ009", PY_PATH, line_of(started, "ledger.audit"))]

@@ -12,7 +12,8 @@ Two client generations are recognised by where their names are imported from:
 
 A client is identified by the variable or attribute holding it (`self.consumer` across the methods of a class);
 aliases (`c = self.consumer`, a helper returning a client, a client passed to a helper of this module) are
-followed, and each method call is attached to the object created last before it.
+followed, and each method call is attached to the object created last before it. A consumer held only by local
+variables of functions that neither start it nor hand it on never runs and is no fact (`python.lifecycle`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import libcst as cst
 from rmqlint.calls import instantiate
 from rmqlint.facts import ClientFact, Connection, FileFacts, Listener, ProducedTag, Setting, Subscription
 from rmqlint.frontends.python.index import PythonIndex, ReturnsAndRaises, Scope, argument
+from rmqlint.frontends.python.lifecycle import handed_on
 from rmqlint.frontends.python.listeners import listener_v2, listener_v5
 from rmqlint.values import Dynamic, Lit, Value, map_literals
 
@@ -79,6 +81,8 @@ class ClientCollector:
         self.index = index
         self.seeds = seeds or {}  # call node id -> what the call makes (`python.templates`)
         self.instances: list[tuple[Seed, ClientFact]] = []  # the clients the seeded calls made
+        self.idle: set[int] = set()  # the ids of the facts of consumers never started (`python.lifecycle`)
+        self._handed_on: dict[int, set[str]] = {}  # function node id -> `lifecycle.handed_on`
         self.scope: Scope = index.root  # the scope of the assignment or call being read
         self.handled: set[int] = set()  # constructor calls already attached to a receiver
         self.clients: dict[tuple, list[_Client]] = {}
@@ -451,11 +455,28 @@ class ClientCollector:
                 topic = Dynamic("message topic is not set exactly once")
             facts.produced.append(ProducedTag(topic, self.index.value(value, scope), self.index.loc(target)))
         facts.connections.extend(self.connections)
+        # A consumer nobody starts does nothing: no fact, no client made per call (`python.lifecycle`).
+        self.idle = {id(client.fact) for client, keys in self.made() if self._never_started(client, keys)}
+        self.instances = [(seed, fact) for seed, fact in self.instances if id(fact) not in self.idle]
         seen: set[int] = set()
         for client in [*self.anonymous, *(c for group in self.clients.values() for c in group)]:
-            if id(client) not in seen:
+            if id(client) not in seen and id(client.fact) not in self.idle:
                 seen.add(id(client))
                 facts.clients.append(client.fact)
+
+    def _never_started(self, client: _Client, keys: set[tuple]) -> bool:
+        """A consumer held only by local variables of functions, each of which neither starts nor hands it on."""
+        if client.fact.role == "producer" or not keys:
+            return False
+        for key in keys:
+            owner = self.index.scopes.get(key[1]) if key[0] == "name" else None
+            if owner is None or owner.kind != "function":
+                return False
+            if key[1] not in self._handed_on:
+                self._handed_on[key[1]] = handed_on(owner.node)
+            if key[2] in self._handed_on[key[1]]:
+                return False
+        return True
 
     def _client_call(self, client: _Client, method: str, call: cst.Call, scope: Scope) -> None:
         fact = client.fact

@@ -86,6 +86,8 @@ def _templates(index: PythonIndex, collector: ClientCollector) -> list[_Template
     found = []
     for client, keys in collector.made():
         scope = client.scope
+        if id(client.fact) in collector.idle:
+            continue  # never started: no call of the function makes a running client
         if scope is None or scope.kind != "function" or not isinstance(scope.node, cst.FunctionDef):
             continue
         function = scope.node
