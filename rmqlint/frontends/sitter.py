@@ -5,10 +5,14 @@ fix may edit, and the nodes enclosing a node. Each tree-sitter frontend's tree (
 
 from __future__ import annotations
 
+import gc
+from typing import Callable, Optional, TypeVar
+
 import tree_sitter
 
-from rmqlint.facts import Location
+from rmqlint.facts import FileFacts, Location, Problem
 from rmqlint.spans import Span
+from rmqlint.text import decode
 
 
 class SourceTree:
@@ -103,3 +107,49 @@ class SourceTree:
             current = current.parent
         path.reverse()
         return path
+
+
+Tree = TypeVar("Tree", bound=SourceTree)
+
+
+def parse_guarded(path: str, data: bytes, language: str, parse: Callable[[str, bytes, FileFacts], None]) \
+        -> FileFacts:
+    """The facts `parse` finds in a file of `language` ("java", "go"), never an exception: a frontend bug becomes
+    a problem naming the file, and the run goes on. The cycle collector is paused meanwhile: its passes over the
+    tree's nodes and the facts free nothing (they hold no cycles) and grow with the file (a class with 8,000
+    clients took 4 times as long as one with 2,000, not 5)."""
+    facts = FileFacts(path=path, language=language)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        parse(path, data, facts)
+    except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
+        facts.problems.append(internal_error(path, language, error))
+    finally:
+        if collecting:
+            gc.enable()
+    return facts
+
+
+def internal_error(path: str, language: str, error: Exception) -> Problem:
+    """The problem a frontend's own bug becomes, at the file's start."""
+    name = {"java": "Java", "go": "Go"}.get(language, language)
+    return Problem(f"internal error while analysing {name}: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
+
+
+def parse_tree(make: Callable[[str, bytes, tree_sitter.Tree], Tree], language: tree_sitter.Language, path: str,
+               data: bytes, what: str, problems: Optional[list[Problem]] = None) -> Optional[Tree]:
+    """`make(path, source, tree)` of the file's bytes; None when they are not text (said in `problems`). Undecodable
+    bytes are parsed as U+FFFD (the tree is then not `exact`: no fix edits it), and a UTF-8 byte-order mark is left
+    out of the parse (`byte_shift`), so a fix's byte offsets are the file's."""
+    decoded = decode(path, data, what=what, replace=True)
+    if decoded.problem is not None and problems is not None:
+        problems.append(decoded.problem)
+    if decoded.text is None:
+        return None
+    source = decoded.text.encode("utf-8") if decoded.replaced or data.startswith(b"\xef\xbb\xbf") else data
+    parsed = make(path, source, tree_sitter.Parser(language).parse(source))
+    parsed.exact = not decoded.replaced
+    parsed.byte_shift = len(data) - len(source) if parsed.exact else 0
+    return parsed
+

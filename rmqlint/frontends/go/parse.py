@@ -7,53 +7,29 @@ only indexed for their constants, which other files of the package may use.
 
 from __future__ import annotations
 
-import gc
-
 import tree_sitter
 
-from rmqlint.facts import FileFacts, Location, Problem, Setting
+from rmqlint.facts import FileFacts, Problem, Setting
 from rmqlint.frontends.go.clients import ClientExtractor
 from rmqlint.frontends.go.identity import identity_uses
 from rmqlint.frontends.go.index import TOO_DEEP_EXPRESSION, GoFile
 from rmqlint.frontends.go.listeners import listener_functions
 from rmqlint.frontends.go.prefilter import may_use_clients
 from rmqlint.frontends.go.tree import LANGUAGE
-from rmqlint.text import add_suppressions, decode
+from rmqlint.frontends.sitter import internal_error, parse_guarded, parse_tree
+from rmqlint.text import add_suppressions
 from rmqlint.values import Concat, Dynamic, OneOf
 
 _COMMENTS = tree_sitter.Query(LANGUAGE, "(comment) @comment")
 
 
 def parse_go(path: str, data: bytes) -> FileFacts:
-    facts = FileFacts(path=path, language="go")
-    collecting = gc.isenabled()
-    gc.disable()  # the tree's nodes and the facts hold no cycles: the collector's passes would free nothing
-    try:
-        _parse(path, data, facts)
-    except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
-        facts.problems.append(_internal_error(path, error))
-    finally:
-        if collecting:
-            gc.enable()
-    return facts
-
-
-def _internal_error(path: str, error: Exception) -> Problem:
-    return Problem(f"internal error while analysing Go: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
+    return parse_guarded(path, data, "go", _parse)
 
 
 def go_file(path: str, data: bytes, problems: list[Problem] | None = None) -> GoFile | None:
     """The file's tree and declarations; None when its bytes are not text (said in `problems`)."""
-    decoded = decode(path, data, what="Go source", replace=True)
-    if decoded.problem is not None and problems is not None:
-        problems.append(decoded.problem)
-    if decoded.text is None:
-        return None
-    source = decoded.text.encode("utf-8") if decoded.replaced or data.startswith(b"\xef\xbb\xbf") else data
-    go = GoFile(path, source, tree_sitter.Parser(LANGUAGE).parse(source))
-    go.exact = not decoded.replaced
-    go.byte_shift = len(data) - len(source) if go.exact else 0
-    return go
+    return parse_tree(GoFile, LANGUAGE, path, data, "Go source", problems)
 
 
 def _parse(path: str, data: bytes, facts: FileFacts) -> None:
@@ -78,7 +54,7 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
             extractor.run()
             uses = identity_uses(go)
         except Exception as error:  # noqa: BLE001 - the file's constants still count
-            facts.problems.append(_internal_error(path, error))
+            facts.problems.append(internal_error(path, "go", error))
         else:
             facts.clients = extractor.clients
             facts.templates = extractor.templates

@@ -7,11 +7,9 @@ prefilter are only indexed for their constants and listener classes, which other
 
 from __future__ import annotations
 
-import gc
-
 import tree_sitter
 
-from rmqlint.facts import FileFacts, Location, Problem, Setting
+from rmqlint.facts import FileFacts, Problem, Setting
 from rmqlint.frontends.java.bindings import bound_properties
 from rmqlint.frontends.java.prefilter import may_use_clients
 from rmqlint.frontends.java.identity import identity_uses
@@ -19,43 +17,19 @@ from rmqlint.frontends.java.index import TOO_DEEP_EXPRESSION, JavaFile
 from rmqlint.frontends.java.listeners import listener_classes
 from rmqlint.frontends.java.templates import extract
 from rmqlint.frontends.java.tree import LANGUAGE
-from rmqlint.text import add_suppressions, decode
+from rmqlint.frontends.sitter import internal_error, parse_guarded, parse_tree
+from rmqlint.text import add_suppressions
 from rmqlint.values import TOO_DEEP, Concat, Dynamic, OneOf
 _COMMENT_QUERY = tree_sitter.Query(LANGUAGE, "[(line_comment) (block_comment)] @comment")
 
 
 def parse_java(path: str, data: bytes) -> FileFacts:
-    facts = FileFacts(path=path, language="java")
-    # The cycle collector's passes over the tree's nodes and the facts free nothing (they hold no cycles) and grow
-    # with the file: paused, a class with 8,000 clients takes 4 times as long as one with 2,000, not 5.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        _parse(path, data, facts)
-    except Exception as error:  # noqa: BLE001 - a frontend bug must not stop the run; say where it happened
-        facts.problems.append(_internal_error(path, error))
-    finally:
-        if collecting:
-            gc.enable()
-    return facts
-
-
-def _internal_error(path: str, error: Exception) -> Problem:
-    return Problem(f"internal error while analysing Java: {type(error).__name__}: {error}", Location(path, 1, 1, 1, 1))
+    return parse_guarded(path, data, "java", _parse)
 
 
 def java_file(path: str, data: bytes, problems: list[Problem] | None = None) -> JavaFile | None:
     """The file's tree and declarations; None when its bytes are not text (said in `problems`)."""
-    decoded = decode(path, data, what="Java source", replace=True)
-    if decoded.problem is not None and problems is not None:
-        problems.append(decoded.problem)
-    if decoded.text is None:
-        return None
-    source = decoded.text.encode("utf-8") if decoded.replaced or data.startswith(b"\xef\xbb\xbf") else data
-    java = JavaFile(path, source, tree_sitter.Parser(LANGUAGE).parse(source))
-    java.exact = not decoded.replaced
-    java.byte_shift = len(data) - len(source) if java.exact else 0  # a UTF-8 byte-order mark
-    return java
+    return parse_tree(JavaFile, LANGUAGE, path, data, "Java source", problems)
 
 
 def _parse(path: str, data: bytes, facts: FileFacts) -> None:
@@ -74,19 +48,19 @@ def _parse(path: str, data: bytes, facts: FileFacts) -> None:
     try:
         facts.properties = bound_properties(java)
     except Exception as error:  # noqa: BLE001
-        facts.problems.append(_internal_error(path, error))
+        facts.problems.append(internal_error(path, "java", error))
     # Listener classes too, whether or not the file passes the prefilter: a consumer elsewhere may register one.
     try:
         facts.listener_classes = listener_classes(java)
     except Exception as error:  # noqa: BLE001
-        facts.problems.append(_internal_error(path, error))
+        facts.problems.append(internal_error(path, "java", error))
     if may_use_clients(source):
         # A bug in client extraction must not cost the file its constants, which other files may need.
         try:
             extractor, templates = extract(java)
             uses = identity_uses(java)
         except Exception as error:  # noqa: BLE001
-            facts.problems.append(_internal_error(path, error))
+            facts.problems.append(internal_error(path, "java", error))
         else:
             facts.clients = extractor.clients
             facts.templates = templates
