@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional, Sequence, TextIO
@@ -402,7 +401,7 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
             progress: Progress) -> int:
     """The report on stdout (and --html): made while the progress line says so, written once it is erased."""
     from rmqplan.report.findings import count_by_code, find, has_errors
-    from rmqplan.report.render import render_text, report_width, to_json
+    from rmqplan.report.render import render_text, report_width, to_json, write_json
 
     strategies = None
     if options.compare_strategies or options.plan:
@@ -431,7 +430,9 @@ def _report(sim: Simulation, options: SimulateOptions, choice: EngineChoice, out
     progress.phase("writing the report")
     if options.format == "json":
         doc = to_json(sim, findings, assignments=options.assignments, counts=counts, out_dir=options.out)
-        text = json.dumps({**doc, **(strategies.json() if strategies else {})}, indent=2) + "\n"
+        progress.close()
+        write_json({**doc, **(strategies.json() if strategies else {})}, out)
+        return EXIT_FINDINGS if has_errors(findings, counts) else EXIT_OK
     else:
         text = render_text(sim, findings, engine=choice.describe(False), assignments=options.assignments,
                            details=options.details, counts=counts, out_dir=options.out, width=report_width(out))

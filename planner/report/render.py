@@ -126,12 +126,50 @@ def steps_json(sim: Simulation, name: str, assignments: bool) -> dict:
     }
 
 
+class _Entries(list):
+    """A scenario's group entries, each made when json's encoder reaches it: the entries of a large fleet (lists of
+    every queue, in Python objects) took three times the memory of the simulation itself when made at once. The
+    encoder that `indent=` selects iterates any list subclass; the length says whether the list is empty."""
+
+    def __init__(self, results: list[GroupTopicResult], make: Callable[[GroupTopicResult], dict]):
+        super().__init__()
+        self._results, self._make = results, make
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def __bool__(self) -> bool:
+        return bool(self._results)
+
+    def __iter__(self):
+        return (self._make(r) for r in self._results)
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+
+def write_json(doc: dict, out) -> None:
+    """`json.dumps(doc, indent=2)` and a newline, written as it is encoded (`to_json`'s entries are made then)."""
+    chunks: list[str] = []
+    size = 0
+    for chunk in json.JSONEncoder(indent=2).iterencode(doc):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 16:
+            out.write("".join(chunks))
+            chunks, size = [], 0
+    out.write("".join(chunks) + "\n")
+
+
 def to_json(sim: Simulation, findings: Sequence[PlanFinding], *, assignments: bool = False,
             counts: Optional[dict] = None, out_dir: Optional[str] = None) -> dict:
-    by_scenario: dict[str, list] = {name: [] for name in sim.scenarios}
+    """The JSON report; its scenarios' group entries are made as `write_json` writes them."""
+    results: dict[str, list[GroupTopicResult]] = {name: [] for name in sim.scenarios}
     backlogs = _backlogs(sim)
     for r in _worst_first(sim, findings):
-        by_scenario.setdefault(r.scenario, []).append(entry_json(r, assignments, backlogs.get(r.group)))
+        results.setdefault(r.scenario, []).append(r)
+    by_scenario = {name: _Entries(rs, lambda r: entry_json(r, assignments, backlogs.get(r.group)))
+                   for name, rs in results.items()}
     doc = {
         "scenarios": [{"name": name, "groups": entries,
                        **(steps_json(sim, name, assignments) if name in sim.steps else {})}
