@@ -226,7 +226,8 @@ class Linker:
                 found = self.sources.ensure_parsed(caller)
                 if found is not None:
                     self._adopt(found)
-                    self._made_by_calls.setdefault(caller, []).append(client)
+                    if client is not None:  # None: a consumer its caller never starts
+                        self._made_by_calls.setdefault(caller, []).append(client)
                     bound.add(index)
             for index, ((_prepared, facts), template) in enumerate(zip(templates, originals[language])):
                 if index not in bound and not template.called_here:

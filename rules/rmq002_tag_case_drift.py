@@ -415,6 +415,9 @@ func main() {
 		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 """)
 _GO_CONSUMER_OK = _GO_CONSUMER.replace('"orderpaid"', '"OrderPaid"')

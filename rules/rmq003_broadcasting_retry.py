@@ -301,6 +301,9 @@ func main() {
 			}
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 
 func refresh(body []byte) error { return nil }

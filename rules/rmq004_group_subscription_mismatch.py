@@ -259,6 +259,9 @@ func main() {
 		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 """)
 _GO_SHOP_SAME = _GO_SHOP.replace('"OrderTopic", consumer.MessageSelector{Expression: "Paid"}',

@@ -170,6 +170,9 @@ func main() {
 			}
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 
 func apply(msgs []*primitive.MessageExt) error { return nil }

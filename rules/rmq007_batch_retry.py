@@ -192,6 +192,9 @@ func main() {
 			}
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 
 func store(msg *primitive.MessageExt) error { return nil }

@@ -280,6 +280,9 @@ func main() {
 		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 	p, _ := rocketmq.NewProducer(producer.WithGroupName("mail.producer"))
 	_ = p.Start()
 }

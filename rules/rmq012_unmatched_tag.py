@@ -89,6 +89,9 @@ func main() {
 		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 """)
 _GO_OK = _GO.replace('Expression: "Paid"', 'Expression: "Shipped"')

@@ -182,6 +182,9 @@ func onPayment(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.Con
 func main() {
 	c, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("payment_consumer"))
 	_ = c.Subscribe("PaymentTopic", consumer.MessageSelector{}, onPayment)
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 """)
 _GO_MSG_ID = _GO.replace("msg.OffsetMsgId", "msg.MsgId")

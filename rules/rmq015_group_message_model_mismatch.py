@@ -112,6 +112,9 @@ func main() {
 		func(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 			return consumer.ConsumeSuccess, nil
 		})
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
 }
 """)
 _GO_CACHE_OWN_GROUP = _GO_CACHE.replace('"shop_consumer"', '"shop_cache"')

@@ -98,9 +98,11 @@ class Frontend:
         return None
 
     def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,
-                   callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
+                   callers: Callable[[str], bool]) -> list[tuple[int, str, Optional[ClientFact]]]:
         """The clients the calls of each template's method in other files make (`rmqlint.calls`), as (the
         template's index in `templates`, the caller's path, the client): its parameters bound to the call's
-        arguments, configured further by the caller. Each template comes with the file declaring it, its own values
-        resolved already; the arguments and the caller's settings are not. Only files `callers` accepts are read."""
+        arguments, configured further by the caller; None for a call whose caller never starts the consumer it gets
+        (the call binds the template, and makes nothing that runs). Each template comes with the file declaring it,
+        its own values resolved already; the arguments and the caller's settings are not. Only files `callers`
+        accepts are read."""
         return []

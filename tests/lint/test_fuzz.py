@@ -337,7 +337,7 @@ def _nest(kind: str, shape: str, depth: int) -> bytes:
         }[shape]
         return MARKER["go"] + (f'func run() {{\n\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("g"), '
                                f'consumer.WithInstance({inner}))\n\t_ = c.Subscribe("T", consumer.MessageSelector{{}}, '
-                               'nil)\n}\n').encode()
+                               'nil)\n\tc.Start()\n}\n').encode()
     if kind == "python":
         inner = {
             "parens": "(" * depth + '"n"' + ")" * depth,
@@ -401,7 +401,8 @@ def test_huge_lines(kind, unit, length, where):
         }[where]
     elif kind == "go":
         text = {
-            "literal": f'func r() {{ c, _ := rocketmq.NewPushConsumer(consumer.WithInstance("{filler}")); _ = c }}\n',
+            "literal": f'func r() {{ c, _ := rocketmq.NewPushConsumer(consumer.WithInstance("{filler}")); '
+                       'c.Start() }\n',
             "comment": f"// {filler}\nfunc r() {{}}\n",
             "line": f"func r() {{ {filler} }}\n",
             "key": f'const {filler} = "x"\n',
@@ -462,7 +463,7 @@ def test_invalid_utf8_in_real_positions(raw, kind, position):
         "java": (b'class F { void r() { DefaultMQPushConsumer c = new DefaultMQPushConsumer("g"); '
                  b'c.setInstanceName("', b'"); } }\n'),
         "python": (b'c = PushConsumer("g")\nc.set_instance_name("', b'")\n'),
-        "go": (b'func r() {\n\tc, _ := rocketmq.NewPushConsumer(consumer.WithInstance("', b'"))\n\t_ = c\n}\n'),
+        "go": (b'func r() {\n\tc, _ := rocketmq.NewPushConsumer(consumer.WithInstance("', b'"))\n\tc.Start()\n}\n'),
         "yaml": (b"rocketmq:\n  consumer:\n    instance-name: ", b"\n"),
         "properties": (b"rocketmq.consumer.instance-name=", b"\n"),
     }[kind]

@@ -109,6 +109,9 @@ func main() {
 \t}
 \tc, _ := rocketmq.NewPushConsumer(opts...)
 \t_ = c.Subscribe("BillTopic", consumer.MessageSelector{}, handle)
+\tif err := c.Start(); err != nil {
+\t\tpanic(err)
+\t}
 }
 
 func handle(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
@@ -135,6 +138,7 @@ def test_options_it_cannot_follow_leave_the_client_configured_elsewhere():
 func start(opts ...consumer.Option) {
 \tc, _ := rocketmq.NewPushConsumer(append(opts, consumer.WithInstance("fixed"))...)
 \t_ = c.Subscribe("T", consumer.MessageSelector{Type: consumer.SQL92, Expression: "a > 1"}, nil)
+\tc.Start()
 }
 """)
     (client,) = facts.clients
@@ -163,6 +167,7 @@ func main() {
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(conf.Group), consumer.WithInstance(name),
 \t\tconsumer.WithUnitName(host))
 \t_ = c.Subscribe(topic("prod"), consumer.MessageSelector{Expression: conf.Tags}, nil)
+\tc.Start()
 \tp, _ := rocketmq.NewProducer(producer.WithInstance(fmt.Sprintf("pusher-%d", os.Getpid())),
 \t\tproducer.WithGroupName(strconv.FormatInt(time.Now().UnixNano(), 10)))
 \t_ = p
@@ -208,6 +213,7 @@ def test_names_of_other_files_and_packages_are_references():
 func main() {
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(mq.Group), consumer.WithInstance(InstanceName))
 \t_ = c.Subscribe(mq.Settings.Topic, consumer.MessageSelector{}, onMessage)
+\tc.Start()
 }
 """
     facts = parse_go("svc/main.go", source.encode())
@@ -227,6 +233,7 @@ func newConsumer(group string) (rocketmq.PushConsumer, error) {
 func main() {
 \tc, _ := newConsumer("audit_consumer")
 \t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """)
     (client,) = facts.clients  # made by the call: the parameter bound to its argument
@@ -295,7 +302,7 @@ def test_credentials_written_for_any_client_are_a_connection():
 func main() {
 \tcreds := primitive.Credentials{AccessKey: "RocketMQ", SecretKey: "12345678"}
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("g"), consumer.WithCredentials(creds))
-\t_ = c
+\tc.Start()
 \ta, _ := admin.NewAdmin(admin.WithCredentials(primitive.Credentials{
 \t\tAccessKey: "RocketMQ",
 \t\tSecretKey: "12345678",
@@ -336,6 +343,7 @@ def test_facts_round_trip_through_the_cache_codec():
 func main() {
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("g"), consumer.WithStrategy(consumer.AllocateByConsistentHash(10)))
 \t_ = c.Subscribe("T", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """)
     (client,) = facts.clients
@@ -375,6 +383,9 @@ func main() {
 \t_, _ = p.SendSync(context.Background(), msg)
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(mq.Group))
 \t_ = c.Subscribe(mq.Topic, consumer.MessageSelector{Expression: "Created"}, onCreated)
+\tif err := c.Start(); err != nil {
+\t\tpanic(err)
+\t}
 }
 """,
         "orders/handlers.go": HEAD + """\
@@ -434,6 +445,7 @@ def test_a_namespace_prefixes_the_group_and_the_subscribed_topics():
 func main() {
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("orders"), consumer.WithNamespace("prod"))
 \t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """)
     (client,) = facts.clients
@@ -461,6 +473,8 @@ func main() {
 \t_ = c.Subscribe("Orders", consumer.MessageSelector{Expression: "paid || Refunded || Settled"}, nil)
 \tbare, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("audit"))
 \t_ = bare.Subscribe("Orders", consumer.MessageSelector{Expression: "paid"}, nil)
+\tc.Start()
+\tbare.Start()
 }
 """)
     # Sent by the namespaced producer; the last one by code not seen here, its topic unknown.
@@ -481,6 +495,7 @@ consumer`
 func main() {
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("orders_consumer"), consumer.WithInstance("node"))
 \t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """
     source = HEAD.replace('\t"context"\n\t"fmt"\n\t"os"\n\t"strconv"\n\t"time"\n\n', "").replace(
@@ -541,6 +556,7 @@ func main() {{
 {appends}\topts = append(opts, consumer.WithInstance("fixed"))
 \tc, _ := rocketmq.NewPushConsumer(opts...)
 \t_ = c.Subscribe("T", consumer.MessageSelector{{}}, nil)
+\tc.Start()
 }}
 """)
     (client,) = facts.clients
@@ -560,6 +576,7 @@ func main() {{
 \t}}
 \tc, _ := rocketmq.NewPushConsumer(opts...)
 \t_ = c.Subscribe("T", consumer.MessageSelector{{}}, nil)
+\tc.Start()
 }}
 """)
     (client,) = facts.clients
@@ -619,6 +636,7 @@ func NewConsumer(group string, instance string) (rocketmq.PushConsumer, error) {
 func audit() {
 \tc, _ := mq.NewConsumer("audit_consumer", "audit-node")
 \t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """)
     project, _report = load_project(root, use_cache=False)
@@ -642,6 +660,7 @@ func NewConsumer(group string) (rocketmq.PushConsumer, error) {
 func main() {
 \tc, _ := mq.NewConsumer(names.Group)
 \t_ = c.Subscribe("OrderTopic", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """
     root = write_project(tmp_path / "repo", {
@@ -673,6 +692,7 @@ func NewPushConsumer(opts ...consumer.Option) (rocketmq.PushConsumer, error) {
 func main() {
 \tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName("testGroup"))
 \t_ = c.Subscribe("test", consumer.MessageSelector{}, nil)
+\tc.Start()
 }
 """,
     })
@@ -693,6 +713,7 @@ func NewAuditConsumer() (rocketmq.PushConsumer, error) {
 func audit() {
 \tc, _ := mq.NewAuditConsumer()
 \t_ = c.Subscribe("AuditTopic", consumer.MessageSelector{Expression: "Paid"}, nil)
+\tc.Start()
 }
 """)
     project, _report = load_project(root, use_cache=False)

@@ -1,14 +1,16 @@
 """A consumer that its code never starts does nothing: a local variable its method neither starts nor hands on (no
-`start()`, Python 5.x `startup()`, not returned, stored or passed anywhere) is no consumer, and its settings are not
-reported. Consumers that may be started elsewhere (a field, a returned or passed one, a Spring `@Bean`, a Python
-context manager) and started ones still are."""
+`start()`, Python 5.x `startup()`, Go `Start()`, not returned, stored or passed anywhere) is no consumer, and its
+settings are not reported. Consumers that may be started elsewhere (a field, a returned or passed one, a Spring
+`@Bean`, a Python context manager, a Go struct a function returns) and started ones still are."""
 
 from __future__ import annotations
 
 import pytest
 
 from rmqlint.engine import LintOptions, lint
+from rmqlint.frontends.go.parse import parse_go
 from rmqlint.rules._examples import line_of
+from rmqlint.values import Lit
 from tests.lint.test_engine_fixtures import write_project
 
 PATH = "svc/src/main/java/com/acme/mq/OrderConsumers.java"
@@ -212,3 +214,155 @@ def test_a_python_5x_consumer_is_reported_once_started_up(tmp_path):
     assert python_findings(tmp_path / "a", PY5_SOURCE.replace("STARTED", "pass")) == []
     started = PY5_SOURCE.replace("STARTED", "consumer.startup()")
     assert python_findings(tmp_path / "b", started) == [("RMQ009", PY_PATH, line_of(started, "ledger.audit"))]
+
+
+# --- Go: `c.Start()`; `Subscribe` alone starts nothing -------------------------------------------------------------
+
+GO_PATH = "svc/main.go"
+
+GO_HEAD = """\
+package main
+
+import (
+\t"context"
+
+\t"github.com/apache/rocketmq-client-go/v2"
+\t"github.com/apache/rocketmq-client-go/v2/consumer"
+\t"github.com/apache/rocketmq-client-go/v2/primitive"
+)
+
+"""
+
+GO_SOURCE = GO_HEAD + """\
+var running []rocketmq.PushConsumer
+
+type Service struct {
+\torders rocketmq.PushConsumer
+}
+
+func handle(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\treturn consumer.ConsumeSuccess, nil
+}
+
+func (s *Service) run() error {
+\tc, err := rocketmq.NewPushConsumer(consumer.WithGroupName("orders_consumer"), consumer.WithInstance("orders-node"))
+\tif err != nil {
+\t\treturn err
+\t}
+\tif err := c.Subscribe("Orders", consumer.MessageSelector{}, handle); err != nil {
+\t\treturn err
+\t}
+\tHANDING_ON
+\treturn nil
+}
+"""
+
+
+def go_findings(root, files: dict[str, str]):
+    return [(f.code, f.location.path, f.location.line)
+            for f in lint(LintOptions(paths=[write_project(root, files)], use_cache=False)).findings]
+
+
+@pytest.mark.parametrize("handing_on", [
+    "// started some day",
+    "_ = c",
+    "defer c.Shutdown()",
+])
+def test_a_go_local_consumer_never_started_or_handed_on_is_not_reported(tmp_path, handing_on):
+    assert go_findings(tmp_path, {GO_PATH: GO_SOURCE.replace("HANDING_ON", handing_on)}) == []
+
+
+@pytest.mark.parametrize("handing_on", [
+    "if err := c.Start(); err != nil {\n\t\treturn err\n\t}",
+    "go c.Start()",
+    "defer c.Shutdown()\n\tgo func() {\n\t\t_ = c.Start()\n\t}()",
+    "s.orders = c",
+    "*s = Service{orders: c}",
+    "running = append(running, c)",
+])
+def test_a_go_consumer_started_or_handed_on_is_reported(tmp_path, handing_on):
+    source = GO_SOURCE.replace("HANDING_ON", handing_on)
+    assert go_findings(tmp_path, {GO_PATH: source}) == [("RMQ001", GO_PATH, line_of(source, "WithInstance"))]
+
+
+GO_FACTORY = GO_HEAD.replace("package main", "package mq") + """\
+type Service struct {
+\tconsumer rocketmq.PushConsumer
+}
+
+func NewConsumer(group string) (rocketmq.PushConsumer, error) {
+\tc, err := rocketmq.NewPushConsumer(consumer.WithGroupName(group), consumer.WithInstance("worker"))
+\tif err != nil {
+\t\treturn nil, err
+\t}
+\treturn c, nil
+}
+
+func NewService(group, instance string) *Service {
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(group), consumer.WithInstance(instance))
+\treturn &Service{consumer: c}
+}
+
+func (s *Service) Run() error {
+\treturn s.consumer.Start()
+}
+
+func handle(ctx context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+\treturn consumer.ConsumeSuccess, nil
+}
+"""
+
+GO_CALLER = """\
+package main
+
+import (
+\t"github.com/acme/svc/mq"
+\t"github.com/apache/rocketmq-client-go/v2/consumer"
+)
+
+func main() {
+\tstock, _ := mq.NewConsumer("stock_consumer")
+\t_ = stock.Subscribe("Stock", consumer.MessageSelector{}, nil)
+\tSTARTED
+\tsvc := mq.NewService("service_consumer", "service-node")
+\t_ = svc.Run()
+}
+"""
+
+
+def test_a_go_factorys_consumer_its_caller_never_starts_is_not_reported(tmp_path):
+    """Whether the caller of another package's factory starts the consumer it gets; a struct a function returns
+    (its consumer started by the struct's method) counts as running, whatever its caller does with it."""
+    factory, caller = "svc/mq/consumer.go", "svc/main.go"
+    files = {"svc/go.mod": "module github.com/acme/svc\n\ngo 1.21\n", factory: GO_FACTORY}
+    service = ("RMQ001", caller, line_of(GO_CALLER, '"service-node"'))
+    quiet = {**files, caller: GO_CALLER.replace("STARTED", "// started some day")}
+    assert go_findings(tmp_path / "a", quiet) == [service]
+    started = {**files, caller: GO_CALLER.replace("STARTED", "_ = stock.Start()")}
+    assert go_findings(tmp_path / "b", started) == [service, ("RMQ001", factory,
+                                                              line_of(GO_FACTORY, 'WithInstance("worker")'))]
+    # the same in one file: the factory's consumer is made per call, and the caller's
+    one_file = GO_FACTORY.replace("package mq", "package main") + GO_CALLER.split("func main()")[1].join(
+        ["func main()", ""]).replace("mq.", "")
+    assert go_findings(tmp_path / "c", {GO_PATH: one_file.replace("STARTED", "// started some day")}) == [
+        ("RMQ001", GO_PATH, line_of(one_file, '"service-node"'))]
+
+
+def test_a_go_producer_made_beside_a_returned_consumer_nobody_starts_still_runs():
+    """The call makes no consumer (its caller never starts it), but the producer the function starts itself is
+    made per call all the same, its group bound to the call's argument."""
+    source = GO_HEAD.replace('"context"', '"context"\n\n\t"github.com/apache/rocketmq-client-go/v2/producer"') + """\
+func newPair(group string) rocketmq.PushConsumer {
+\tp, _ := rocketmq.NewProducer(producer.WithGroupName(group + "_producer"))
+\t_ = p.Start()
+\tc, _ := rocketmq.NewPushConsumer(consumer.WithGroupName(group), consumer.WithInstance("pair-node"))
+\treturn c
+}
+
+func main() {
+\tc := newPair("mail")
+\t_ = c.Subscribe("Mail", consumer.MessageSelector{}, nil)
+}
+"""
+    made = [(c.role, c.location.line, c.group.value) for c in parse_go(GO_PATH, source.encode()).clients]
+    assert made == [("producer", line_of(source, 'newPair("mail")'), Lit("mail_producer"))]

@@ -76,16 +76,33 @@ class GoFrontend(Frontend):
         return (declaring[0], declaring[0].listener_classes[name]) if len(declaring) == 1 else None
 
     def find_calls(self, templates: list[tuple[Template, FileFacts]], files: SourceFiles,
-                   callers: Callable[[str], bool]) -> list[tuple[int, str, ClientFact]]:
+                   callers: Callable[[str], bool]) -> list[tuple[int, str, Optional[ClientFact]]]:
         """Calls of the templates' functions in other files: `NewConsumer(..)` in a file of the function's package,
         `mq.NewConsumer(..)` where `mq` imports it (one byte search over the files for every template's name
-        first); each call makes a client with its arguments, subscribed as its caller subscribes the result."""
+        first); each call makes a client with its arguments, subscribed as its caller subscribes the result (None
+        when the caller never starts the consumer the function returns)."""
         from rmqlint.frontends.go.clients import PACKAGES, ClientExtractor
         from rmqlint.frontends.go.parse import go_file
 
         wanted = [template.method.rpartition(".") for template, _declaring in templates]  # (directory, ".", name)
         names = tuple(sorted({f"{name}(".encode() for _directory, _dot, name in wanted}))
-        found: list[tuple[int, str, ClientFact]] = []
+        found: list[tuple[int, str, Optional[ClientFact]]] = []
+        returned: dict[int, bool] = {}
+
+        def returns(index: int) -> bool:
+            """Whether the template's function returns its client (the declaring file read again, for callers
+            that neither start nor hand on what they get only: a consumer they never start never runs)."""
+            if index not in returned:
+                template, declaring = templates[index]
+                data = files.peek(declaring.path)
+                go = go_file(declaring.path, data) if data is not None else None
+                extractor = ClientExtractor(go) if go is not None else None
+                if extractor is not None:
+                    extractor.run()
+                returned[index] = extractor is not None and extractor.returns(
+                    template.method.rpartition(".")[2], template.client.location)
+            return returned[index]
+
         for path in files.paths(self.name):
             if not callers(path):
                 continue
@@ -112,7 +129,8 @@ class GoFrontend(Frontend):
             if go is None:
                 continue
             extractor = ClientExtractor(go, {called: (templates[index][0].client, templates[index][0].method)
-                                             for called, index in seeds.items()})
+                                             for called, index in seeds.items()},
+                                        lambda called, indices=seeds: returns(indices[called]))
             extractor.run()
             found += [(seeds[called], path, client) for called, client in extractor.seeded]
         return found

@@ -10,7 +10,8 @@ package-level variable, a struct field) identifies it, so `c.Subscribe(topic, se
 file subscribes it; a function that returns the client it makes, or makes it from its parameters, makes one client
 per call, with the call's arguments and subscribed as its caller subscribes the result (`rmqlint.calls`: the
 file's own calls here, other files' through `GoFrontend.find_calls`). Options that cannot be followed (a parameter, another package's function) make the client
-`configured_elsewhere`, its model unknown.
+`configured_elsewhere`, its model unknown. A consumer held by a local variable of a function that neither starts
+nor hands it on never runs and is no client, nor is the one a function returns to such a caller (`go.lifecycle`).
 
 `primitive.NewMessage(topic, body)` (or a `primitive.Message{Topic: ..}` literal) and its `WithTag(tag)` are a
 produced tag. `WithNameServer(primitive.NamesrvAddr{..})` / `WithNsResolver(primitive.NewPassthroughResolver(..))`
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import tree_sitter
 
@@ -30,6 +32,7 @@ from rmqlint.facts import ClientFact, Connection, Location, ProducedTag, Setting
 from rmqlint.spans import Slot
 from rmqlint.frontends.go import listeners
 from rmqlint.frontends.go.index import ROCKETMQ_MODULE, GoFile, _composite, single_return
+from rmqlint.frontends.go.lifecycle import handed_on
 from rmqlint.frontends.go.tree import FUNCTIONS, LANGUAGE, walk
 from rmqlint.values import Dynamic, Lit, Value, concat, map_literals, one_of, without_origins
 
@@ -93,7 +96,8 @@ class _Options:
 
 
 class ClientExtractor:
-    def __init__(self, go: GoFile, seeds: dict | None = None) -> None:
+    def __init__(self, go: GoFile, seeds: dict | None = None,
+                 seed_returns: Callable[[tuple[str, str]], bool] | None = None) -> None:
         self.go = go
         self.clients: list[ClientFact] = []
         self.produced: list[ProducedTag] = []
@@ -110,7 +114,13 @@ class ClientExtractor:
         # ((package path or "", name) -> (the client with its parameters, the function as `Param`s name it)); the
         # clients this file's calls of them make go to `seeded` (`GoFrontend.find_calls`).
         self.seeds = dict(seeds or {})
-        self.seeded: list[tuple[tuple[str, str], ClientFact]] = []
+        # Whether a seed's function returns its client to the caller (asked only of callers that neither start nor
+        # hand on what they get; unknown: it may be a struct whose methods start the client, which then counts).
+        self._seed_returns = seed_returns or (lambda _called: False)
+        self.seeded: list[tuple[tuple[str, str], ClientFact | None]] = []  # None: a consumer never started
+        # id of a consumer (or of a caller's client) held by a local variable -> where it is made, the variable.
+        self._locals: dict[int, tuple[tree_sitter.Node, str]] = {}
+        self._handed_on: dict[int, set[str]] = {}  # function id -> `lifecycle.handed_on`
         # Function id -> the producers sending each variable's messages there (`_senders`).
         self._sent_by: dict[int, dict[tuple[str, int], list[ClientFact | None]]] = {}
 
@@ -159,6 +169,8 @@ class ClientExtractor:
         go = self.go
         key, name = self._target(call)
         fact = ClientFact(role=role, api=API, location=go.location(call), name=name)
+        if key is not None and key[0] == "local":
+            self._locals[id(fact)] = (call, name)
         arguments = go.arguments(call)
         if role == "producer" and arguments and self._package(call) and \
                 go.text(call.child_by_field_name("function")).endswith("TransactionProducer"):
@@ -284,6 +296,8 @@ class ClientExtractor:
                 # clients (`_made_by_calls`).
                 role = returned.role if returned is not None else self.seeds[called][0].role
                 caller = ClientFact(role=role, api=API, location=go.location(node), name=variable)
+                if key is not None and key[0] == "local":
+                    self._locals[id(caller)] = (node, variable)
                 if key is not None and key not in self._by_key:
                     self._by_key[key] = caller
             self._calls_of.setdefault(called, []).append((node, caller))
@@ -327,6 +341,8 @@ class ClientExtractor:
         function's own client is then a `Template` (other files' calls are bound by the linker,
         `GoFrontend.find_calls`), no client of its own unless nothing calls it."""
         go = self.go
+        # A consumer never started does nothing: no client, no template (`go.lifecycle`).
+        self.clients = [c for c in self.clients if not self._never_started(c)]
         makers: dict[str, list[ClientFact]] = {}
         for client in self.clients:
             function = self._maker.get(id(client))
@@ -341,13 +357,33 @@ class ClientExtractor:
                 self.templates.append(Template(go.function_key(function), client, called_here=bool(calls),
                                                escapes=False))  # options are fixed when a Go client is made
             self.clients = [c for c in self.clients if all(c is not m for m in made)]
+            returned = self._returned.get(name)
             for call, caller in calls:
+                # A returned consumer its caller neither starts nor hands on never runs: no client of this call.
+                idle = caller is not None and self._never_started(caller)
                 self.clients += [self._instance(client, go.function_key(function), call,
-                                                caller if client is self._returned.get(name) else None)
-                                 for client in made]
+                                                caller if client is returned else None)
+                                 for client in made if not (idle and client is returned)]
         for called, (template, method) in self.seeds.items():
-            self.seeded += [(called, self._instance(template, method, call, caller))
-                            for call, caller in self._calls_of.get(called, [])]
+            for call, caller in self._calls_of.get(called, []):
+                idle = caller is not None and self._never_started(caller) and self._seed_returns(called)
+                self.seeded.append((called, None if idle else self._instance(template, method, call, caller)))
+
+    def _never_started(self, client: ClientFact) -> bool:
+        """A consumer held by a local variable that its function neither starts nor hands on."""
+        held = self._locals.get(id(client))
+        found = self.go.lookup(held[1], held[0]) if held is not None and client.role != "producer" else None
+        if found is None:
+            return False
+        function = found[0]
+        if function.id not in self._handed_on:
+            self._handed_on[function.id] = handed_on(self.go, function)
+        return held[1] not in self._handed_on[function.id]
+
+    def returns(self, function: str, client: Location) -> bool:
+        """Whether the file's function `function` returns the client made at `client` (after `run`)."""
+        returned = self._returned.get(function)
+        return returned is not None and returned.location == client
 
     def _instance(self, template: ClientFact, method: str, call: tree_sitter.Node,
                   caller: ClientFact | None) -> ClientFact:
