@@ -323,7 +323,7 @@ def _nest(kind: str, shape: str, depth: int) -> bytes:
             "class Fuzzed {\n  void run() throws Exception {\n"
             '    DefaultMQPushConsumer c = new DefaultMQPushConsumer("g");\n'
             f"    c.setInstanceName({inner});\n"
-            '    c.subscribe("T", "*");\n  }\n}\n').encode())
+            '    c.subscribe("T", "*");\n    c.start();\n  }\n}\n').encode())
     if kind == "go":
         inner = {
             "parens": "(" * depth + '"n"' + ")" * depth,
@@ -394,7 +394,7 @@ def test_huge_lines(kind, unit, length, where):
     if kind == "java":
         text = {
             "literal": f'class F {{ void r() {{ DefaultMQPushConsumer c = new DefaultMQPushConsumer("g"); '
-                       f'c.setInstanceName("{filler}"); }} }}',
+                       f'c.setInstanceName("{filler}"); c.start(); }} }}',
             "comment": f"// {filler}\nclass F {{}}",
             "line": f"class F {{ {filler} }}",
             "key": f'class F {{ static final String {filler} = "x"; }}',
@@ -461,7 +461,7 @@ def test_invalid_utf8_in_real_positions(raw, kind, position):
     head = MARKER[kind]
     body = {
         "java": (b'class F { void r() { DefaultMQPushConsumer c = new DefaultMQPushConsumer("g"); '
-                 b'c.setInstanceName("', b'"); } }\n'),
+                 b'c.setInstanceName("', b'"); c.start(); } }\n'),
         "python": (b'c = PushConsumer("g")\nc.set_instance_name("', b'")\n'),
         "go": (b'func r() {\n\tc, _ := rocketmq.NewPushConsumer(consumer.WithInstance("', b'"))\n\tc.Start()\n}\n'),
         "yaml": (b"rocketmq:\n  consumer:\n    instance-name: ", b"\n"),
