@@ -73,7 +73,14 @@ def gone(cluster):
         assert time.monotonic() < deadline, "the broker still lists the killed consumer's connection"
         time.sleep(0.2)
     _send(cluster, MESSAGES)
-    return cluster
+    yield cluster
+    # The modules that follow share the cluster: a group left dead would be their PLAN001 too.
+    _delete_group(cluster)
+
+
+def _delete_group(cluster) -> str:
+    return cluster.admin("deleteSubGroup", "-n", cluster.namesrv, "-c", rocketmq.CLUSTER_NAME, "-g", GROUP, "-r",
+                         "true")
 
 
 def test_status_reports_every_queue_of_a_group_whose_only_consumer_died_with_mqadmins_backlog(gone):
@@ -123,3 +130,14 @@ def test_watch_serves_the_same_queues_and_backlog_in_its_series(gone, tmp_path):
         watch.send_signal(signal.SIGTERM)
         watch.communicate(timeout=10)
         rocketmq._forget(watch)
+
+
+def test_a_group_deleted_with_mqadmin_stays_quiet(gone):
+    """`mqadmin deleteSubGroup` (the group's retry topic with it): nobody is meant to consume its queues any more."""
+    cluster = gone
+    out = _delete_group(cluster)
+    assert "success" in out.lower(), out
+    done = rmqplan("status", "--namesrv", cluster.namesrv, "--interval", "0", "--format", "json", ok=(0, 1))
+    doc = json.loads(done.stdout)
+    assert not [p for p in doc["problems"] if p["group"] == GROUP], doc["problems"]
+    assert GROUP not in {g["group"] for g in doc["groups"]}
