@@ -165,10 +165,10 @@ def scenario_results(fr, every: list[GroupTopicResult]) -> tuple[list, dict, lis
                 res.moves = moves(before, res)
                 res.moved = [m.queue for m in res.moves]
                 results.append(res)
+            stepped: dict[str, list[int]] = {}  # one pass: a step of a scenario over every group is 10,000s
             for r in mine:
-                latest.setdefault(every[r].group, [])
-            for group in {every[r].group for r in mine}:
-                latest[group] = [r for r in mine if every[r].group == group]
+                stepped.setdefault(every[r].group, []).append(r)
+            latest.update(stepped)
             steps[name].append(StepResult(name, step.index, step.name, results))
             state += 1
         for group in sorted(latest, key=lambda g: group_order[g]):
