@@ -216,7 +216,8 @@ def run_check(path: str, deploy: Sequence[str], cluster, nodes: Optional[int],
     if not fleet.planned.groups:
         return CheckResult(list(result.findings), result, fleet, text)
     try:
-        parsed = parse_fleet_text(text, "the fleet of the code")
+        parsed = parse_fleet_text(text, "the fleet of the code", "write it with rmqplan fleet --from-code and run "
+                                  "rmqplan simulate --max-entries on it")
     except FleetError as e:  # a value the code holds that fleet.toml cannot (a bad group name...)
         raise CheckError(e.errors) from e
     sim = simulate(parsed)

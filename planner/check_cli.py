@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from typing import Optional, Sequence, TextIO
 
 from rmqplan.sources.cluster_source import ClusterSource
@@ -82,7 +83,7 @@ def _write(planned, output: Optional[str], out: TextIO, err: TextIO) -> int:
                       f"{count(len(planned.topics), 'topic')}\n")
         else:
             text = write_fleet(planned)
-            parse_fleet_text(text, "the written fleet")
+            parse_fleet_text(text, "the written fleet", max_entries=sys.maxsize)  # simulate weighs it, not fleet
             out.write(text)
     except FleetError as e:
         for line in e.errors:

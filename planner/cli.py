@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "and group, as AllocateMessageQueueByConfig lists (one JSON file "
                                                   "per process, and DIR/plan.json)")
     _add_exit_zero(sim)
+    _add_max_entries(sim, "a hand-written fleet")
     sim.add_argument("--balance", choices=("queues", "backlog"), default="queues",
                      help="what the fewest moves of --compare-strategies and --plan balance: queues (each process "
                           "holds its fair share of queues, default) or backlog (for the groups whose backlog the "
@@ -139,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "than the clients' 5 s offset commit); 0 reads them once")
     _add_connection(status)
     _add_exit_zero(status)
+    _add_max_entries(status, "the connected groups' fleet")
     watch = sub.add_parser(
         "watch", help="status as a service: Prometheus /metrics, the report page and a line per change",
         description="Read a live cluster as status does, every --interval seconds, and serve /metrics (the "
@@ -159,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the strategy a group's clients run (as for status)")
     watch.add_argument("--group", action="append", default=[], metavar="G", help="only this group (repeatable)")
     _add_connection(watch)
+    _add_max_entries(watch, "the connected groups' fleet")
     explain = sub.add_parser("explain", help="what a plan code finds, why it loses messages, an example, the fix",
                              description="Print a plan code's documentation; without CODE, list the codes.")
     explain.add_argument("code", nargs="?", metavar="CODE", help="PLAN001, or its name (orphaned-queues)")
@@ -179,6 +182,25 @@ def _add_exit_zero(parser: argparse.ArgumentParser) -> None:
 def _exit_status(args: argparse.Namespace, code: int) -> int:
     """The exit status: findings (1) are 0 with --exit-zero."""
     return EXIT_OK if code == EXIT_FINDINGS and getattr(args, "exit_zero", False) else code
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
+def _add_max_entries(parser: argparse.ArgumentParser, what: str) -> None:
+    from rmqplan.model.fleet_size import MAX_ENTRIES
+
+    parser.add_argument("--max-entries", type=_at_least_one, default=MAX_ENTRIES, metavar="N",
+                        help=f"the most processes, queues and assignments (over every state) {what} may hold to be "
+                             f"simulated (default {MAX_ENTRIES:,}: about 300 MB; about 4,500 groups of a few "
+                             "processes each); a larger one exits 2 unless this is raised")
 
 
 def _add_connection(parser: argparse.ArgumentParser) -> None:
@@ -231,7 +253,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
                                   details=args.details,
                                   out=args.out, html=args.html, master=args.master, conf=tuple(args.conf),
                                   compare_strategies=args.compare_strategies, plan=args.plan,
-                                  balance=args.balance)
+                                  balance=args.balance, max_entries=args.max_entries)
         return _exit_status(args, simulate_command(args.fleet, options, out, err))
     if args.command == "explain":
         return explain_command(args.code, out, err)
@@ -274,12 +296,12 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
 
         return _exit_status(args, status_command(StatusOptions(
             args.namesrv, args.format, args.html, args.strategy, args.group, args.interval, args.timeout,
-            args.acl_file, args.deadline), out, err))
+            args.acl_file, args.deadline, args.max_entries), out, err))
     if args.command == "watch":
         from rmqplan.watch import WatchOptions, watch_command
 
         return watch_command(WatchOptions(args.namesrv, args.listen, args.interval, args.strategy, args.group,
-                                          args.timeout, args.acl_file, args.deadline), out, err)
+                                          args.timeout, args.acl_file, args.deadline, args.max_entries), out, err)
     parser.print_usage(err)
     err.write("rmqplan: error: a command is required (allocate, simulate, fleet, check, status, watch or explain)\n")
     return EXIT_USAGE
@@ -309,7 +331,7 @@ def simulate_command(fleet_path: str, options: SimulateOptions, out: TextIO, err
     progress = Progress.for_stream(err)
     progress.phase(f"reading {fleet_path}")
     try:
-        fleet = load_fleet(fleet_path)
+        fleet = load_fleet(fleet_path, max_entries=options.max_entries)
     except FleetError as e:
         progress.close()
         for line in e.errors:  # a line may quote the fleet's names: printable

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional, TextIO
 
+from rmqplan.model.fleet_size import MAX_ENTRIES
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 DEFAULT_INTERVAL = 6.0  # seconds between the two reads: longer than the clients' offset commit (every 5 s)
 
@@ -40,6 +42,7 @@ class StatusOptions:
     timeout: float = 3.0
     acl_file: Optional[str] = None
     deadline: float = 60.0  # seconds each read of the cluster may take in all
+    max_entries: int = MAX_ENTRIES  # what the connected groups' fleet may hold (rmqplan.model.fleet_size)
 
 
 def credentials(acl_file: Optional[str], err: TextIO):
@@ -58,7 +61,7 @@ class ModelError(Exception):
 
 
 def report_of(snapshot, told, only: Optional[list[str]] = None, second=None, interval: float = 0.0,
-              earlier=None):
+              earlier=None, max_entries: int = MAX_ENTRIES):
     """The `StatusReport` of a read: the connected groups' fleet (of `only` when given), simulated with the local
     engine, its findings, and PLAN001 for every topic of a group with none connected and offsets committed. Raises
     ModelError when the fleet written from the cluster does not parse (one line each)."""
@@ -73,7 +76,8 @@ def report_of(snapshot, told, only: Optional[list[str]] = None, second=None, int
     fleet = None
     if connected.groups:
         try:
-            fleet = parse_fleet_text(write_fleet(connected.planned), snapshot.source)
+            fleet = parse_fleet_text(write_fleet(connected.planned), snapshot.source,
+                                     "read fewer groups at once (--group), or raise --max-entries", max_entries)
         except FleetError as e:
             raise ModelError(e.errors) from None
     sim = simulate_hand_written(fleet) if fleet is not None else None
@@ -113,7 +117,7 @@ def status_command(options: StatusOptions, out: TextIO, err: TextIO) -> int:
         err.write(f"rmqplan: {printable(str(e))}\n")
         return EXIT_USAGE
     try:
-        report = report_of(snapshot, told, only, second, options.interval)
+        report = report_of(snapshot, told, only, second, options.interval, max_entries=options.max_entries)
     except ModelError as e:
         err.write("".join(f"rmqplan: {printable(line)}\n" for line in e.lines))
         return EXIT_USAGE

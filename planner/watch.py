@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional, TextIO
 
+from rmqplan.model.fleet_size import MAX_ENTRIES
+
 EXIT_OK, EXIT_USAGE = 0, 2
 DEFAULT_LISTEN = "127.0.0.1:5558"  # beside rocketmq-exporter's 5557
 DEFAULT_INTERVAL = 15.0
@@ -44,6 +46,7 @@ class WatchOptions:
     timeout: float = 3.0
     acl_file: Optional[str] = None
     deadline: float = 60.0
+    max_entries: int = MAX_ENTRIES  # what the connected groups' fleet may hold (rmqplan.model.fleet_size)
 
 
 def _stamp(at: float) -> str:
@@ -95,7 +98,8 @@ class Watcher:
             snapshot = self.live.snapshot(groups=only, dead_letters=True)
             at = time.time()
             earlier, interval = self._earlier(at, snapshot.progress)
-            report = report_of(snapshot, self.told, only, interval=interval, earlier=earlier)
+            report = report_of(snapshot, self.told, only, interval=interval, earlier=earlier,
+                               max_entries=self.options.max_entries)
         except (LiveClusterError, ModelError) as e:
             self._failed(printable(str(e)), started)
             return

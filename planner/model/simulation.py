@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from rmqplan.model.fleet import Fleet, Queue
+from rmqplan.model.fleet_size import MAX_ENTRIES
 
 
 @dataclass
@@ -121,4 +122,5 @@ class SimulateOptions:
     conf: tuple[str, ...] = ()  # "key=value" items as given to --conf
     compare_strategies: bool = False  # --compare-strategies (rmqplan.compare)
     plan: Optional[str] = None  # --plan DIR: the minimum's CONFIG lists (rmqplan.report.plan_out)
+    max_entries: int = MAX_ENTRIES  # --max-entries: what a hand-written fleet may hold (rmqplan.model.fleet_size)
     balance: str = "queues"  # --balance: what the minimum balances, queue counts or (known) backlog

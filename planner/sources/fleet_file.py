@@ -60,6 +60,7 @@ from rmqplan.model.identity import (
     PUSH,
 )
 from rmqplan.model.scaling import differences
+from rmqplan.model.fleet_size import MAX_ENTRIES, fleet_size, too_large_line
 from rmqplan.model.fleet import (
     BROADCASTING,
     CLUSTERING,
@@ -123,6 +124,10 @@ BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
 
 
+SPLIT_HELP = ("split the fleet, run fewer scenarios at once, describe it with [generate] (it works in chunks), or "
+              "raise --max-entries")
+
+
 class FleetError(Exception):
     """A fleet that cannot be used; `errors` holds one complete line per problem."""
 
@@ -146,8 +151,9 @@ STDIN = "-"  # `--fleet -`: the fleet on standard input
 STDIN_LABEL = "<stdin>"
 
 
-def load_fleet(path: str | Path, stdin: Optional[BinaryIO] = None) -> Fleet:
-    """Read and validate a fleet file (`-`: standard input, or `stdin`). Raises FleetError (never another
+def load_fleet(path: str | Path, stdin: Optional[BinaryIO] = None, max_entries: int = MAX_ENTRIES) -> Fleet:
+    """Read and validate a fleet file (`-`: standard input, or `stdin`); one that would hold more than
+    `max_entries` when simulated is refused (`rmqplan.model.fleet_size`). Raises FleetError (never another
     exception for bad input)."""
     if str(path) == STDIN:
         stream = stdin if stdin is not None else sys.stdin.buffer
@@ -157,7 +163,7 @@ def load_fleet(path: str | Path, stdin: Optional[BinaryIO] = None) -> Fleet:
             raise FleetError([f"{STDIN_LABEL}: cannot read: {e.strerror or e}"]) from None
         if len(data) > MAX_FLEET_BYTES:
             raise FleetError([f"{STDIN_LABEL}: larger than {MAX_FLEET_BYTES} bytes; use [generate]"])
-        return parse_fleet_bytes(data, STDIN_LABEL)
+        return parse_fleet_bytes(data, STDIN_LABEL, max_entries)
     label = str(path)
     try:
         p = Path(path)
@@ -173,10 +179,10 @@ def load_fleet(path: str | Path, stdin: Optional[BinaryIO] = None) -> Fleet:
         raise FleetError([f"{label}: no such file"]) from None
     except OSError as e:
         raise FleetError([f"{label}: cannot read: {e.strerror or e}"]) from None
-    return parse_fleet_bytes(data, label)
+    return parse_fleet_bytes(data, label, max_entries)
 
 
-def parse_fleet_bytes(data: bytes, label: str) -> Fleet:
+def parse_fleet_bytes(data: bytes, label: str, max_entries: int = MAX_ENTRIES) -> Fleet:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise FleetError([f"{label}: binary file (NUL byte at offset {nul}), expected TOML text"])
@@ -185,27 +191,33 @@ def parse_fleet_bytes(data: bytes, label: str) -> Fleet:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise FleetError([f"{label}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}), TOML must be UTF-8"]) from None
-    return parse_fleet_text(text, label)
+    return parse_fleet_text(text, label, max_entries=max_entries)
 
 
-def parse_fleet_text(text: str, label: str) -> Fleet:
+def parse_fleet_text(text: str, label: str, too_large_help: str = SPLIT_HELP,
+                     max_entries: int = MAX_ENTRIES) -> Fleet:
     try:
         doc = bounded_toml.loads(text, FLEET_TOML)
     except bounded_toml.TomlRefused as e:
         raise FleetError([f"{label}:{e.line}: {e.reason}" if e.line else f"{label}: {e.reason}"]) from None
     except tomllib.TOMLDecodeError as e:
         raise FleetError([_toml_error_line(label, str(e), text)]) from None
-    return parse_fleet_document(doc, label)
+    return parse_fleet_document(doc, label, too_large_help, max_entries)
 
 
-def parse_fleet_document(doc: dict, label: str) -> Fleet:
-    """A fleet from its TOML document as `tomllib` reads it. Raises FleetError."""
+def parse_fleet_document(doc: dict, label: str, too_large_help: str = SPLIT_HELP,
+                         max_entries: int = MAX_ENTRIES) -> Fleet:
+    """A fleet from its TOML document as `tomllib` reads it. Raises FleetError, also for a fleet too large to
+    simulate whole (`rmqplan.model.fleet_size`; `too_large_help` says what to do instead)."""
     checker = _Checker(label)
     fleet = checker.fleet(doc)
     if checker.errors:
         more = checker.error_count - len(checker.errors)
         raise FleetError(checker.errors + ([more_errors(more, label)] if more else []))
     assert fleet is not None
+    size = fleet_size(fleet)
+    if size.entries > max_entries:
+        raise FleetError([too_large_line(label, size, max_entries, too_large_help)])
     return fleet
 
 
