@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from rmqplan.sources.cluster_source import ClusterSource
@@ -385,8 +385,6 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
     if nodes is None:
         nodes, nodes_problems = configured_nodes(root / "pyproject.toml")
         problems += [str(p) for p in nodes_problems]
-    from rmqlint.topology import module_directory  # rmqlint graph's name for a module without a build file
-
     loose = _directory_modules(consumers, index)  # consumers' directories without a build file
     matching = match_services(services, [*index.modules, *loose.values()], root, explicit)
     problems += [str(p) for p in matching.problems]
@@ -437,7 +435,7 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
         for sub in _subscriptions(consumer, problems):
             if all(s.topic != sub.topic for s in group.subscriptions):
                 group.subscriptions.append(sub)
-        module = index.module_of(consumer.path) or loose[module_directory(consumer.path)]
+        module = index.module_of(consumer.path) or loose[loose_directory(consumer.path)]
         module_dir = display(module.directory)
         if module_dir in modules_done.setdefault(name, set()):
             continue  # one module's processes run all of its consumers of the group
@@ -520,15 +518,23 @@ def fleet_from_code(code: str | os.PathLike, deploy: Sequence[str | os.PathLike]
                          manifests=deployment.files if deployment is not None else 0, assumptions=assumptions)
 
 
-def _directory_modules(consumers: list[_Consumer], index: BuildIndex) -> dict[str, Module]:
-    """A module for each directory holding consumers but no build file: the directory above `src/main` (else the
-    file's), named by its last part, as `rmqlint graph` names it; workloads match it by that name like any other."""
-    from rmqlint.topology import module_directory
+def loose_directory(path: str) -> str:
+    """The module directory of a file no build file claims, as `rmqlint graph` finds it (the directory above
+    `src/main` or `src/test`, else the file's), kept a path: absolute when `path` is, `.` for the current one."""
+    parts = PurePosixPath(path).parts
+    for i in range(len(parts) - 1):
+        if parts[i] == "src" and parts[i + 1] in ("main", "test"):
+            return str(PurePosixPath(*parts[:i])) if i else "."
+    return str(PurePosixPath(path).parent)
 
+
+def _directory_modules(consumers: list[_Consumer], index: BuildIndex) -> dict[str, Module]:
+    """A module for each directory holding consumers but no build file (`loose_directory`), named by its last part,
+    as `rmqlint graph` names it; workloads match it by that name like any other."""
     out: dict[str, Module] = {}
     for consumer in consumers:
         if index.module_of(consumer.path) is None:
-            directory = module_directory(consumer.path)
+            directory = loose_directory(consumer.path)
             name = os.path.basename(os.path.abspath(directory))
             out.setdefault(directory, Module(directory, "", name, Origin(directory)))
     return out

@@ -133,3 +133,32 @@ def rmqlint_graph(root: Path) -> str:
     assert done.returncode == 0, done.stderr
     services = [n["label"] for n in json.loads(done.stdout)["nodes"] if n["kind"] == "service"]
     return json.dumps(services)
+
+
+@pytest.mark.parametrize("given", ["absolute", "relative", "dot"])
+def test_a_module_without_a_build_file_at_the_project_root_is_named_and_mapped_as_its_directory(given, tmp_path,
+                                                                                                   monkeypatch):
+    """The project given as /abs/path, as a relative path or as `.`: its directory is the module, named by its last
+    part (it was `tmp/...` for an absolute path, `(project root)` for `.`), and the mapping suggested is `.`, which
+    matches (it was a path that led out of the project)."""
+    root = tmp_path / "billing"
+    (root / ".git").mkdir(parents=True)
+    _consumer(root, "", "billing", "Invoices")
+    (root / "deploy").mkdir()
+    (root / "deploy" / "worker.yaml").write_text(DEPLOYMENT.format(name="worker", replicas=2, image="w"))
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path if given == "relative" else root if given == "dot" else tmp_path / "elsewhere")
+    code = {"absolute": str(root), "relative": "billing", "dot": "."}[given]
+    pyproject = {"absolute": f"{root}/pyproject.toml", "relative": "billing/pyproject.toml",
+                 "dot": "pyproject.toml"}[given]
+    deploy = {"absolute": f"{root}/deploy", "relative": "billing/deploy", "dot": "deploy"}[given]
+    status, out, err = rmqplan("fleet", "--from-code", code, "--deploy", deploy)
+    assert status == 0, err
+    assert err.splitlines()[-1] == (
+        f"rmqplan: {code}: no workload of {deploy} runs this module (name billing; consumer group billing_cg): "
+        f'modelled as one process; if one runs it, map it in {pyproject}: [tool.rmqplan.services] '
+        '"<workload name>" = "."')
+    (root / "pyproject.toml").write_text('[tool.rmqplan.services]\n"worker" = "."\n')
+    status, out, err = rmqplan("fleet", "--from-code", code, "--deploy", deploy)
+    assert status == 0 and err == "", err
+    assert "Deployment worker (" in out and "2 replicas" in out, out
