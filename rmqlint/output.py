@@ -163,7 +163,8 @@ def _keep_standard_descriptors() -> None:
 
 def run_command(prog: str, body: Callable[[], int]) -> int:
     """Run `body` (a command writing to `sys.stdout`) with standard output guarded; its exit status, or 2 with
-    one line on stderr when the output could not be written, or 130 (143) with one line after SIGINT (SIGTERM)."""
+    one line on stderr when the output could not be written or memory ran out, or 130 (143) with one line after
+    SIGINT (SIGTERM)."""
     _keep_standard_descriptors()
     guarded = sys.stdout if isinstance(sys.stdout, GuardedOutput) else GuardedOutput(sys.stdout)
     previous, sys.stdout = sys.stdout, guarded
@@ -181,6 +182,10 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
     except Terminated:
         write_error(f"{prog}: terminated")
         return EXIT_STATUS[signal.SIGTERM]
+    except MemoryError:  # the inputs' bounds should come first; a smaller machine (or a ulimit) may not
+        write_error(f"{prog}: out of memory: this machine (or its limit for this process) has too little for these "
+                    "inputs; output files are left as they were")
+        return EXIT_OUTPUT
     finally:
         sys.stdout = previous
 

@@ -209,3 +209,25 @@ def test_status_weighs_the_connected_groups_fleet_and_says_to_read_fewer():
         assert code in (0, 1) and "orders" in out, err
     finally:
         cluster.close()
+
+
+def test_memory_running_out_beyond_a_raised_bound_is_one_line_and_exit_2(tmp_path):
+    """Raised past what the machine has (here a 350 MB address-space limit), simulate ends with one line, not a
+    MemoryError traceback, and leaves the page it was asked for unwritten."""
+    groups = [f'[[topics]]\nname = "T{g}"\nread_queues = 100\n\n[[groups]]\nname = "g{g}"\nmodel = "broadcasting"\n'
+              f'subscriptions = [{{ topic = "T{g}" }}]\n\n[[groups.instances]]\nhosts = ["10.0.0.{g}"]\ncount = 100\n'
+              for g in range(250)]  # 2.5M assignments: about 400 MB
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text('[[brokers]]\nname = "broker-a"\n\n' + "\n".join(groups))
+    page = tmp_path / "page.html"
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (350 << 20, 350 << 20))
+
+    done = subprocess.run([str(RMQPLAN), "simulate", "--fleet", str(fleet), "--max-entries", "100000000",
+                           "--html", str(page)], capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == ("rmqplan: out of memory: this machine (or its limit for this process) has "
+                                            "too little for these inputs; output files are left as they were")
+    assert not page.exists() and list(tmp_path.iterdir()) == [fleet]
