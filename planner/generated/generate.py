@@ -22,6 +22,26 @@ import functools
 from dataclasses import dataclass
 from typing import Iterator
 
+from rmqplan.model.draws import (  # noqa: F401 - the generator's names for its draws, imported from here too
+    COLLIDE_SCALE,
+    COLLIDING_CLIENT_VERSION,
+    F_COLLIDE,
+    F_HOST,
+    F_INSTANCES,
+    F_NANOTIME,
+    F_PROCESS,
+    F_QUEUES,
+    F_STRATEGY,
+    MODULUS,
+    NANOTIME_STEP,
+    PROCESS_STEP,
+    collide_threshold,
+    draw,
+    field_hash,
+    field_np,
+    mix_np,
+    seed_state,
+)
 from rmqplan.model.identity import instance_name_for
 from rmqplan.model.fleet import (
     CLUSTERING,
@@ -36,40 +56,6 @@ from rmqplan.model.fleet import (
     SubscriptionSpec,
     Topic,
 )
-
-MODULUS = 2_147_483_647  # 2^31 - 1
-COLLIDE_SCALE = 1_000_000  # colliding_client_ids is compared in millionths
-COLLIDING_CLIENT_VERSION = "4.5.1"  # colliding groups: pid 1 in containers on a client older than 4.9.0
-
-# Fields: what each hash draws.
-F_INSTANCES = 1
-F_COLLIDE = 2
-F_STRATEGY = 3
-F_HOST = 4  # the shared host of a colliding group
-F_QUEUES = 16  # + broker index
-F_PROCESS = 5  # the hosts/pids of a group's processes
-F_NANOTIME = 6  # their nanotimes
-# Per process i a single multiply-add on the group's draw (cheap inside Spark's interpreted array lambdas).
-PROCESS_STEP = 1_234_567_891
-NANOTIME_STEP = 987_654_323
-
-
-def _mix(x: int) -> int:
-    x = (x * 1_103_515_245 + 12_345) % MODULUS
-    x ^= x >> 16
-    x = (x * 1_664_525 + 1_013_904_223) % MODULUS
-    return x ^ (x >> 13)
-
-
-def seed_state(seed: int) -> int:
-    """The seed folded into [0, 2^31-1): computed once in Python and passed to Spark as a literal."""
-    return _mix(seed % MODULUS)
-
-
-def field_hash(state: int, g: int, f: int) -> int:
-    """A number in [0, 2^31) for (seed, group index, field); `state` is `seed_state(seed)`."""
-    return _mix((_mix((state + g) % MODULUS) + f) % MODULUS)
-
 
 def group_name(g: int) -> str:
     return f"GID_{g:07d}"
@@ -88,15 +74,6 @@ def strategy_names(spec: GenerateSpec) -> tuple[str, ...]:
         if name not in drawable:
             raise ValueError(f"generate.strategies: {name!r} is not one of {', '.join(drawable)}")
     return names
-
-
-def collide_threshold(spec: GenerateSpec) -> int:
-    return round(spec.colliding_client_ids * COLLIDE_SCALE)
-
-
-def _draw(h: int, bounds: tuple[int, int]) -> int:
-    low, high = bounds
-    return low + h % (high - low + 1)
 
 
 @dataclass(frozen=True)
@@ -121,10 +98,10 @@ class GeneratedGroup:
 def generated_group(spec: GenerateSpec, g: int, state: int | None = None) -> GeneratedGroup:
     state = seed_state(spec.seed) if state is None else state
     strategies = strategy_names(spec)
-    n = _draw(field_hash(state, g, F_INSTANCES), spec.instances)
+    n = draw(field_hash(state, g, F_INSTANCES), spec.instances)
     colliding = field_hash(state, g, F_COLLIDE) % COLLIDE_SCALE < collide_threshold(spec)
     strategy = strategies[field_hash(state, g, F_STRATEGY) % len(strategies)]
-    counts = tuple(_draw(field_hash(state, g, F_QUEUES + b), spec.queues) for b in range(spec.brokers))
+    counts = tuple(draw(field_hash(state, g, F_QUEUES + b), spec.queues) for b in range(spec.brokers))
     if colliding:
         host = f"10.{field_hash(state, g, F_HOST) % 256}.0.1"
         hosts = (host,) * n
@@ -203,16 +180,7 @@ def generated_fleet(spec: GenerateSpec, path: str = "<generated>") -> Fleet:
 # ------------------------------------------------------------------------------------------------ numpy side
 
 
-def _mix_np(x):
-    """`_mix` over an int64 array (every product stays below 2^62)."""
-    x = (x * 1_103_515_245 + 12_345) % MODULUS
-    x ^= x >> 16
-    x = (x * 1_664_525 + 1_013_904_223) % MODULUS
-    return x ^ (x >> 13)
-
-
-def _field_np(group_state, f: int):
-    return _mix_np((group_state + f) % MODULUS)
+_mix_np, _field_np = mix_np, field_np
 
 
 @functools.lru_cache(maxsize=16)
