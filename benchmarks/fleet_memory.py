@@ -100,14 +100,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
 
 
 def _entries(text: str) -> int:
-    from rmqplan.model import fleet_size
-    from rmqplan.sources import fleet_file
+    from rmqplan.model.fleet_size import fleet_size
+    from rmqplan.sources.fleet_file import parse_fleet_text
 
-    bound, fleet_size.MAX_ENTRIES = fleet_size.MAX_ENTRIES, sys.maxsize
-    try:
-        return fleet_size.fleet_size(fleet_file.parse_fleet_text(text, "benchmark")).entries
-    finally:
-        fleet_size.MAX_ENTRIES = bound
+    return fleet_size(parse_fleet_text(text, "benchmark", max_entries=sys.maxsize)).entries
 
 
 def at_the_bound(make: Callable[[int], str]) -> tuple[int, str, int]:

@@ -199,7 +199,7 @@ def _add_max_entries(parser: argparse.ArgumentParser, what: str) -> None:
 
     parser.add_argument("--max-entries", type=_at_least_one, default=MAX_ENTRIES, metavar="N",
                         help=f"the most processes, queues and assignments (over every state) {what} may hold to be "
-                             f"simulated (default {MAX_ENTRIES:,}: about 300 MB; about 4,500 groups of a few "
+                             f"simulated (default {MAX_ENTRIES:,}: about 300 MB; about 4,000 groups of a few "
                              "processes each); a larger one exits 2 unless this is raised")
 
 

@@ -67,7 +67,7 @@ def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None, out:
     ones), on this project's reference machine; `out`: writing `--out` tables and findings too."""
     from rmqplan.engines.chunk_tasks import helper_count
     from rmqplan.engines.cpus import usable_cpus
-    from rmqplan.engines.chunks import CHUNK_GROUPS
+    from rmqplan.engines.chunks import chunk_groups
 
     mean_queues = (spec.queues[0] + spec.queues[1]) / 2 + 1  # per broker, the retry queue included
     mean_processes = (spec.instances[0] + spec.instances[1]) / 2
@@ -78,7 +78,7 @@ def expected_local_seconds(spec: GenerateSpec, cores: Optional[int] = None, out:
     if out:
         work += (spec.groups * OUT_SECONDS_PER_MGROUP + entries * OUT_SECONDS_PER_MENTRY
                  + queues * OUT_SECONDS_PER_MQUEUE) / 1e6
-    helpers = helper_count(-(-spec.groups // CHUNK_GROUPS), usable_cpus() if cores is None else cores)
+    helpers = helper_count(-(-spec.groups // chunk_groups(spec)), usable_cpus() if cores is None else cores)
     if not helpers:
         return LOCAL_START_SECONDS + work
     return LOCAL_START_SECONDS + HELPER_START_SECONDS + work / (1 + helpers * HELPER_EFFICIENCY)

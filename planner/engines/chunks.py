@@ -1,7 +1,7 @@
 """Generated groups chunk by chunk: the work both engines do on each chunk (`chunk_work`: the local engine's
 processes, `rmqplan.engines.chunk_tasks`, and the Spark engine's tasks), so that their answers come from the same code.
 
-A chunk of `CHUNK_GROUPS` generated groups is one batch (`rmqplan.generated.generate.generated_batch`); the kernel and the
+A chunk of `CHUNK_GROUPS` generated groups (fewer when the spec's groups can be larger: `chunk_groups`) is one batch (`rmqplan.generated.generate.generated_batch`); the kernel and the
 tally run over it. From a chunk come its summary (totals, problem counts, its worst problem groups) and for
 `--out` its rows of every table (`rmqplan.report.out_tables`) and the findings of its problem groups. The groups the
 report shows in full are computed again on their own (`listed_groups`, `group_details`), and `with_generated`
@@ -21,11 +21,14 @@ from rmqplan.allocation.batch import Batch, Rows, concat_ranges
 from rmqplan.generated.generate import generated_batch
 from rmqplan.allocation.kernel import allocate
 from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet, GenerateSpec, Queue
+from rmqplan.model.fleet_size import generated_group_entries
 from rmqplan.model.simulation import OutRequest, Simulation
 from rmqplan.allocation.results import Described, results_of
 from rmqplan.allocation.tally import Tally, problem_counts, problem_weights, tally, totals, worst
 
 CHUNK_GROUPS = 16_384  # ~170k processes, ~620k assignments: the arrays stay in the CPU caches' reach
+# what a chunk holds: CHUNK_GROUPS groups of the default spec (1-20 processes, 4-32 queues, 2 brokers) on average
+CHUNK_ENTRIES = CHUNK_GROUPS * generated_group_entries(GenerateSpec(groups=1), mean=True)
 TOTAL_KEYS = ("groups", "instances", "queues", "assignments", "orphaned_queues", "duplicated_queues",
               "idle_instances")
 
@@ -33,7 +36,15 @@ Find = Callable[[Simulation], list]  # the findings of a Simulation's results (r
 Sink = Callable[[str, object], None]  # (table name, Arrow record batch)
 
 
-def chunks(spec: GenerateSpec, chunk: int = CHUNK_GROUPS) -> Iterator[tuple[int, int]]:
+def chunk_groups(spec: GenerateSpec) -> int:
+    """Groups per chunk: `CHUNK_GROUPS`, fewer when the spec's groups are larger than the default's on average, so
+    that a chunk holds about `CHUNK_ENTRIES` (`rmqplan.model.fleet_size.generated_group_entries`) whatever the spec;
+    the bound on the largest group (`fleet_size`) keeps a chunk of one group in reach."""
+    return max(1, min(CHUNK_GROUPS, CHUNK_ENTRIES // generated_group_entries(spec, mean=True)))
+
+
+def chunks(spec: GenerateSpec, chunk: Optional[int] = None) -> Iterator[tuple[int, int]]:
+    chunk = chunk or chunk_groups(spec)
     for start in range(0, spec.groups, chunk):
         yield start, min(start + chunk, spec.groups)
 

@@ -26,7 +26,7 @@ from typing import Callable, Optional
 import numpy as np
 import pyarrow as pa
 
-from rmqplan.engines.chunks import CHUNK_GROUPS, OutIds, listed_groups, out_ids, with_generated
+from rmqplan.engines.chunks import OutIds, chunk_groups, listed_groups, out_ids, with_generated
 from rmqplan.generated.states import fleet_generated_scenarios, fleet_scenario_states
 from rmqplan.model.fleet import DETAIL_LIMIT, FULL_RESULTS_GROUPS, Fleet
 from rmqplan.model.simulation import OutRequest, SimulateOptions, Simulation
@@ -131,12 +131,13 @@ def run_batch(spark, batch):
 # ------------------------------------------------------------------------------------------ generated fleets
 
 
-def chunk_frame(spark, spec, chunk: int = CHUNK_GROUPS):
+def chunk_frame(spark, spec, chunk: Optional[int] = None):
     """One row per chunk of generated groups (`start`, `stop`) from `spark.range`: no data from the driver, no
     shuffle; a partition per core, more when a core would get over CHUNKS_PER_TASK chunks (each task costs a
     fixed tenth of a second or so, so fewer is faster while the cores are busy)."""
     from pyspark.sql import functions as F
 
+    chunk = chunk or chunk_groups(spec)
     count = -(-spec.groups // chunk)
     partitions = max(1, min(count, max(spark.sparkContext.defaultParallelism, -(-count // CHUNKS_PER_TASK))))
     return spark.range(0, count, 1, partitions).select(

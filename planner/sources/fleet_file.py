@@ -121,6 +121,8 @@ SET_QUEUES_KEYS = ("topic", "read_queues", "write_queues")
 ROLLING_RESTART_GROUP = "group"  # the older spelling of rolling_restart = true
 PERM_READ, PERM_WRITE = 4, 2  # RocketMQ PermName bits; PermName.isValid accepts 0 <= perm < 8
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+MAX_GENERATED_GROUPS = 1_000_000_000  # 61,036 chunks of default groups to list; 10M groups take minutes already
+MAX_GENERATED_BROKERS = 1_024  # the most a live cluster's route may name (rmqplan.sources.remoting.limits)
 GENERATE_KEYS = ("groups", "seed", "instances", "queues", "brokers", "colliding_client_ids", "strategies")
 
 
@@ -918,11 +920,11 @@ class _Checker:
         if g is None:
             return None
         self.keys(g, GENERATE_KEYS, "generate")
-        groups = self.integer(g, "groups", "generate", minimum=1, required=True)
+        groups = self.integer(g, "groups", "generate", minimum=1, required=True, maximum=MAX_GENERATED_GROUPS)
         seed = self.integer(g, "seed", "generate", minimum=0, default=0)
         instances = self.int_range(g, "instances", minimum=1, default=(1, 20))
         queues = self.int_range(g, "queues", minimum=1, default=(4, 32))
-        brokers = self.integer(g, "brokers", "generate", minimum=1, default=2)
+        brokers = self.integer(g, "brokers", "generate", minimum=1, default=2, maximum=MAX_GENERATED_BROKERS)
         share = g.get("colliding_client_ids", 0.0)
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not (0.0 <= share <= 1.0) \
                 or (isinstance(share, float) and math.isnan(share)):

@@ -180,12 +180,13 @@ def test_max_entries_lowers_and_raises_the_bound(tmp_path):
     fleet = tmp_path / "fleet.toml"
     repo = Path(__file__).resolve().parents[2]
     fleet.write_text((repo / "examples" / "fleet.toml").read_text())
-    entries = fleet_size(parse_fleet_text(fleet.read_text(), "f")).entries
+    size = fleet_size(parse_fleet_text(fleet.read_text(), "f"))
+    entries = size.entries
     code, out, err = _run("simulate", "--fleet", fleet, "--max-entries", entries - 1)
     assert (code, out) == (2, "")
     assert err == (f"rmqplan: {fleet}: too large to simulate whole: its groups' processes, queues and assignments in "
-                   f"every state come to as many as {entries:,} entries (at most {entries - 1:,}; group 'orders' "
-                   "alone 168): split the fleet, run fewer scenarios at once, describe it with [generate] (it works "
+                   f"every state come to as many as {entries:,} entries (at most {entries - 1:,}; group "
+                   f"{size.largest_group!r} alone {size.largest_entries:,}): split the fleet, run fewer scenarios at once, describe it with [generate] (it works "
                    "in chunks), or raise --max-entries\n")
     code, out, err = _run("simulate", "--fleet", fleet, "--max-entries", entries)
     assert code == 1 and "totals: 3 groups" in out
@@ -231,3 +232,58 @@ def test_memory_running_out_beyond_a_raised_bound_is_one_line_and_exit_2(tmp_pat
     assert done.stderr.splitlines()[-1] == ("rmqplan: out of memory: this machine (or its limit for this process) has "
                                             "too little for these inputs; output files are left as they were")
     assert not page.exists() and list(tmp_path.iterdir()) == [fleet]
+
+
+@pytest.mark.parametrize("spec, line", [
+    ("groups = 1\ninstances = [100000000, 100000000]", "a generated group alone "),
+    ("groups = 1\nqueues = [100000000, 100000000]", "a generated group alone "),
+    ("groups = 1\nbrokers = 100000000", "generate.brokers: expected an integer from 1 to 1024, got 100000000"),
+    ("groups = 1000000000000", "generate.groups: expected an integer from 1 to 1000000000, got 1000000000000"),
+])
+def test_a_generate_table_that_declares_too_much_gets_one_line_and_exit_2(spec, line, tmp_path):
+    """Each of these ran out of memory (2-3 GB at a 3 GB limit) or ran on past a minute."""
+    fleet = tmp_path / "fleet.toml"
+    fleet.write_text(f"[generate]\n{spec}\n")
+    done = subprocess.run([str(RMQPLAN), "simulate", "--fleet", str(fleet)], capture_output=True, text=True,
+                          timeout=120, preexec_fn=_one_gigabyte)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr[-2000:]
+    assert len(done.stderr.splitlines()) == 1 and line in done.stderr, done.stderr
+    if "alone" in line:
+        assert done.stderr.endswith(": give [generate] fewer instances, queues or brokers, or raise --max-entries\n")
+
+
+def test_a_chunk_takes_fewer_groups_as_the_spec_allows_larger_ones():
+    from rmqplan.engines.chunks import CHUNK_ENTRIES, CHUNK_GROUPS, chunk_groups, chunks
+    from rmqplan.model.fleet import GenerateSpec
+    from rmqplan.model.fleet_size import generated_group_entries
+
+    default = GenerateSpec(groups=100_000)
+    assert chunk_groups(default) == CHUNK_GROUPS
+    large = GenerateSpec(groups=2_000, instances=(100, 1_000), queues=(100, 1_000), brokers=16)
+    mean = generated_group_entries(large, mean=True)
+    assert chunk_groups(large) * mean <= CHUNK_ENTRIES < (chunk_groups(large) + 1) * mean
+    assert list(chunks(large))[-1][1] == 2_000 and len(list(chunks(large))) == -(-2_000 // chunk_groups(large))
+    huge = GenerateSpec(groups=3, instances=(50_000, 100_000), queues=(30_000, 65_536), brokers=64)
+    assert chunk_groups(huge) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(groups=st.integers(1, 40), seed=st.integers(0, 1000), low=st.integers(1, 6), span=st.integers(0, 6),
+       queues=st.tuples(st.integers(1, 6), st.integers(0, 6)), brokers=st.integers(1, 3),
+       colliding=st.sampled_from([0.0, 0.5, 1.0]),
+       strategies=st.lists(st.sampled_from(["AVG", "AVG_BY_CIRCLE", "CONSISTENT_HASH"]), min_size=1, max_size=3,
+                           unique=True),
+       scenario=st.sampled_from(["", "remove_brokers", "rolling_restart = true"]))
+def test_the_weight_bounds_what_a_small_generated_fleet_holds(groups, seed, low, span, queues, brokers, colliding,
+                                                             strategies, scenario):
+    names = ", ".join(f'"{s}"' for s in strategies)
+    text = (f"[generate]\ngroups = {groups}\nseed = {seed}\ninstances = [{low}, {low + span}]\n"
+            f"queues = [{queues[0]}, {queues[0] + queues[1]}]\nbrokers = {brokers}\n"
+            f"colliding_client_ids = {colliding}\nstrategies = [{names}]\n")
+    if scenario == "remove_brokers" and brokers > 1:
+        first = parse_fleet_text(text, "fleet.toml").generate.broker_names()[0]
+        text += f'\n[[scenarios]]\nname = "s"\nremove_brokers = ["{first}"]\n'
+    elif scenario.startswith("rolling"):
+        text += f'\n[[scenarios]]\nname = "s"\n{scenario}\n'
+    fleet = parse_fleet_text(text, "fleet.toml")
+    assert held(simulate(fleet)) <= fleet_size(fleet).entries
