@@ -38,14 +38,25 @@ def _company(n: int) -> str:
     return fleet_toml(n, 7)
 
 
+def _ip(g: int) -> str:
+    return f"10.{g // 62500}.{g // 250 % 250}.{g % 250}"
+
+
+def _topic_each(n: int, brokers: int, queues: int, group: str, instances, scenario: str = "") -> str:
+    """`n` groups, each subscribing to a topic of its own with `queues` queues on each of `brokers` brokers;
+    `group` the group's own keys, `instances(g)` its instance set's."""
+    out = ["\n".join(f'[[brokers]]\nname = "broker-{b}"\n' for b in "ab"[:brokers])]
+    for g in range(n):
+        out.append(f'[[topics]]\nname = "T{g}"\nread_queues = {queues}\n\n[[groups]]\nname = "g{g}"\n{group}'
+                   f'subscriptions = [{{ topic = "T{g}" }}]\n\n[[groups.instances]]\n{instances(g)}')
+    if scenario:
+        out.append(scenario)
+    return "\n".join(out)
+
+
 def _small_groups(n: int) -> str:
     """One process on one queue per group, a topic each: the rebalance's own objects are most of the cost."""
-    out = ['[[brokers]]\nname = "broker-a"\n']
-    for g in range(n):
-        out.append(f'[[topics]]\nname = "T{g}"\nread_queues = 1\n\n[[groups]]\nname = "g{g}"\n'
-                   f'subscriptions = [{{ topic = "T{g}" }}]\n\n[[groups.instances]]\n'
-                   f'hosts = ["10.{g // 62500}.{g // 250 % 250}.{g % 250}"]\n')
-    return "\n".join(out)
+    return _topic_each(n, 1, 1, "", lambda g: f'hosts = ["{_ip(g)}"]\n')
 
 
 def _broker_down(n: int) -> str:
@@ -55,42 +66,29 @@ def _broker_down(n: int) -> str:
     for g in range(n):
         version = "4.5.1" if g % 2 else "4.9.3"
         out.append(f'[[groups]]\nname = "g{g}"\nsubscriptions = [{{ topic = "T{g // 10}" }}]\n\n'
-                   f'[[groups.instances]]\nhosts = ["10.{g // 62500}.{g // 250 % 250}.{g % 250}"]\ncount = 3\n'
-                   f'pid = 1\nclient_version = "{version}"\n')
+                   f'[[groups.instances]]\nhosts = ["{_ip(g)}"]\ncount = 3\npid = 1\nclient_version = "{version}"\n')
     out.append('[[scenarios]]\nname = "broker-a down"\nremove_brokers = ["broker-a"]\n')
     return "\n".join(out)
 
 
 def _broadcasting(n: int) -> str:
     """100 processes each reading all 100 queues of their topic."""
-    out = ['[[brokers]]\nname = "broker-a"\n']
-    for g in range(n):
-        out.append(f'[[topics]]\nname = "T{g}"\nread_queues = 100\n\n[[groups]]\nname = "g{g}"\n'
-                   f'model = "broadcasting"\nsubscriptions = [{{ topic = "T{g}" }}]\n\n[[groups.instances]]\n'
-                   f'hosts = ["10.0.{g // 250}.{g % 250}"]\ncount = 100\n')
-    return "\n".join(out)
+    return _topic_each(n, 1, 100, 'model = "broadcasting"\n', lambda g: f'hosts = ["{_ip(g)}"]\ncount = 100\n')
 
 
 def _rolling_restart(n: int) -> str:
     """Groups of 40 pods over 64 queues, every group restarting process by process."""
-    out = ['[[brokers]]\nname = "broker-a"\n\n[[brokers]]\nname = "broker-b"\n']
-    for g in range(n):
-        hosts = ", ".join(f'"10.{g // 250}.{g % 250}.{i}"' for i in range(40))
-        out.append(f'[[topics]]\nname = "T{g}"\nread_queues = 32\n\n[[groups]]\nname = "g{g}"\n'
-                   f'subscriptions = [{{ topic = "T{g}" }}]\n\n[[groups.instances]]\nhosts = [{hosts}]\n')
-    out.append('[[scenarios]]\nname = "restart"\nrolling_restart = true\n')
-    return "\n".join(out)
+    def pods(g: int) -> str:
+        return "hosts = [" + ", ".join(f'"10.{g // 250}.{g % 250}.{i}"' for i in range(40)) + "]\n"
+
+    return _topic_each(n, 2, 32, "", pods, '[[scenarios]]\nname = "restart"\nrolling_restart = true\n')
 
 
 def _shared_hash(n: int) -> str:
     """CONSISTENT_HASH groups of 20 containers sharing one client id (pid 1 on one address, 4.5.1) over 64 queues:
     each of them holds every queue of the id's share."""
-    out = ['[[brokers]]\nname = "broker-a"\n\n[[brokers]]\nname = "broker-b"\n']
-    for g in range(n):
-        out.append(f'[[topics]]\nname = "T{g}"\nread_queues = 32\n\n[[groups]]\nname = "g{g}"\n'
-                   f'strategy = "CONSISTENT_HASH"\nsubscriptions = [{{ topic = "T{g}" }}]\n\n[[groups.instances]]\n'
-                   f'hosts = ["10.0.{g // 250}.{g % 250}"]\ncount = 20\npid = 1\nclient_version = "4.5.1"\n')
-    return "\n".join(out)
+    return _topic_each(n, 2, 32, 'strategy = "CONSISTENT_HASH"\n',
+                       lambda g: f'hosts = ["{_ip(g)}"]\ncount = 20\npid = 1\nclient_version = "4.5.1"\n')
 
 
 SHAPES: dict[str, Callable[[int], str]] = {

@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                   "and group, as AllocateMessageQueueByConfig lists (one JSON file "
                                                   "per process, and DIR/plan.json)")
     _add_exit_zero(sim)
-    _add_max_entries(sim, "a hand-written fleet")
+    _add_max_entries(sim, "the fleet")
     sim.add_argument("--balance", choices=("queues", "backlog"), default="queues",
                      help="what the fewest moves of --compare-strategies and --plan balance: queues (each process "
                           "holds its fair share of queues, default) or backlog (for the groups whose backlog the "

@@ -1,13 +1,13 @@
 """Generated groups chunk by chunk: the work both engines do on each chunk (`chunk_work`: the local engine's
 processes, `rmqplan.engines.chunk_tasks`, and the Spark engine's tasks), so that their answers come from the same code.
 
-A chunk of `CHUNK_GROUPS` generated groups (fewer when the spec's groups can be larger: `chunk_groups`) is one batch (`rmqplan.generated.generate.generated_batch`); the kernel and the
-tally run over it. From a chunk come its summary (totals, problem counts, its worst problem groups) and for
-`--out` its rows of every table (`rmqplan.report.out_tables`) and the findings of its problem groups. The groups the
-report shows in full are computed again on their own (`listed_groups`, `group_details`), and `with_generated`
-adds it all to the Simulation. The findings are computed by a function the caller passes
-(`rmqplan.report.findings.find_by_result`): this step does not know what a finding says.
-"""
+A chunk of `CHUNK_GROUPS` generated groups (fewer when the spec's groups are larger: `chunk_groups`) is one batch
+(`rmqplan.generated.generate.generated_batch`); the kernel and the tally run over it. From a chunk come its summary
+(totals, problem counts, its worst problem groups) and for `--out` its rows of every table
+(`rmqplan.report.out_tables`) and the findings of its problem groups. The groups the report shows in full are
+computed again on their own (`listed_groups`, `group_details`), and `with_generated` adds it all to the Simulation.
+The findings are computed by a function the caller passes (`rmqplan.report.findings.find_by_result`): this step does
+not know what a finding says."""
 
 from __future__ import annotations
 

@@ -43,12 +43,12 @@ MAX_ENTRIES = 1_300_000
 REBALANCE_ENTRIES = 20  # a rebalance's own objects (its result, lists, moves) weigh about as much as 20 entries
 GENERATED = "[generate]"  # FleetSize.largest_group when a generated group is the largest
 EXACT_GROUPS = 10_000_000  # up to this many generated groups, the largest are drawn (about a second for 10M)
-GENERATED_WEIGHT = 2.2  # a generated group listed in full costs 270 B an entry (hand-written: 180), beside a chunk in flight
+GENERATED_WEIGHT = 2.2  # a listed generated group costs 270 B an entry (hand-written: 180), beside a chunk in flight
 
 
 @dataclass(frozen=True)
 class FleetSize:
-    """The entries a hand-written fleet's simulation holds at most, and the group that holds the most of them."""
+    """The entries a fleet's simulation holds at most, and the group that holds the most of them."""
 
     entries: int
     largest_group: str = ""
@@ -131,11 +131,13 @@ def _scenario_processes(group: Group, scenario: Scenario) -> tuple[int, int, tup
     return processes + p, per_host + h, tuple(kept + added)
 
 
-def _group_state_entries(processes: float, queues: float, hashed_together: bool) -> float:
-    """One generated group in one state: its main topic's and retry topic's rebalances, processes and queues, and
-    their assignments (every queue to each process when they share one client id under CONSISTENT_HASH, else a
-    slot each in both rebalances and the queues once)."""
-    assignments = processes * queues if hashed_together else 2 * processes + queues
+def _group_state_entries(processes, queues, hashed_together):
+    """One generated group in one state (numbers, or numpy arrays of groups): its main topic's and retry topic's
+    rebalances, processes and queues, and their assignments (every queue to each process when they share one
+    client id under CONSISTENT_HASH, else a slot each in both rebalances and the queues once)."""
+    import numpy as np
+
+    assignments = np.where(hashed_together, processes * queues, 2 * processes + queues)
     return 2 * REBALANCE_ENTRIES + processes + queues + assignments
 
 
@@ -147,13 +149,13 @@ def generated_group_entries(spec: GenerateSpec, mean: bool = False) -> int:
     if not mean:
         queues = (spec.queues[1] + DEFAULT_RETRY_QUEUES) * spec.brokers
         hashed = spec.colliding_client_ids > 0 and "CONSISTENT_HASH" in spec.strategies
-        return _group_state_entries(spec.instances[1], queues, hashed)
+        return int(_group_state_entries(spec.instances[1], queues, hashed))
     processes = (spec.instances[0] + spec.instances[1]) / 2
     queues = ((spec.queues[0] + spec.queues[1]) / 2 + DEFAULT_RETRY_QUEUES) * spec.brokers
     hashing = spec.colliding_client_ids * spec.strategies.count("CONSISTENT_HASH") / max(len(spec.strategies), 1)
     spread = _group_state_entries(processes, queues, False)
     together = _group_state_entries(processes, queues, True)
-    return max(1, round((1 - hashing) * spread + hashing * together))
+    return max(1, round(float((1 - hashing) * spread + hashing * together)))
 
 
 def _generated(fleet: Fleet) -> tuple[int, int]:
@@ -170,27 +172,25 @@ def _generated(fleet: Fleet) -> tuple[int, int]:
     changes = sum(1 for s in fleet.scenarios if s.changes_routes())
     restarts = sum(1 for s in fleet.scenarios if s.restarts_every_group)
 
-    def held(processes, queues, hashed):
-        states = 1 + changes + restarts * 2 * processes
-        assignments = np.where(hashed, processes * queues, 2 * processes + queues)
-        return GENERATED_WEIGHT * (2 * REBALANCE_ENTRIES + processes + queues + assignments) * states
+    def states(processes):
+        return 1 + changes + restarts * 2 * processes
 
-    retry = DEFAULT_RETRY_QUEUES * spec.brokers
     if spec.groups > EXACT_GROUPS:
-        hashed = spec.colliding_client_ids > 0 and "CONSISTENT_HASH" in spec.strategies
-        one = int(held(np.int64(spec.instances[1]), np.int64(spec.queues[1] * spec.brokers + retry), hashed))
+        one = int(GENERATED_WEIGHT * generated_group_entries(spec) * states(spec.instances[1]))
         return DETAIL_LIMIT * one, one
     listed = spec.groups if spec.groups <= FULL_RESULTS_GROUPS else DETAIL_LIMIT
     largest = np.zeros(0)
     for start in range(0, spec.groups, 1 << 20):
         processes, queues, hashed = drawn_sizes(spec, start, min(start + (1 << 20), spec.groups))
-        each = held(processes, queues + retry, hashed)
+        queues = queues + DEFAULT_RETRY_QUEUES * spec.brokers
+        each = GENERATED_WEIGHT * _group_state_entries(processes, queues, hashed) * states(processes)
         largest = np.sort(np.concatenate([largest, each]))[-listed:]
     return int(largest.sum()), int(largest.max())
 
 
 def fleet_size(fleet: Fleet) -> FleetSize:
-    """The upper bound of what the hand-written part of `fleet` holds when simulated (see the module)."""
+    """The upper bound of what `fleet` holds when simulated: its hand-written groups, and the generated groups its
+    report lists in full (see the module)."""
     total, largest, largest_entries = 0, "", 0
     by_name = {t.name: t for t in fleet.topics}
     for group in fleet.groups:

@@ -294,7 +294,8 @@ def write_fleet(fleet: PlannedFleet) -> str:
 
 def save_fleet(fleet: PlannedFleet, path: str | os.PathLike) -> Fleet:
     """Check the fleet as `simulate` would read it, its size aside (FleetError, nothing written, when it would not
-    take it), then write atomically: the target is either the old file or the whole new one. Returns the parsed fleet."""
+    take it), then write atomically: the target is either the old file or the whole new one. Returns the parsed
+    fleet."""
     text = write_fleet(fleet)
     parsed = parse_fleet_text(text, os.fspath(path), max_entries=sys.maxsize)
     from rmqlint.output import write_atomically
